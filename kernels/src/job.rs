@@ -1,0 +1,130 @@
+//! What a backend is asked to run, and what it gives back.
+//!
+//! A [`Job`] is one launch of one kernel: its launch shape, its arguments in parameter order,
+//! and the `__constant__` symbols to fill first. Both backends (the GPU through cudarc, the PTX
+//! simulator) take the same job and return the same [`RunOutput`], so the runner compares them
+//! without knowing which ran. Output buffers are given by length only: the backend poisons them
+//! with NaN before the launch, so an element nobody wrote can never pass as a lucky zero.
+//! Jobs travel to the GPU worker process as JSON, hence the serde derives.
+
+use crate::diag::Diagnostic;
+use serde::{Deserialize, Serialize};
+
+/// Grid and block shape, and the bytes of dynamic shared memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Launch {
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub shared_bytes: u32,
+}
+
+impl Launch {
+    /// A 1D launch of `blocks` blocks of `threads` threads.
+    pub fn linear(blocks: u32, threads: u32) -> Self {
+        Launch {
+            grid: [blocks, 1, 1],
+            block: [threads, 1, 1],
+            shared_bytes: 0,
+        }
+    }
+
+    pub fn with_shared(mut self, bytes: u32) -> Self {
+        self.shared_bytes = bytes;
+        self
+    }
+
+    pub fn threads_per_block(&self) -> u32 {
+        self.block.iter().product()
+    }
+
+    pub fn blocks(&self) -> u64 {
+        self.grid.iter().map(|&g| u64::from(g)).product()
+    }
+}
+
+/// One kernel argument, in the order of the kernel's parameters.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Arg {
+    /// A device buffer the kernel reads, filled with `data`.
+    Input { name: String, data: Vec<f32> },
+    /// A device buffer the kernel writes: `len` floats, poisoned with NaN before the launch.
+    Output { name: String, len: usize },
+    /// A 32-bit integer passed by value.
+    I32 { name: String, value: i32 },
+}
+
+impl Arg {
+    pub fn name(&self) -> &str {
+        match self {
+            Arg::Input { name, .. } | Arg::Output { name, .. } | Arg::I32 { name, .. } => name,
+        }
+    }
+}
+
+/// Values copied into a `__constant__` array before the launch.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ConstUpload {
+    pub symbol: String,
+    pub data: Vec<f32>,
+}
+
+/// Global-memory accesses allowed to each thread (puzzles 02 and 03 set one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Budget {
+    pub reads: u32,
+    pub writes: u32,
+}
+
+/// One launch of one kernel.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Job {
+    /// The entry point, as it appears in the PTX (`extern "C"`, so unmangled).
+    pub kernel: String,
+    pub launch: Launch,
+    pub args: Vec<Arg>,
+    pub constants: Vec<ConstUpload>,
+    /// Per-thread global access budget, checked by the simulator.
+    pub budget: Option<Budget>,
+    /// Multiply-adds the case needs; the simulator scales its instruction budget from it.
+    pub work: u64,
+}
+
+impl Job {
+    /// The output buffers' names in parameter order, matching [`RunOutput::outputs`].
+    pub fn output_names(&self) -> impl Iterator<Item = &str> {
+        self.args.iter().filter_map(|a| match a {
+            Arg::Output { name, .. } => Some(name.as_str()),
+            _ => None,
+        })
+    }
+
+    /// The value of the integer parameter `name`, if there is one.
+    pub fn scalar(&self, name: &str) -> Option<i32> {
+        self.args.iter().find_map(|a| match a {
+            Arg::I32 { name: n, value } if n == name => Some(*value),
+            _ => None,
+        })
+    }
+}
+
+/// Highest global access counts seen in any one thread (`runner check --stats`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AccessStats {
+    pub max_reads: u32,
+    pub max_writes: u32,
+}
+
+/// What a backend gives back for one job.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunOutput {
+    /// The output buffers after the launch, one per [`Arg::Output`], in parameter order.
+    /// Empty when the launch did not complete.
+    pub outputs: Vec<Vec<f32>>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// Wall time of the launch itself (device events on the GPU).
+    pub seconds: f64,
+    /// Thread-instructions executed (simulator only).
+    pub instructions: Option<u64>,
+    /// Per-thread global access maxima (simulator only).
+    pub stats: Option<AccessStats>,
+}

@@ -1,0 +1,14 @@
+//! Compile CUDA with NVRTC and run it on the GPU or in the PTX simulator.
+//!
+//! The runner hands this crate a learner's source and a [`job::Job`]; it gets back a
+//! [`job::RunOutput`] with the outputs and any [`diag::Diagnostic`]s. Nothing here prints or
+//! exits: errors are values, so that a broken kernel never takes the runner down.
+
+pub mod diag;
+pub mod job;
+pub mod sim;
+pub mod spec;
+
+pub use diag::{Diagnostic, Kind};
+pub use job::{Arg, Budget, ConstUpload, Job, Launch, RunOutput};
+pub use spec::{Case, Param, ParamType, Puzzle, Scale, Tolerance};

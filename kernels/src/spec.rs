@@ -1,0 +1,212 @@
+//! The puzzle spec: what a puzzle crate declares and the runner reads.
+//!
+//! A puzzle is data plus a CPU reference. [`Puzzle`] holds the fixed facts (id, title, grade,
+//! entry name and parameter list, hints, budget, tolerance, chapter); [`Puzzle::cases`] builds the
+//! named cases, each already carrying the reference's expected output (computed in f64). The id
+//! `puzzle-NN` names the crate, the folder, the solution stem and the chapter file alike.
+
+use crate::job::{Arg, Budget, ConstUpload, Job, Launch};
+
+/// The C type of one kernel parameter, as the PTX entry must declare it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamType {
+    /// A pointer to float (`const float*` or `float*`): a `.u64` parameter in PTX.
+    F32Ptr,
+    /// `int`: a `.u32` or `.s32` parameter in PTX.
+    I32,
+}
+
+impl ParamType {
+    pub fn c_name(self) -> &'static str {
+        match self {
+            ParamType::F32Ptr => "float*",
+            ParamType::I32 => "int",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Param {
+    pub name: &'static str,
+    pub ty: ParamType,
+}
+
+/// Allowed difference between a result and the reference: `|x - ref| <= atol + rtol * |ref|`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tolerance {
+    pub atol: f64,
+    pub rtol: f64,
+}
+
+impl Tolerance {
+    pub fn accepts(&self, got: f32, want: f64) -> bool {
+        let got = f64::from(got);
+        got.is_finite() && (got - want).abs() <= self.atol + self.rtol * want.abs()
+    }
+}
+
+/// Which backends may run a case.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scale {
+    /// Small enough for the simulator (and run on the GPU too where there is one).
+    Small,
+    /// Real scale: GPU only.
+    Full,
+}
+
+/// One named case: the arguments, the launch, the macros, and the expected output.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Case {
+    pub name: String,
+    pub job: Job,
+    /// Macros defined when compiling for this case (`-D NAME=VALUE`).
+    pub macros: Vec<(String, String)>,
+    /// The reference output, one value per element of the (single) output buffer.
+    pub expected: Vec<f64>,
+    pub scale: Scale,
+}
+
+impl Case {
+    /// The case's integer arguments by name, for reports (`params` in `--json`).
+    pub fn params(&self) -> Vec<(String, i32)> {
+        let mut params: Vec<(String, i32)> = self
+            .job
+            .args
+            .iter()
+            .filter_map(|a| match a {
+                Arg::I32 { name, value } => Some((name.clone(), *value)),
+                _ => None,
+            })
+            .collect();
+        params.extend(
+            self.macros
+                .iter()
+                .filter_map(|(k, v)| Some((k.clone(), v.parse().ok()?))),
+        );
+        params
+    }
+}
+
+/// Everything the runner needs to know about one puzzle.
+#[derive(Clone, Copy, Debug)]
+pub struct Puzzle {
+    /// `puzzle-NN`: folder, crate suffix, solution stem, chapter file and CLI argument.
+    pub id: &'static str,
+    pub title: &'static str,
+    /// 1 (first contact) to 5 (performance engineering).
+    pub grade: u8,
+    /// The `extern "C"` entry point the learner writes.
+    pub kernel: &'static str,
+    pub params: &'static [Param],
+    /// One line: what the puzzle teaches.
+    pub teaches: &'static str,
+    /// Staged hints, gentlest first.
+    pub hints: &'static [&'static str],
+    pub budget: Option<Budget>,
+    pub tolerance: Tolerance,
+    /// Builds the named cases (deterministic: seeded).
+    pub cases: fn() -> Vec<Case>,
+    /// Smaller versions of a failing case, smallest first, for reporting a minimal failure.
+    pub shrink: Option<fn(&Case) -> Vec<Case>>,
+}
+
+impl Puzzle {
+    /// The chapter's file inside the book's `src/`.
+    pub fn chapter_file(&self) -> String {
+        format!("{}.md", self.id)
+    }
+
+    /// The learner's kernel, relative to the workspace root.
+    pub fn kernel_path(&self) -> String {
+        format!("puzzles/{}/kernel.cu", self.id)
+    }
+
+    /// The reference solution, relative to the workspace root.
+    pub fn solution_path(&self) -> String {
+        format!("solutions/{}.cu", self.id)
+    }
+}
+
+/// Builds a [`Job`] for the two-input, one-output, two-int shape shared by puzzles 01 to 08.
+pub struct ConvArgs<'a> {
+    pub names: [&'static str; 5],
+    pub input: &'a [f32],
+    pub kernel: &'a [f32],
+    pub out_len: usize,
+    pub sizes: [i32; 2],
+}
+
+impl ConvArgs<'_> {
+    pub fn job(
+        &self,
+        entry: &str,
+        launch: Launch,
+        budget: Option<Budget>,
+        constants: Vec<ConstUpload>,
+    ) -> Job {
+        let [a, b, out, n, k] = self.names;
+        Job {
+            kernel: entry.to_string(),
+            launch,
+            args: vec![
+                Arg::Input {
+                    name: a.into(),
+                    data: self.input.to_vec(),
+                },
+                Arg::Input {
+                    name: b.into(),
+                    data: self.kernel.to_vec(),
+                },
+                Arg::Output {
+                    name: out.into(),
+                    len: self.out_len,
+                },
+                Arg::I32 {
+                    name: n.into(),
+                    value: self.sizes[0],
+                },
+                Arg::I32 {
+                    name: k.into(),
+                    value: self.sizes[1],
+                },
+            ],
+            constants,
+            budget,
+            work: (self.out_len as u64) * (self.kernel.len() as u64),
+        }
+    }
+}
+
+/// A small deterministic generator (SplitMix64) for seeded random cases: the same seed gives the
+/// same case on every machine, with no dependency.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Rng(seed)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in [lo, hi).
+    pub fn uniform(&mut self, lo: f32, hi: f32) -> f32 {
+        let unit = (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32;
+        lo + (hi - lo) * unit
+    }
+
+    /// `n` values uniform in [-1, 1), none of them zero, so that a skipped term always shows.
+    pub fn signal(&mut self, n: usize) -> Vec<f32> {
+        (0..n)
+            .map(|_| {
+                let v = self.uniform(-1.0, 1.0);
+                if v.abs() < 1e-3 { 0.5 } else { v }
+            })
+            .collect()
+    }
+}
