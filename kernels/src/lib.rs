@@ -5,9 +5,13 @@
 //! exits: errors are values, so that a broken kernel never takes the runner down.
 
 pub mod diag;
+pub mod entry;
+pub mod gpu;
 pub mod job;
+pub mod nvrtc;
 pub mod sim;
 pub mod spec;
+pub mod worker;
 
 pub use diag::{Diagnostic, Kind};
 pub use job::{Arg, Budget, ConstUpload, Job, Launch, RunOutput};

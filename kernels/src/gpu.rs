@@ -1,0 +1,197 @@
+//! The GPU backend on cudarc: detect a device, compile a CUBIN for its own arch, launch, read back.
+//!
+//! Nothing here may take the runner down. [`probe`] asks whether libcuda and a device exist without
+//! letting cudarc panic. [`execute`] runs one job in *this* process and turns every CUDA error into
+//! a diagnostic; the runner calls it only inside a worker child process ([`crate::worker`]), so that
+//! an illegal address (which poisons the CUDA context) or an endless loop (which never returns)
+//! ends the child, not the learner's session. Outputs are poisoned with NaN before each launch.
+#![allow(unsafe_code)] // cudarc's kernel launch is `unsafe fn`: each call says why it is sound.
+
+use crate::diag::{Diagnostic, Kind};
+use crate::job::{Arg, Job, RunOutput};
+use crate::nvrtc::{self, Compiled, Source, Target};
+use cudarc::driver::{sys, CudaContext, CudaSlice, CudaStream, DriverError, LaunchConfig, PushKernelArg};
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// The device the GPU backend would use.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Device {
+    pub name: String,
+    pub major: i32,
+    pub minor: i32,
+    pub multiprocessors: i32,
+}
+
+impl Device {
+    pub fn arch(&self) -> String {
+        format!("sm_{}{}", self.major, self.minor)
+    }
+}
+
+/// Device 0, if libcuda loads and reports one. Never panics.
+pub fn probe() -> Option<Device> {
+    // SAFETY: only asks the dynamic loader whether libcuda can be opened.
+    if !unsafe { sys::is_culib_present() } {
+        return None;
+    }
+    if CudaContext::device_count().ok()? < 1 {
+        return None;
+    }
+    let ctx = CudaContext::new(0).ok()?;
+    let (major, minor) = ctx.compute_capability().ok()?;
+    let multiprocessors = ctx
+        .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+        .ok()?;
+    Some(Device { name: ctx.name().ok()?, major, minor, multiprocessors })
+}
+
+/// Explains a CUDA error to a learner.
+pub fn launch_error(e: &DriverError) -> Diagnostic {
+    let name = e.error_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|_| format!("{e:?}"));
+    let why = match e.0 {
+        sys::CUresult::CUDA_ERROR_ILLEGAL_ADDRESS => {
+            "the kernel read or wrote memory outside every buffer (a missing guard, or an index past the end)"
+        }
+        sys::CUresult::CUDA_ERROR_INVALID_VALUE => "the launch shape or the shared memory size is not valid for this device",
+        sys::CUresult::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES => "the block needs more registers than the device has for it: use fewer threads per block",
+        sys::CUresult::CUDA_ERROR_MISALIGNED_ADDRESS => "a vector load or store used an address that is not a multiple of its width",
+        _ => "the CUDA driver refused or aborted the launch",
+    };
+    Diagnostic::new(
+        Kind::LaunchError,
+        format!("{why} ({name}); run with --backend sim to see which thread and line"),
+    )
+}
+
+/// A loaded kernel with its device buffers, ready to launch (and relaunch, for benchmarks).
+pub struct Loaded {
+    pub ctx: Arc<CudaContext>,
+    pub stream: Arc<CudaStream>,
+    function: cudarc::driver::CudaFunction,
+    inputs: Vec<Option<CudaSlice<f32>>>,
+    config: LaunchConfig,
+    job: Job,
+}
+
+/// Compiles `source` for the device, loads it, fills constants and inputs, and poisons outputs.
+pub fn load(source: &Source<'_>, job: &Job) -> Result<Loaded, Diagnostic> {
+    let driver = |e: DriverError| launch_error(&e);
+    let ctx = CudaContext::new(0).map_err(driver)?;
+    let (major, minor) = ctx.compute_capability().map_err(driver)?;
+    let Compiled::Cubin(cubin) = nvrtc::compile(source, &Target::Cubin { major, minor })? else {
+        unreachable!("a CUBIN target gives a CUBIN");
+    };
+    let module = ctx.load_module(cudarc::nvrtc::Ptx::from_binary(cubin)).map_err(driver)?;
+    let function = module.load_function(&job.kernel).map_err(|_| {
+        Diagnostic::new(Kind::KernelNotFound, format!("the CUBIN has no entry `{}`", job.kernel))
+    })?;
+    let stream = ctx.default_stream();
+    for upload in &job.constants {
+        let mut symbol = module.get_global(&upload.symbol, &stream).map_err(|_| {
+            Diagnostic::new(
+                Kind::SignatureMismatch,
+                format!("the puzzle fills `__constant__ float {}[]`, but the file does not declare it", upload.symbol),
+            )
+            .at_line(source.file, 1)
+        })?;
+        let room = symbol.len() / 4;
+        if room < upload.data.len() {
+            return Err(Diagnostic::new(
+                Kind::SignatureMismatch,
+                format!("`{}` holds {room} floats, but the case needs {}", upload.symbol, upload.data.len()),
+            )
+            .at_line(source.file, 1));
+        }
+        // SAFETY: the symbol holds at least `data.len()` floats (checked above), and f32 has no
+        // invalid bit patterns.
+        let mut floats = unsafe { symbol.transmute_mut::<f32>(upload.data.len()) }.expect("size checked");
+        stream.memcpy_htod(&upload.data, &mut floats).map_err(driver)?;
+    }
+    if job.launch.shared_bytes > 48 * 1024 {
+        function
+            .set_attribute(
+                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                job.launch.shared_bytes as i32,
+            )
+            .map_err(driver)?;
+    }
+    let inputs = job
+        .args
+        .iter()
+        .map(|arg| match arg {
+            Arg::Input { data, .. } => stream.clone_htod(data).map(Some),
+            Arg::Output { len, .. } => stream.clone_htod(&vec![f32::NAN; (*len).max(1)]).map(Some),
+            Arg::I32 { .. } => Ok(None),
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(driver)?;
+    let l = job.launch;
+    let config = LaunchConfig {
+        grid_dim: (l.grid[0], l.grid[1], l.grid[2]),
+        block_dim: (l.block[0], l.block[1], l.block[2]),
+        shared_mem_bytes: l.shared_bytes,
+    };
+    Ok(Loaded { ctx, stream, function, inputs, config, job: job.clone() })
+}
+
+impl Loaded {
+    /// Launches once with the buffers given (defaults to the job's own), timing it with events.
+    /// Returns milliseconds.
+    pub fn launch_with(&self, buffers: Option<&[Option<CudaSlice<f32>>]>) -> Result<f32, DriverError> {
+        let buffers = buffers.unwrap_or(&self.inputs);
+        let start = self.ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))?;
+        let end = self.ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))?;
+        let mut builder = self.stream.launch_builder(&self.function);
+        for (arg, buf) in self.job.args.iter().zip(buffers) {
+            match (arg, buf) {
+                (Arg::I32 { value, .. }, _) => builder.arg(value),
+                (_, Some(buf)) => builder.arg(buf),
+                (_, None) => unreachable!("every pointer argument has a buffer"),
+            };
+        }
+        start.record(&self.stream)?;
+        // SAFETY: the entry's parameter list was checked against the puzzle's (entry::check) before
+        // any launch: one device pointer per buffer argument and one i32 per integer, in order.
+        // Out-of-bounds accesses by the kernel are caught by the driver and reported as errors.
+        unsafe { builder.launch(self.config) }?;
+        end.record(&self.stream)?;
+        end.synchronize()?;
+        start.elapsed_ms(&end)
+    }
+
+    /// The job's own device buffers (inputs and outputs, `None` for integers), in argument order.
+    pub fn buffers(&self) -> &[Option<CudaSlice<f32>>] {
+        &self.inputs
+    }
+
+    /// Copies the output buffers back, in parameter order.
+    pub fn outputs(&self) -> Result<Vec<Vec<f32>>, DriverError> {
+        self.job
+            .args
+            .iter()
+            .zip(&self.inputs)
+            .filter_map(|(arg, buf)| match (arg, buf) {
+                (Arg::Output { len, .. }, Some(buf)) => Some((len, buf)),
+                _ => None,
+            })
+            .map(|(len, buf)| {
+                let mut host = self.stream.clone_dtoh(buf)?;
+                host.truncate(*len);
+                Ok(host)
+            })
+            .collect()
+    }
+}
+
+/// Runs `job` once in this process. Call it only inside a worker process (see module docs).
+pub fn execute(source: &Source<'_>, job: &Job) -> RunOutput {
+    let loaded = match load(source, job) {
+        Ok(loaded) => loaded,
+        Err(d) => return RunOutput { diagnostics: vec![d], ..RunOutput::default() },
+    };
+    match loaded.launch_with(None).and_then(|ms| Ok((ms, loaded.outputs()?))) {
+        Ok((ms, outputs)) => RunOutput { outputs, seconds: f64::from(ms) / 1e3, ..RunOutput::default() },
+        Err(e) => RunOutput { diagnostics: vec![launch_error(&e)], ..RunOutput::default() },
+    }
+}

@@ -1,0 +1,322 @@
+//! NVRTC: find it, install it when missing, and compile a learner's CUDA to PTX or CUBIN.
+//!
+//! NVRTC is a shared library and needs no GPU. [`locate`] searches, in order: `CUDA_PATH` and
+//! `CUDA_HOME`, the usual install folders, the loader path, the Python site-packages of the
+//! `nvidia-cuda-nvrtc` wheel, then the workbook's own cache. [`install`] puts the pinned wheel into
+//! that cache with pip. [`load`] opens the library by absolute path (with its builtins) before
+//! cudarc's first call, so cudarc's own lookup by soname finds it already loaded instead of
+//! panicking. Compiled output is cached in memory and on disk, keyed by source, options and NVRTC
+//! version: the same kernel is compiled once.
+#![allow(unsafe_code)] // dlopen of NVRTC by path, and NVRTC's CUBIN calls: each block says why.
+
+use crate::diag::{Diagnostic, Kind};
+use cudarc::nvrtc::{result, sys};
+use std::collections::hash_map::DefaultHasher;
+use std::ffi::CString;
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Mutex, OnceLock};
+
+/// The wheel the workbook installs: 13.0 matches the oldest driver we target (PTX from a newer
+/// NVRTC is refused by an older driver).
+pub const WHEEL: &str = "nvidia-cuda-nvrtc==13.0.88";
+/// The library's soname for the pinned CUDA major version (cudarc's `cuda-13000` feature).
+const SONAME: &str = "libnvrtc.so.13";
+/// The lowest virtual architecture NVRTC 13 accepts; the simulator reads its PTX.
+pub const PTX_ARCH: &str = "compute_75";
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(
+        "NVRTC (the CUDA runtime compiler) was not found, and it could not be installed: {0}\n\
+         Install it with `python3 -m pip install {WHEEL}`, or install the CUDA toolkit and set CUDA_PATH."
+    )]
+    Missing(String),
+    #[error("NVRTC at {path} could not be loaded: {why}")]
+    Load { path: String, why: String },
+    #[error("NVRTC failed: {0}")]
+    Nvrtc(String),
+}
+
+impl Error {
+    pub fn diagnostic(&self) -> Diagnostic {
+        Diagnostic::new(Kind::NvrtcMissing, self.to_string())
+    }
+}
+
+/// The workbook's cache folder: `$CONV_WORKBOOK_CACHE`, else `$XDG_CACHE_HOME/conv-workbook`, else
+/// `~/.cache/conv-workbook`.
+pub fn cache_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("CONV_WORKBOOK_CACHE") {
+        return PathBuf::from(dir);
+    }
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    base.join("conv-workbook")
+}
+
+fn wheel_lib_dir(site: &Path) -> PathBuf {
+    site.join("nvidia").join("cu13").join("lib")
+}
+
+/// Folders that may hold `libnvrtc.so.13`, in search order (without the loader path).
+fn candidate_dirs() -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    for var in ["CUDA_PATH", "CUDA_HOME"] {
+        if let Some(root) = std::env::var_os(var) {
+            dirs.push(PathBuf::from(&root).join("lib64"));
+            dirs.push(PathBuf::from(&root).join("lib"));
+        }
+    }
+    dirs.push(PathBuf::from("/usr/local/cuda/lib64"));
+    dirs.push(PathBuf::from("/usr/local/cuda/targets/x86_64-linux/lib"));
+    dirs.push(PathBuf::from("/usr/lib/x86_64-linux-gnu"));
+    dirs.extend(python_site_dirs().iter().map(|s| wheel_lib_dir(s)));
+    dirs.push(wheel_lib_dir(&cache_dir().join("nvrtc")));
+    dirs
+}
+
+fn python_site_dirs() -> Vec<PathBuf> {
+    let script = "import site,sys; print('\\n'.join(site.getsitepackages()+[site.getusersitepackages()]))";
+    Command::new("python3")
+        .args(["-c", script])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).lines().map(PathBuf::from).collect())
+        .unwrap_or_default()
+}
+
+/// Where NVRTC was found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Location {
+    /// A file path, loaded by absolute path.
+    Path(PathBuf),
+    /// Found by the dynamic loader under its soname.
+    LoaderPath,
+}
+
+/// Searches for NVRTC without loading it into this process for good.
+pub fn locate() -> Option<Location> {
+    if let Some(dir) = candidate_dirs().into_iter().find(|d| d.join(SONAME).is_file()) {
+        return Some(Location::Path(dir.join(SONAME)));
+    }
+    // SAFETY: opening NVRTC runs only its initializers; the handle is dropped at once.
+    let on_loader_path = unsafe { libloading::Library::new(SONAME) }.is_ok();
+    on_loader_path.then_some(Location::LoaderPath)
+}
+
+/// Installs the pinned wheel into the cache with pip, under a lock so that parallel runners (or
+/// test processes) install it once. Returns the library's path.
+pub fn install() -> Result<PathBuf, Error> {
+    let target = cache_dir().join("nvrtc");
+    let lib = wheel_lib_dir(&target).join(SONAME);
+    std::fs::create_dir_all(cache_dir()).map_err(|e| Error::Missing(e.to_string()))?;
+    let lock = std::fs::File::create(cache_dir().join("nvrtc.lock"))
+        .map_err(|e| Error::Missing(e.to_string()))?;
+    lock.lock().map_err(|e| Error::Missing(e.to_string()))?;
+    if lib.is_file() {
+        return Ok(lib);
+    }
+    let staging = cache_dir().join("nvrtc.partial");
+    let _ = std::fs::remove_dir_all(&staging);
+    let out = Command::new("python3")
+        .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps"])
+        .arg("--target")
+        .arg(&staging)
+        .arg(WHEEL)
+        .output()
+        .map_err(|e| Error::Missing(format!("python3 could not be run ({e})")))?;
+    if !out.status.success() {
+        let why = String::from_utf8_lossy(&out.stderr);
+        return Err(Error::Missing(format!("pip failed: {}", why.trim())));
+    }
+    let _ = std::fs::remove_dir_all(&target);
+    std::fs::rename(&staging, &target).map_err(|e| Error::Missing(e.to_string()))?;
+    Ok(lib)
+}
+
+static LOADED: OnceLock<Result<String, String>> = OnceLock::new();
+
+/// Loads NVRTC from `location` for the rest of the process, with its builtins, so that cudarc
+/// finds it. Returns a description of what was loaded. Later calls return the first result.
+pub fn load(location: &Location) -> Result<String, Error> {
+    let loaded = LOADED.get_or_init(|| match location {
+        Location::LoaderPath => Ok(SONAME.to_string()),
+        Location::Path(path) => open_global(path).map(|()| path.display().to_string()),
+    });
+    let what = loaded.clone().map_err(|why| Error::Load {
+        path: format!("{location:?}"),
+        why,
+    })?;
+    // SAFETY: the library is loaded (above); the version call writes two ints.
+    let version = unsafe {
+        let (mut major, mut minor) = (0, 0);
+        sys::nvrtcVersion(&mut major, &mut minor);
+        (major, minor)
+    };
+    Ok(format!("{what} (NVRTC {}.{})", version.0, version.1))
+}
+
+fn open_global(path: &Path) -> Result<(), String> {
+    use libloading::os::unix::{Library, RTLD_GLOBAL, RTLD_NOW};
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut builtins: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| e.to_string())?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            name.starts_with("libnvrtc-builtins.so.") && !name.contains(".alt.")
+        })
+        .collect();
+    builtins.sort();
+    for lib in builtins.iter().chain(std::iter::once(&path.to_path_buf())) {
+        // SAFETY: NVRTC's initializers have no preconditions. The handle is leaked on purpose:
+        // NVRTC must stay loaded for the life of the process, and cudarc's later dlopen by soname
+        // returns this same, already loaded, library.
+        let handle = unsafe { Library::open(Some(lib), RTLD_NOW | RTLD_GLOBAL) };
+        std::mem::forget(handle.map_err(|e| e.to_string())?);
+    }
+    Ok(())
+}
+
+/// What to compile for: PTX for the simulator, or CUBIN for one real GPU.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Target {
+    Ptx,
+    /// `sm_XY` for compute capability X.Y.
+    Cubin { major: i32, minor: i32 },
+}
+
+/// One compilation's inputs: the learner's source and how to compile it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Source<'a> {
+    pub code: &'a str,
+    /// The path shown in errors and written into `.loc`/`.file`, as the learner knows it.
+    pub file: &'a str,
+    pub macros: &'a [(String, String)],
+}
+
+/// A compiled module.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Compiled {
+    Ptx(String),
+    Cubin(Vec<u8>),
+}
+
+type Memo = Mutex<std::collections::HashMap<u64, Result<Compiled, Diagnostic>>>;
+
+fn memo() -> &'static Memo {
+    static MEMO: OnceLock<Memo> = OnceLock::new();
+    MEMO.get_or_init(Default::default)
+}
+
+/// Compiles `source` for `target`. A compile error is a [`Kind::CompileError`] diagnostic carrying
+/// NVRTC's log at the learner's file and first error line. NVRTC must be [`load`]ed first.
+pub fn compile(source: &Source<'_>, target: &Target) -> Result<Compiled, Diagnostic> {
+    let mut hasher = DefaultHasher::new();
+    (source, target, env!("CARGO_PKG_VERSION")).hash(&mut hasher);
+    let key = hasher.finish();
+    if let Some(hit) = memo().lock().expect("memo lock").get(&key) {
+        return hit.clone();
+    }
+    let result = compile_uncached(source, target);
+    memo().lock().expect("memo lock").insert(key, result.clone());
+    result
+}
+
+fn options(source: &Source<'_>, target: &Target) -> Vec<String> {
+    let arch = match target {
+        Target::Ptx => PTX_ARCH.to_string(),
+        Target::Cubin { major, minor } => format!("sm_{major}{minor}"),
+    };
+    let mut opts = vec![
+        format!("--gpu-architecture={arch}"),
+        "--generate-line-info".to_string(),
+        "--std=c++17".to_string(),
+    ];
+    opts.extend(source.macros.iter().map(|(k, v)| format!("-D{k}={v}")));
+    opts
+}
+
+fn compile_uncached(source: &Source<'_>, target: &Target) -> Result<Compiled, Diagnostic> {
+    let nvrtc_error = |e: result::NvrtcError| Diagnostic::new(Kind::NvrtcMissing, format!("NVRTC failed: {e:?}"));
+    let code = CString::new(source.code)
+        .map_err(|_| Diagnostic::new(Kind::CompileError, "the source contains a NUL byte").at_line(source.file, 1))?;
+    let name = CString::new(source.file).unwrap_or_else(|_| c"kernel.cu".to_owned());
+    let prog = result::create_program(&code, Some(&name)).map_err(nvrtc_error)?;
+    let opts = options(source, target);
+    // SAFETY: `prog` was just created and is destroyed below; the options outlive the call.
+    let compiled = unsafe { result::compile_program(prog, &opts) };
+    // SAFETY: `prog` is a live program; the log is copied out before it is destroyed.
+    let log = unsafe { result::get_program_log(prog) }
+        .map(|chars| chars.iter().map(|&c| c as u8 as char).collect::<String>())
+        .unwrap_or_default();
+    let log = log.trim_end_matches('\0').trim().to_string();
+    let output = match compiled {
+        Err(_) => Err(compile_error(source, &log)),
+        Ok(()) => match target {
+            // SAFETY: compilation succeeded, so the PTX is there to copy.
+            Target::Ptx => unsafe { result::get_ptx(prog) }
+                .map(|chars| Compiled::Ptx(chars.iter().take_while(|&&c| c != 0).map(|&c| c as u8 as char).collect()))
+                .map_err(nvrtc_error),
+            Target::Cubin { .. } => cubin(prog).map(Compiled::Cubin).map_err(nvrtc_error),
+        },
+    };
+    // SAFETY: nothing uses `prog` after this.
+    let _ = unsafe { result::destroy_program(prog) };
+    output
+}
+
+fn cubin(prog: sys::nvrtcProgram) -> Result<Vec<u8>, result::NvrtcError> {
+    let mut size = 0usize;
+    // SAFETY: `prog` is a successfully compiled program; the buffer is sized by NVRTC's answer.
+    unsafe {
+        sys::nvrtcGetCUBINSize(prog, &mut size).result()?;
+        let mut bytes = vec![0u8; size];
+        sys::nvrtcGetCUBIN(prog, bytes.as_mut_ptr().cast()).result()?;
+        Ok(bytes)
+    }
+}
+
+/// Turns NVRTC's log into a diagnostic at the first error's line.
+/// NVRTC writes errors as `FILE(LINE): error: MESSAGE`.
+pub fn compile_error(source: &Source<'_>, log: &str) -> Diagnostic {
+    let first_error = log.lines().find_map(|l| {
+        let (head, rest) = l.split_once("): error")?;
+        let (_, line) = head.rsplit_once('(')?;
+        Some((line.parse::<u32>().ok()?, rest.trim_start_matches(':').trim()))
+    });
+    let text = if log.is_empty() { "NVRTC rejected the source without a message" } else { log };
+    match first_error {
+        Some((line, _)) => Diagnostic::new(Kind::CompileError, text).at_line(source.file, line),
+        None => Diagnostic::new(Kind::CompileError, text).at_line(source.file, 1),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_line_is_taken_from_the_log() {
+        let src = Source { code: "", file: "k.cu", macros: &[] };
+        let log = "k.cu(12): error: identifier \"x\" is undefined\n\n1 error detected";
+        let d = compile_error(&src, log);
+        assert_eq!((d.kind, d.line), (Kind::CompileError, Some(12)));
+        assert!(d.message.contains("identifier \"x\""));
+    }
+
+    #[test]
+    fn options_carry_macros_and_line_info() {
+        let macros = [("TPB".to_string(), "8".to_string())];
+        let src = Source { code: "", file: "k.cu", macros: &macros };
+        let opts = options(&src, &Target::Cubin { major: 9, minor: 0 });
+        assert!(opts.contains(&"--gpu-architecture=sm_90".to_string()));
+        assert!(opts.contains(&"-DTPB=8".to_string()));
+        assert!(opts.contains(&"--generate-line-info".to_string()));
+    }
+}

@@ -1,0 +1,114 @@
+//! Running GPU work in a child process with a time limit.
+//!
+//! The parent ([`run_isolated`]) starts a worker (the runner's hidden `gpu-worker` subcommand),
+//! writes one [`Request`] to its stdin as JSON and reads one [`RunOutput`] from its stdout. If the
+//! worker does not answer within the limit it is killed and the case gets a `timeout` diagnostic;
+//! if it dies (a crash in the driver, say) the case gets a `launch_error`. Either way the parent
+//! goes on to the next case. The child side is [`serve`].
+
+use crate::diag::{Diagnostic, Kind};
+use crate::job::{Job, RunOutput};
+use crate::nvrtc::{self, Source};
+use serde::{Deserialize, Serialize};
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// What the worker is asked to do.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Request {
+    pub code: String,
+    pub file: String,
+    pub macros: Vec<(String, String)>,
+    pub job: Job,
+}
+
+/// Child side: reads a request from stdin, runs it on the GPU, writes the output to stdout.
+pub fn serve() -> std::io::Result<()> {
+    let mut input = String::new();
+    std::io::stdin().read_to_string(&mut input)?;
+    let output = match serde_json::from_str::<Request>(&input) {
+        Ok(req) => run_here(&req),
+        Err(e) => RunOutput {
+            diagnostics: vec![Diagnostic::new(Kind::LaunchError, format!("bad worker request: {e}"))],
+            ..RunOutput::default()
+        },
+    };
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer(&mut out, &output)?;
+    out.flush()
+}
+
+fn run_here(req: &Request) -> RunOutput {
+    let loaded = nvrtc::locate()
+        .ok_or_else(|| nvrtc::Error::Missing("not found in the worker".into()))
+        .and_then(|loc| nvrtc::load(&loc));
+    if let Err(e) = loaded {
+        return RunOutput { diagnostics: vec![e.diagnostic()], ..RunOutput::default() };
+    }
+    let source = Source { code: &req.code, file: &req.file, macros: &req.macros };
+    crate::gpu::execute(&source, &req.job)
+}
+
+/// Parent side: runs `request` in `exe args..` (a worker), killing it after `limit`.
+pub fn run_isolated(exe: &Path, args: &[&str], request: &Request, limit: Duration) -> RunOutput {
+    let started = Instant::now();
+    let failed = |kind, msg: String| RunOutput { diagnostics: vec![Diagnostic::new(kind, msg)], ..RunOutput::default() };
+    let mut child = match Command::new(exe)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+    {
+        Ok(child) => child,
+        Err(e) => return failed(Kind::LaunchError, format!("could not start the GPU worker: {e}")),
+    };
+    let payload = serde_json::to_vec(request).expect("a request serializes");
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    let writer = std::thread::spawn(move || stdin.write_all(&payload));
+    let mut stdout = child.stdout.take().expect("piped stdout");
+    let reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        stdout.read_to_end(&mut buf).map(|_| buf)
+    });
+    let mut stderr = child.stderr.take().expect("piped stderr");
+    let err_reader = std::thread::spawn(move || {
+        let mut buf = String::new();
+        let _ = stderr.read_to_string(&mut buf);
+        buf
+    });
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if started.elapsed() > limit => {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+            Err(_) => break None,
+        }
+    };
+    let _ = writer.join();
+    let stdout = reader.join().ok().and_then(Result::ok).unwrap_or_default();
+    let stderr = err_reader.join().unwrap_or_default();
+    let Some(status) = status else {
+        return failed(
+            Kind::Timeout,
+            format!(
+                "the kernel did not finish within {:.1} s and was stopped: look for a loop whose condition never changes, \
+                 or a __syncthreads() that some threads never reach",
+                limit.as_secs_f64()
+            ),
+        );
+    };
+    match serde_json::from_slice::<RunOutput>(&stdout) {
+        Ok(output) => output,
+        Err(_) => failed(
+            Kind::LaunchError,
+            format!("the GPU worker died ({status}) before answering: {}", stderr.trim().lines().last().unwrap_or("no message")),
+        ),
+    }
+}
