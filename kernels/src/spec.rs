@@ -45,8 +45,9 @@ impl Tolerance {
     }
 }
 
-/// Which backends may run a case.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Which backends may run a case. As an argument to [`Puzzle::cases`], `Small` asks for the
+/// small cases only and `Full` for all of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Scale {
     /// Small enough for the simulator (and run on the GPU too where there is one).
     Small,
@@ -104,8 +105,9 @@ pub struct Puzzle {
     pub hints: &'static [&'static str],
     pub budget: Option<Budget>,
     pub tolerance: Tolerance,
-    /// Builds the named cases (deterministic: seeded).
-    pub cases: fn() -> Vec<Case>,
+    /// Builds the named cases (deterministic: seeded). Full-scale cases, whose reference takes
+    /// time to compute, are built only when asked for.
+    pub cases: fn(Scale) -> Vec<Case>,
     /// Smaller versions of a failing case, smallest first, for reporting a minimal failure.
     pub shrink: Option<fn(&Case) -> Vec<Case>>,
 }
