@@ -68,6 +68,9 @@ pub struct Outcome {
     /// Lines for people: what ran where, what was skipped and why.
     #[serde(skip)]
     pub notes: Vec<String>,
+    /// The command that checks this file again.
+    #[serde(skip)]
+    pub rerun: String,
 }
 
 /// What to check and how.
@@ -77,6 +80,8 @@ pub struct Request {
     pub backend: BackendChoice,
     /// Per-case wall-clock limit of the GPU worker.
     pub gpu_limit: Duration,
+    /// The command line that runs this check again, for the report's last lines.
+    pub rerun: String,
 }
 
 impl Outcome {
@@ -89,6 +94,7 @@ impl Outcome {
             cases: vec![],
             diagnostics: vec![d],
             notes: vec![],
+            rerun: req.rerun.clone(),
         }
     }
 }
@@ -105,7 +111,9 @@ pub fn evaluate(req: &Request) -> anyhow::Result<Outcome> {
         _ => kernels::gpu::probe(),
     };
     if req.backend == BackendChoice::Gpu && device.is_none() {
-        anyhow::bail!("--backend gpu: no CUDA device found (libcuda did not load or reports no GPU); use --backend sim");
+        anyhow::bail!(
+            "--backend gpu: no CUDA device found (libcuda did not load or reports no GPU); use --backend sim"
+        );
     }
     let chapter = format!("book/src/{}", puzzle.chapter_file());
     let locate = |mut d: Diagnostic, case: Option<&str>| {
@@ -116,7 +124,11 @@ pub fn evaluate(req: &Request) -> anyhow::Result<Outcome> {
     if let Err(d) = toolchain::ensure_nvrtc() {
         return Ok(Outcome::failed_early(req, &file, locate(d, None)));
     }
-    let scale = if device.is_some() { Scale::Full } else { Scale::Small };
+    let scale = if device.is_some() {
+        Scale::Full
+    } else {
+        Scale::Small
+    };
     let cases = (puzzle.cases)(scale);
     let mut macro_sets: Vec<&Vec<(String, String)>> = cases.iter().map(|c| &c.macros).collect();
     macro_sets.dedup();
@@ -137,26 +149,34 @@ pub fn evaluate(req: &Request) -> anyhow::Result<Outcome> {
             backends.push(Backend::Gpu);
             notes.push(format!("GPU: {} ({})", d.name, d.arch()));
         }
-        None if req.backend == BackendChoice::Auto => {
-            notes.push("no CUDA GPU here: the small cases ran on the simulator; full-scale cases need a GPU".into())
-        }
+        None if req.backend == BackendChoice::Auto => notes.push(
+            "no CUDA GPU here: the small cases ran on the simulator; full-scale cases need a GPU"
+                .into(),
+        ),
         None => {}
     }
     let mut results = vec![];
     let mut diagnostics = vec![];
     for &backend in &backends {
-        for case in cases.iter().filter(|c| backend == Backend::Gpu || c.scale == Scale::Small) {
+        for case in cases
+            .iter()
+            .filter(|c| backend == Backend::Gpu || c.scale == Scale::Small)
+        {
             let run = |case: &Case| run_case(backend, &code, &file, case, req);
             let (result, mut diags) = judge(puzzle, case, backend, run(case));
-            let only_wrong = diags.iter().all(|d| matches!(d.kind, Kind::WrongOutput | Kind::UnwrittenOutput));
-            if !result.passed && only_wrong && !result.output.is_empty() {
-                if let Some(smaller) = shrink_failure(puzzle, case, backend, &run) {
-                    diags.extend(smaller.1);
-                    results.push(result);
-                    results.push(smaller.0);
-                    diagnostics.extend(diags.into_iter().map(|d| locate(d, Some(&case.name))));
-                    continue;
-                }
+            let only_wrong = diags
+                .iter()
+                .all(|d| matches!(d.kind, Kind::WrongOutput | Kind::UnwrittenOutput));
+            let shrinkable = !result.passed && only_wrong && !result.output.is_empty();
+            if let Some(smaller) = shrinkable
+                .then(|| shrink_failure(puzzle, case, backend, &run))
+                .flatten()
+            {
+                diags.extend(smaller.1);
+                results.push(result);
+                results.push(smaller.0);
+                diagnostics.extend(diags.into_iter().map(|d| locate(d, Some(&case.name))));
+                continue;
             }
             diagnostics.extend(diags.into_iter().map(|d| locate(d, Some(&case.name))));
             results.push(result);
@@ -164,20 +184,26 @@ pub fn evaluate(req: &Request) -> anyhow::Result<Outcome> {
     }
     dedup(&mut diagnostics);
     let passed = !results.is_empty() && results.iter().all(|r| r.passed) && diagnostics.is_empty();
-    Ok(Outcome { puzzle: puzzle.id.to_string(), file, passed, backends, cases: results, diagnostics, notes })
+    Ok(Outcome {
+        puzzle: puzzle.id.to_string(),
+        file,
+        passed,
+        backends,
+        cases: results,
+        diagnostics,
+        notes,
+        rerun: req.rerun.clone(),
+    })
 }
 
-fn run_case(
-    backend: Backend,
-    code: &str,
-    file: &str,
-    case: &Case,
-    req: &Request,
-) -> RunOutput {
+fn run_case(backend: Backend, code: &str, file: &str, case: &Case, req: &Request) -> RunOutput {
     match backend {
         Backend::Sim => match ptx(code, file, &case.macros) {
             Ok(ptx) => kernels::sim::run(&ptx, &case.job),
-            Err(d) => RunOutput { diagnostics: vec![d], ..RunOutput::default() },
+            Err(d) => RunOutput {
+                diagnostics: vec![d],
+                ..RunOutput::default()
+            },
         },
         Backend::Gpu => {
             let request = kernels::worker::Request {
@@ -215,21 +241,38 @@ fn shrink_failure(
 }
 
 /// Compares a run with the case's reference; returns the result and the diagnostics it earned.
-pub fn judge(puzzle: &Puzzle, case: &Case, backend: Backend, out: RunOutput) -> (CaseResult, Vec<Diagnostic>) {
+pub fn judge(
+    puzzle: &Puzzle,
+    case: &Case,
+    backend: Backend,
+    out: RunOutput,
+) -> (CaseResult, Vec<Diagnostic>) {
     let output = out.outputs.into_iter().next().unwrap_or_default();
     let mut diagnostics = out.diagnostics;
     let complete = output.len() == case.expected.len();
     let mismatches: Vec<usize> = if complete {
-        (0..output.len()).filter(|&i| !puzzle.tolerance.accepts(output[i], case.expected[i])).collect()
+        (0..output.len())
+            .filter(|&i| !puzzle.tolerance.accepts(output[i], case.expected[i]))
+            .collect()
     } else {
         vec![]
     };
     let max_abs_err = complete
-        .then(|| output.iter().zip(&case.expected).map(|(&o, &e)| (f64::from(o) - e).abs()).fold(0.0, f64::max))
+        .then(|| {
+            output
+                .iter()
+                .zip(&case.expected)
+                .map(|(&o, &e)| (f64::from(o) - e).abs())
+                .fold(0.0, f64::max)
+        })
         .filter(|e: &f64| e.is_finite());
     let launched_ok = diagnostics.is_empty();
     if complete && !mismatches.is_empty() && launched_ok {
-        let unwritten: Vec<usize> = mismatches.iter().copied().filter(|&i| output[i].is_nan()).collect();
+        let unwritten: Vec<usize> = mismatches
+            .iter()
+            .copied()
+            .filter(|&i| output[i].is_nan())
+            .collect();
         let owner = |i: usize| owner_text(case, i);
         if let Some(&first) = unwritten.first() {
             diagnostics.push(Diagnostic::new(
@@ -276,11 +319,17 @@ pub fn judge(puzzle: &Puzzle, case: &Case, backend: Backend, out: RunOutput) -> 
 pub fn owner_text(case: &Case, i: usize) -> String {
     let l = case.job.launch;
     let threads = u64::from(l.threads_per_block()) * l.blocks();
-    if l.grid[1] * l.grid[2] * l.block[1] * l.block[2] != 1 || (case.expected.len() as u64) > threads {
+    if l.grid[1] * l.grid[2] * l.block[1] * l.block[2] != 1
+        || (case.expected.len() as u64) > threads
+    {
         return String::new();
     }
     let tpb = l.block[0] as usize;
-    format!(", owned by block ({},0,0) thread ({},0,0)", i / tpb, i % tpb)
+    format!(
+        ", owned by block ({},0,0) thread ({},0,0)",
+        i / tpb,
+        i % tpb
+    )
 }
 
 /// Keeps the first few diagnostics of each kind and location, then one line with the count.
@@ -292,7 +341,10 @@ fn dedup(diagnostics: &mut Vec<Diagnostic>) {
         let key = (d.kind, d.line, d.message.clone());
         let n = seen.entry(key).or_insert(0);
         *n += 1;
-        let same_kind = kept.iter().filter(|k: &&Diagnostic| k.kind == d.kind).count();
+        let same_kind = kept
+            .iter()
+            .filter(|k: &&Diagnostic| k.kind == d.kind)
+            .count();
         if *n == 1 && same_kind < KEEP {
             kept.push(d);
         }

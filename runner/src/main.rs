@@ -52,14 +52,18 @@ fn main() -> ExitCode {
     match cli.color {
         ColorChoice::Always => colored::control::set_override(true),
         ColorChoice::Never => colored::control::set_override(false),
-        ColorChoice::Auto if !std::io::stdout().is_terminal() => colored::control::set_override(false),
+        ColorChoice::Auto if !std::io::stdout().is_terminal() => {
+            colored::control::set_override(false)
+        }
         ColorChoice::Auto => {}
     }
     let result = match cli.command {
         Command::List(args) => cmd::list::execute(args),
         Command::Check(args) => cmd::check::execute(args),
         Command::Hint(args) => cmd::hint::execute(args),
-        Command::GpuWorker => kernels::worker::serve().map(|()| ExitCode::SUCCESS).map_err(Into::into),
+        Command::GpuWorker => kernels::worker::serve()
+            .map(|()| ExitCode::SUCCESS)
+            .map_err(Into::into),
     };
     result.unwrap_or_else(|e| {
         eprintln!("error: {e:#}");

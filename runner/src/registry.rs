@@ -28,7 +28,9 @@ pub fn find(name: &str) -> Result<Puzzle, String> {
         .filter(|(d, _)| *d <= 3)
         .map(|(_, id)| format!("; did you mean {id}?"))
         .unwrap_or_default();
-    Err(format!("no puzzle named `{name}`{closest} see `runner list`"))
+    Err(format!(
+        "no puzzle named `{name}`{closest} see `runner list`"
+    ))
 }
 
 /// The puzzle after `id`, if any.
@@ -76,13 +78,25 @@ mod tests {
             assert!(p.hints.len() >= 2, "{} needs at least two hints", p.id);
             assert!(p.hints.iter().all(|h| !h.is_empty()));
             assert!((1..=5).contains(&p.grade));
-            for file in [p.kernel_path(), p.solution_path(), format!("book/src/{}", p.chapter_file())] {
+            for file in [
+                p.kernel_path(),
+                p.solution_path(),
+                format!("book/src/{}", p.chapter_file()),
+            ] {
                 assert!(root().join(&file).is_file(), "{}: missing {file}", p.id);
             }
             let cases = (p.cases)(kernels::Scale::Small);
-            assert!(cases.iter().any(|c| c.name.starts_with("example")), "{}", p.id);
+            assert!(
+                cases.iter().any(|c| c.name.starts_with("example")),
+                "{}",
+                p.id
+            );
             assert!(cases.iter().any(|c| c.name.starts_with("edge")), "{}", p.id);
-            assert!(cases.iter().any(|c| c.name.starts_with("random")), "{}", p.id);
+            assert!(
+                cases.iter().any(|c| c.name.starts_with("random")),
+                "{}",
+                p.id
+            );
         }
     }
 

@@ -7,6 +7,7 @@
 use crate::engine::{CaseResult, Outcome};
 use crate::registry;
 use colored::Colorize;
+use kernels::Kind;
 use similar::{ChangeTag, TextDiff};
 
 /// Elements shown around the first mismatch.
@@ -19,7 +20,11 @@ pub fn json(outcome: &Outcome) -> String {
 pub fn human(outcome: &Outcome) -> String {
     let mut out = String::new();
     let backends: Vec<&str> = outcome.backends.iter().map(|b| b.name()).collect();
-    let backends = if backends.is_empty() { "none".to_string() } else { backends.join(" + ") };
+    let backends = if backends.is_empty() {
+        "none".to_string()
+    } else {
+        backends.join(" + ")
+    };
     let passed = outcome.cases.iter().filter(|c| c.passed).count();
     for note in &outcome.notes {
         out += &format!("{}\n", note.dimmed());
@@ -48,16 +53,37 @@ pub fn human(outcome: &Outcome) -> String {
                 first.backend.name()
             );
             if failing.len() > 1 {
-                let others: Vec<String> = failing[1..].iter().map(|c| format!("{} ({})", c.name, c.backend.name())).collect();
+                let others: Vec<String> = failing[1..]
+                    .iter()
+                    .map(|c| format!("{} ({})", c.name, c.backend.name()))
+                    .collect();
                 out += &format!("  also failed: {}\n", others.join(", "));
             }
             // The smallest failing version is the easiest to read: show its diff.
-            let shown = failing.iter().min_by_key(|c| c.expected.len()).expect("not empty");
+            let shown = failing
+                .iter()
+                .min_by_key(|c| c.expected.len())
+                .expect("not empty");
             if !shown.output.is_empty() {
                 out += &diff(shown);
             }
         }
-        None => out += &format!("{} {}: {}\n", "✗".red().bold(), outcome.puzzle.bold(), "no case ran".bold()),
+        None => {
+            let why = match outcome.diagnostics.first().map(|d| d.kind) {
+                Some(Kind::CompileError) => "the kernel does not compile",
+                Some(Kind::KernelNotFound | Kind::SignatureMismatch) => {
+                    "the kernel's entry point does not match the puzzle"
+                }
+                Some(Kind::NvrtcMissing) => "the CUDA compiler library (NVRTC) is not available",
+                _ => "no case ran",
+            };
+            out += &format!(
+                "{} {}: {}\n",
+                "✗".red().bold(),
+                outcome.puzzle.bold(),
+                why.bold()
+            );
+        }
     }
     for d in &outcome.diagnostics {
         out += &format!("{}: {}\n", d.kind.name().red().bold(), d.message);
@@ -66,7 +92,10 @@ pub fn human(outcome: &Outcome) -> String {
             at.push(format!("{file}:{line}"));
         }
         if let (Some(b), Some(t)) = (d.block, d.thread) {
-            at.push(format!("block ({},{},{}) thread ({},{},{})", b[0], b[1], b[2], t[0], t[1], t[2]));
+            at.push(format!(
+                "block ({},{},{}) thread ({},{},{})",
+                b[0], b[1], b[2], t[0], t[1], t[2]
+            ));
         }
         if let Some(case) = &d.case {
             at.push(format!("case {case}"));
@@ -75,6 +104,7 @@ pub fn human(outcome: &Outcome) -> String {
             out += &format!("  --> {}\n", at.join(", "));
         }
     }
+    out += &format!("Fix it, then run: {}\n", outcome.rerun);
     out += &format!("Hint: runner hint {}\n", outcome.puzzle);
     out += &format!(
         "Chapter: book/src/{}.md (runner book {} builds and opens it)\n",
@@ -94,8 +124,12 @@ fn diff(case: &CaseResult) -> String {
     let start = first.saturating_sub(WINDOW / 4);
     let end = (start + WINDOW).min(case.expected.len());
     let line = |i: usize, v: String| format!("out[{i:>4}] {v:>12}\n");
-    let expected: String = (start..end).map(|i| line(i, format!("{:.4}", case.expected[i]))).collect();
-    let yours: String = (start..end).map(|i| line(i, format!("{:.4}", case.output[i]))).collect();
+    let expected: String = (start..end)
+        .map(|i| line(i, format!("{:.4}", case.expected[i])))
+        .collect();
+    let yours: String = (start..end)
+        .map(|i| line(i, format!("{:.4}", case.output[i])))
+        .collect();
     let mut out = format!(
         "  {} {} elements, showing [{start}..{end}); {} expected, {} yours:\n",
         case.name.dimmed(),

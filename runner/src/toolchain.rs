@@ -3,8 +3,8 @@
 //! The search itself is `kernels::nvrtc`; this module adds what a person sees: a line on stderr
 //! before a download, and a `nvrtc_missing` diagnostic (with what to install) when nothing works.
 
-use kernels::nvrtc;
 use kernels::Diagnostic;
+use kernels::nvrtc;
 
 /// Finds, installs if needed, and loads NVRTC. Returns a one-line description of what was loaded.
 pub fn ensure_nvrtc() -> Result<String, Diagnostic> {
@@ -16,7 +16,9 @@ pub fn ensure_nvrtc() -> Result<String, Diagnostic> {
                 nvrtc::WHEEL,
                 nvrtc::cache_dir().join("nvrtc").display()
             );
-            nvrtc::install().map(nvrtc::Location::Path).map_err(|e| e.diagnostic())?
+            nvrtc::install()
+                .map(nvrtc::Location::Path)
+                .map_err(|e| e.diagnostic())?
         }
     };
     nvrtc::load(&location).map_err(|e| e.diagnostic())

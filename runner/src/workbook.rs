@@ -12,12 +12,14 @@ use std::path::{Path, PathBuf};
 /// The workbook's root folder.
 pub fn root() -> PathBuf {
     let is_root = |d: &Path| d.join("puzzles").is_dir() && d.join("solutions").is_dir();
-    if let Ok(cwd) = std::env::current_dir() {
-        if let Some(found) = cwd.ancestors().find(|d| is_root(d)) {
-            return found.to_path_buf();
-        }
+    let cwd = std::env::current_dir().unwrap_or_default();
+    if let Some(found) = cwd.ancestors().find(|d| is_root(d)) {
+        return found.to_path_buf();
     }
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
 }
 
 /// A path relative to the root when it lies inside it, as the learner would type it.
@@ -25,7 +27,9 @@ pub fn display(path: &Path) -> String {
     let root = root();
     let abs = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     let root = std::fs::canonicalize(&root).unwrap_or(root);
-    abs.strip_prefix(&root).map(|p| p.display().to_string()).unwrap_or_else(|_| path.display().to_string())
+    abs.strip_prefix(&root)
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| path.display().to_string())
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -39,8 +43,11 @@ pub struct State {
 }
 
 impl State {
+    /// `$WORKBOOK_STATE` when set (tests point it elsewhere), else the root's state file.
     fn path() -> PathBuf {
-        root().join(".workbook-state.json")
+        std::env::var_os("WORKBOOK_STATE")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| root().join(".workbook-state.json"))
     }
 
     pub fn load() -> State {

@@ -47,8 +47,13 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         file,
         backend: args.backend,
         gpu_limit: Duration::from_secs_f64(args.timeout.max(0.1)),
+        rerun: rerun(&args),
     })?;
-    let text = if args.json { report::json(&outcome) + "\n" } else { report::human(&outcome) };
+    let text = if args.json {
+        report::json(&outcome) + "\n"
+    } else {
+        report::human(&outcome)
+    };
     // A closed pipe (`runner check ... | head`) is not an error worth a panic.
     let _ = std::io::stdout().write_all(text.as_bytes());
     if outcome.passed && own_file {
@@ -56,5 +61,27 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         state.mark_solved(puzzle.id);
         state.save();
     }
-    Ok(if outcome.passed { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if outcome.passed {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// `runner check ...` with the arguments that choose the file and backend, as typed.
+fn rerun(args: &Args) -> String {
+    let mut cmd = format!("runner check {}", args.puzzle);
+    if args.solution {
+        cmd += " --solution";
+    }
+    if let Some(file) = &args.kernel {
+        cmd += &format!(" --kernel {}", file.display());
+    }
+    if args.backend != BackendChoice::Auto {
+        cmd += &format!(
+            " --backend {}",
+            format!("{:?}", args.backend).to_lowercase()
+        );
+    }
+    cmd
 }

@@ -11,10 +11,23 @@ pub struct Args {}
 pub fn execute(_: Args) -> anyhow::Result<ExitCode> {
     let state = State::load();
     let puzzles = registry::all();
-    println!("{:<3}{:<11}{:<7}{:<30}teaches", "", "puzzle", "grade", "title");
+    println!(
+        "{:<3}{:<11}{:<7}{:<30}teaches",
+        "", "puzzle", "grade", "title"
+    );
     for p in &puzzles {
-        let mark = if state.is_solved(p.id) { "✓".green().to_string() } else { " ".to_string() };
-        println!("{mark:<3}{:<11}{:<7}{:<30}{}", p.id, "★".repeat(p.grade.into()), p.title, p.teaches.dimmed());
+        let mark = if state.is_solved(p.id) {
+            "✓".green().to_string()
+        } else {
+            " ".to_string()
+        };
+        println!(
+            "{mark:<3}{:<11}{:<7}{:<30}{}",
+            p.id,
+            "★".repeat(p.grade.into()),
+            p.title,
+            p.teaches.dimmed()
+        );
     }
     let solved = puzzles.iter().filter(|p| state.is_solved(p.id)).count();
     println!("\n{solved}/{} solved.", puzzles.len());
