@@ -290,7 +290,7 @@ pub fn judge(
             diagnostics.push(Diagnostic::new(
                 Kind::WrongOutput,
                 format!(
-                    "{} of {} elements differ; the first is [{first}]: yours {} but expected {}{}",
+                    "{} of {} elements differ; the first is [{first}]: yours {:.6} but expected {:.6}{}",
                     mismatches.len() - unwritten.len(),
                     output.len(),
                     output[first],
