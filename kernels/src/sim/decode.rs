@@ -34,7 +34,8 @@ pub(super) struct Ctx {
 }
 
 fn align_up(x: u64, a: u64) -> u64 {
-    x.div_ceil(a.max(1)) * a.max(1)
+    let a = a.clamp(1, 1 << 16);
+    x.div_ceil(a).saturating_mul(a)
 }
 
 fn elem_bytes(ty: &str) -> u64 {
@@ -44,8 +45,8 @@ fn elem_bytes(ty: &str) -> u64 {
 /// The initial bytes of a variable (zeros where there is no initializer).
 fn init_bytes(v: &Var) -> Vec<u8> {
     let eb = elem_bytes(&v.ty) as usize;
-    let n = v.count.unwrap_or(0) as usize * eb;
-    let mut out = vec![0u8; n.min(1 << 30)];
+    let n = (v.count.unwrap_or(0) as usize).saturating_mul(eb);
+    let mut out = vec![0u8; n.min(1 << 24)];
     let ty = Ty::parse(v.ty.trim_start_matches('.')).unwrap_or(Ty::B8);
     for (i, w) in v.init.iter().enumerate() {
         let bits = imm_bits(w, ty).unwrap_or(0);
@@ -214,7 +215,7 @@ impl Ctx {
     }
 
     fn declare_var(&mut self, v: &Var) {
-        let size = v.count.unwrap_or(0) * elem_bytes(&v.ty);
+        let size = v.count.unwrap_or(0).saturating_mul(elem_bytes(&v.ty));
         let align = u64::from(v.align).max(elem_bytes(&v.ty));
         let p = &mut self.prog;
         let sym = |offset| Symbol {
@@ -231,7 +232,7 @@ impl Ctx {
             ".shared" => {
                 let at = align_up(p.static_shared, align);
                 p.shared.push(sym(at));
-                p.static_shared = at + size;
+                p.static_shared = at.saturating_add(size);
                 self.symbols.insert(v.name.clone(), at);
             }
             ".const" => {
@@ -244,13 +245,13 @@ impl Ctx {
                 });
                 self.symbols.insert(v.name.clone(), at);
             }
-            ".local" => {
+            ".local" | ".param" => {
                 let at = align_up(p.local_bytes, align);
                 p.locals.push(Symbol {
                     space: Space::Local,
                     ..sym(at)
                 });
-                p.local_bytes = at + size;
+                p.local_bytes = at.saturating_add(size);
                 self.symbols.insert(v.name.clone(), at);
             }
             _ => {
@@ -288,13 +289,13 @@ pub fn decode(src: &str, kernel: &str) -> Result<Program, DecodeError> {
         },
     };
     for p in &entry.params {
-        let size = p.count * elem_bytes(&p.ty);
+        let size = p.count.saturating_mul(elem_bytes(&p.ty));
         let at = align_up(
             cx.prog.param_bytes,
             u64::from(p.align).max(elem_bytes(&p.ty)),
         );
         cx.prog.params.push((p.name.clone(), at, size));
-        cx.prog.param_bytes = at + size;
+        cx.prog.param_bytes = at.saturating_add(size);
         cx.symbols.insert(p.name.clone(), at);
     }
     for v in &module.vars {

@@ -204,6 +204,7 @@ pub enum Tern {
     Bfe,
     Prmt,
     Dp4a,
+    Sad,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -72,6 +72,9 @@ pub fn run_with(ptx: &str, job: &Job, opts: &SimOptions) -> RunOutput {
             return failed(Diagnostic::new(Kind::UnsupportedInstruction, msg), 0.0);
         }
     };
+    if let Err(msg) = limits(&prog) {
+        return failed(Diagnostic::new(Kind::LaunchError, msg), 0.0);
+    }
     let mem = match memory_for(&prog, job) {
         Ok(m) => m,
         Err(d) => return failed(*d, 0.0),
@@ -90,6 +93,13 @@ pub fn run_with(ptx: &str, job: &Job, opts: &SimOptions) -> RunOutput {
     } else {
         prog.static_shared + u64::from(l.shared_bytes)
     };
+    if shared_bytes > MAX_SHARED {
+        let msg = format!(
+            "the kernel needs {shared_bytes} bytes of shared memory per block (static arrays plus {} dynamic), more than the {MAX_SHARED} a block can have",
+            l.shared_bytes
+        );
+        return failed(Diagnostic::new(Kind::LaunchError, msg), 0.0);
+    }
     let mut m = exec::Machine {
         prog: &prog,
         mem,
@@ -123,6 +133,31 @@ pub fn run_with(ptx: &str, job: &Job, opts: &SimOptions) -> RunOutput {
         }
     }
     out
+}
+
+/// Shared memory a block may use (227 KiB, as on the H100).
+const MAX_SHARED: u64 = 227 * 1024;
+
+/// Rejects programs no GPU would launch (and that would exhaust the host's memory here).
+fn limits(prog: &ir::Program) -> Result<(), String> {
+    if prog.nregs > 1 << 16 {
+        return Err(format!(
+            "the kernel declares {} registers; the simulator allows 65536",
+            prog.nregs
+        ));
+    }
+    if prog.local_bytes > 512 * 1024 {
+        return Err(format!(
+            "the kernel needs {} bytes of local memory per thread, more than 512 KiB",
+            prog.local_bytes
+        ));
+    }
+    if prog.param_bytes > 32 * 1024 || prog.static_shared > MAX_SHARED {
+        return Err(
+            "the kernel's parameters or static shared arrays are larger than a GPU allows".into(),
+        );
+    }
+    Ok(())
 }
 
 /// The launch's global, const and param memory: arguments in regions 1.., output buffers NaN.
@@ -189,7 +224,7 @@ fn memory_for(prog: &ir::Program, job: &Job) -> Result<Memory, Box<Diagnostic>> 
             return Err(Box::new(Diagnostic::new(Kind::LaunchError, msg)));
         };
         let bytes: Vec<u8> = c.data.iter().flat_map(|f| f.to_le_bytes()).collect();
-        if bytes.len() as u64 > sym.size {
+        if bytes.len() as u64 > sym.size || sym.offset as usize + bytes.len() > mem.consts.len() {
             let msg = format!(
                 "`__constant__ {}` holds {} floats but the puzzle uploads {}",
                 c.symbol,

@@ -292,6 +292,7 @@ pub(super) fn decode_op(
         "mad" => tern(cx, Tern::MadLo)?,
         "fma" => tern(cx, Tern::Fma)?,
         "bfe" => tern(cx, Tern::Bfe)?,
+        "sad" => tern(cx, Tern::Sad)?,
         "prmt" if mods.len() == 1 => tern(cx, Tern::Prmt)?,
         "bfi" => {
             need(5)?;
@@ -385,6 +386,8 @@ pub(super) fn decode_op(
                 addr: cx.addr(&ops[1], line)?,
             }
         }
+        // Call arguments: only `call` reads them, and `call` is not simulated.
+        "st" if space_of(mods) == Space::Param => Op::Nop,
         "st" => {
             need(2)?;
             let mut srcs = Vec::new();

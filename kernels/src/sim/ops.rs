@@ -398,6 +398,14 @@ pub fn tern(op: Tern, ty: Ty, m: FMods, a: u64, b: u64, c: u64) -> u64 {
             u64::from(r)
         }
         Tern::Dp4a => 0,
+        Tern::Sad => {
+            let diff = if ty.signed() {
+                sext(a, w).abs_diff(sext(b, w))
+            } else {
+                (a & mask).abs_diff(b & mask)
+            };
+            diff.wrapping_add(c) & mask
+        }
     }
 }
 

@@ -471,7 +471,10 @@ impl Parser {
                     out.push(Stmt::Reg { ty, names });
                 }
                 Tok::Word(w)
-                    if matches!(w.as_str(), ".shared" | ".local" | ".const" | ".global") =>
+                    if matches!(
+                        w.as_str(),
+                        ".shared" | ".local" | ".const" | ".global" | ".param"
+                    ) =>
                 {
                     self.pos -= 1;
                     out.push(Stmt::Var(self.var()?));
