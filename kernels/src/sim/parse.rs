@@ -544,9 +544,10 @@ impl Parser {
                 }
                 Ok(Operand::Addr { base, off })
             }
-            Tok::Punct('{') => {
+            Tok::Punct(open @ ('{' | '(')) => {
+                let close = if open == '{' { '}' } else { ')' };
                 let mut items = Vec::new();
-                while !self.eat('}') {
+                while !self.eat(close) {
                     items.push(self.word()?);
                     self.eat(',');
                 }
