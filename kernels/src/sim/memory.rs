@@ -183,6 +183,19 @@ impl Spaces<'_> {
         }
     }
 
+    /// Fast path of [`Spaces::load`] for a 4-byte global access (the convolution's loads).
+    #[inline(always)]
+    pub fn load_global4(&mut self, addr: u64, lane: usize) -> Result<u64, MemFault> {
+        let r = (addr >> REGION_SHIFT) as usize;
+        if let Some(buf) = r.checked_sub(1).and_then(|i| self.mem.globals.get(i)) {
+            let off = addr.wrapping_sub(global_base(r)) as usize;
+            if let Some(b) = buf.bytes.get(off..off.wrapping_add(4)) {
+                return Ok(u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]])));
+            }
+        }
+        self.load(Space::Global, addr, 4, lane)
+    }
+
     /// Loads `n` bytes (1, 2, 4 or 8) at `addr` in `space` for `lane`.
     #[inline]
     pub fn load(

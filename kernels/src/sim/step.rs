@@ -82,8 +82,15 @@ impl Ctx<'_> {
         self.w.preds[p as usize] = (old & !self.exec) | (v & self.exec);
     }
     fn lanes(&self) -> impl Iterator<Item = usize> + use<> {
-        let e = self.exec;
-        (0..32).filter(move |l| e >> l & 1 == 1)
+        let mut e = self.exec;
+        std::iter::from_fn(move || {
+            if e == 0 {
+                return None;
+            }
+            let l = e.trailing_zeros() as usize;
+            e &= e - 1;
+            Some(l)
+        })
     }
 }
 
@@ -186,8 +193,23 @@ pub(super) fn step(
         } => {
             let (av, bv) = (cx.get(a), cx.get(b));
             let mut t = 0u32;
-            for l in 0..32 {
-                t |= u32::from(cmp(c, ty, ftz, av[l], bv[l])) << l;
+            let int32 = |f: fn(i32, i32) -> bool| {
+                (0..32).fold(0u32, |t, l| {
+                    t | u32::from(f(av[l] as i32, bv[l] as i32)) << l
+                })
+            };
+            match (c, ty) {
+                (Cmp::Eq, Ty::S32 | Ty::U32 | Ty::B32) => t = int32(|x, y| x == y),
+                (Cmp::Ne, Ty::S32 | Ty::U32 | Ty::B32) => t = int32(|x, y| x != y),
+                (Cmp::Lt, Ty::S32) => t = int32(|x, y| x < y),
+                (Cmp::Ge, Ty::S32) => t = int32(|x, y| x >= y),
+                (Cmp::Gt, Ty::S32) => t = int32(|x, y| x > y),
+                (Cmp::Le, Ty::S32) => t = int32(|x, y| x <= y),
+                _ => {
+                    for l in 0..32 {
+                        t |= u32::from(cmp(c, ty, ftz, av[l], bv[l])) << l;
+                    }
+                }
             }
             let (mut t1, mut t2) = (t, !t);
             if let Some((bop, ps)) = comb {
@@ -305,11 +327,17 @@ pub(super) fn step(
             let base = addr.base.map_or([0; 32], |b| cx.get(Src::Reg(b)));
             for (i, &dd) in ds.iter().enumerate() {
                 let mut r = [0u64; 32];
+                let global4 = n == 4 && space == Space::Global;
                 for l in cx.lanes() {
                     let at = base[l]
                         .wrapping_add(addr.off as u64)
                         .wrapping_add((i * n) as u64);
-                    let v = sp.load(space, at, n, l).map_err(|e| oob(false)((e, l)))?;
+                    let v = if global4 {
+                        sp.load_global4(at, l)
+                    } else {
+                        sp.load(space, at, n, l)
+                    };
+                    let v = v.map_err(|e| oob(false)((e, l)))?;
                     r[l] = if ty.signed() {
                         super::ops::sext(v, ty.bits()) as u64
                     } else {
