@@ -167,7 +167,12 @@ pub fn evaluate(req: &Request) -> anyhow::Result<Outcome> {
             let only_wrong = diags
                 .iter()
                 .all(|d| matches!(d.kind, Kind::WrongOutput | Kind::UnwrittenOutput));
-            let shrinkable = !result.passed && only_wrong && !result.output.is_empty();
+            // Shrink the first wrong case of each backend only: one small failure is enough to read.
+            let first_failure = !results
+                .iter()
+                .any(|r: &CaseResult| r.backend == backend && !r.passed);
+            let shrinkable =
+                first_failure && !result.passed && only_wrong && !result.output.is_empty();
             if let Some(smaller) = shrinkable
                 .then(|| shrink_failure(puzzle, case, backend, &run))
                 .flatten()
@@ -332,22 +337,32 @@ pub fn owner_text(case: &Case, i: usize) -> String {
     )
 }
 
-/// Keeps the first few diagnostics of each kind and location, then one line with the count.
+/// Keeps the first diagnostics of each kind (one per source line, at most `KEEP`), and says how
+/// many more of that kind there were.
 fn dedup(diagnostics: &mut Vec<Diagnostic>) {
-    const KEEP: usize = 3;
-    let mut seen: HashMap<(Kind, Option<u32>, String), usize> = HashMap::new();
-    let mut kept = vec![];
+    const KEEP: usize = 2;
+    let mut kept: Vec<Diagnostic> = vec![];
+    let mut dropped: Vec<(Kind, usize)> = vec![];
     for d in diagnostics.drain(..) {
-        let key = (d.kind, d.line, d.message.clone());
-        let n = seen.entry(key).or_insert(0);
-        *n += 1;
-        let same_kind = kept
+        let same_kind = kept.iter().filter(|k| k.kind == d.kind).count();
+        let same_line = kept
             .iter()
-            .filter(|k: &&Diagnostic| k.kind == d.kind)
-            .count();
-        if *n == 1 && same_kind < KEEP {
+            .any(|k| k.kind == d.kind && k.line.is_some() && k.line == d.line);
+        if same_kind < KEEP && !same_line {
             kept.push(d);
+        } else if let Some(entry) = dropped.iter_mut().find(|(k, _)| *k == d.kind) {
+            entry.1 += 1;
+        } else {
+            dropped.push((d.kind, 1));
         }
+    }
+    for (kind, n) in dropped {
+        let last = kept
+            .iter_mut()
+            .rev()
+            .find(|k| k.kind == kind)
+            .expect("a kept one of each dropped kind");
+        last.message += &format!(" (and {n} more like it)");
     }
     *diagnostics = kept;
 }
