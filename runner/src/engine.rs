@@ -65,12 +65,66 @@ pub struct Outcome {
     pub backends: Vec<Backend>,
     pub cases: Vec<CaseResult>,
     pub diagnostics: Vec<Diagnostic>,
+    /// Where both backends ran a case: do their outputs agree bit for bit?
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backend_agreement: Option<Agreement>,
     /// Lines for people: what ran where, what was skipped and why.
     #[serde(skip)]
     pub notes: Vec<String>,
     /// The command that checks this file again.
     #[serde(skip)]
     pub rerun: String,
+}
+
+/// How the simulator's outputs compare with the GPU's on the cases both ran.
+#[derive(Clone, Debug, Serialize)]
+pub struct Agreement {
+    pub cases: usize,
+    /// Cases whose outputs are identical bit for bit.
+    pub identical: usize,
+    /// Largest difference in units in the last place over all elements.
+    pub max_ulp: u32,
+}
+
+/// Compares the sim and GPU outputs of every case both backends ran.
+fn agreement(results: &[CaseResult]) -> Option<Agreement> {
+    let ulps = |a: f32, b: f32| {
+        (a.to_bits() as i32)
+            .wrapping_sub(b.to_bits() as i32)
+            .unsigned_abs()
+    };
+    let pairs: Vec<(&CaseResult, &CaseResult)> = results
+        .iter()
+        .filter(|r| r.backend == Backend::Sim && !r.output.is_empty())
+        .filter_map(|s| {
+            let g = results
+                .iter()
+                .find(|g| g.backend == Backend::Gpu && g.name == s.name)?;
+            (g.output.len() == s.output.len()).then_some((s, g))
+        })
+        .collect();
+    if pairs.is_empty() {
+        return None;
+    }
+    let identical = pairs
+        .iter()
+        .filter(|(s, g)| {
+            s.output
+                .iter()
+                .zip(&g.output)
+                .all(|(a, b)| a.to_bits() == b.to_bits())
+        })
+        .count();
+    let max_ulp = pairs
+        .iter()
+        .flat_map(|(s, g)| s.output.iter().zip(&g.output).map(|(&a, &b)| ulps(a, b)))
+        .max()
+        .unwrap_or(0);
+    Some(Agreement {
+        cases: pairs.len(),
+        identical,
+        max_ulp,
+    })
 }
 
 /// What to check and how.
@@ -93,6 +147,7 @@ impl Outcome {
             backends: vec![],
             cases: vec![],
             diagnostics: vec![d],
+            backend_agreement: None,
             notes: vec![],
             rerun: req.rerun.clone(),
         }
@@ -188,6 +243,13 @@ pub fn evaluate(req: &Request) -> anyhow::Result<Outcome> {
         }
     }
     dedup(&mut diagnostics);
+    let backend_agreement = agreement(&results);
+    if let Some(a) = &backend_agreement {
+        notes.push(format!(
+            "sim and gpu: {}/{} cases identical bit for bit (largest difference {} ulp)",
+            a.identical, a.cases, a.max_ulp
+        ));
+    }
     let passed = !results.is_empty() && results.iter().all(|r| r.passed) && diagnostics.is_empty();
     Ok(Outcome {
         puzzle: puzzle.id.to_string(),
@@ -196,6 +258,7 @@ pub fn evaluate(req: &Request) -> anyhow::Result<Outcome> {
         backends,
         cases: results,
         diagnostics,
+        backend_agreement,
         notes,
         rerun: req.rerun.clone(),
     })
