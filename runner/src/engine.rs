@@ -54,6 +54,9 @@ pub struct CaseResult {
     pub instructions: Option<u64>,
     pub output: Vec<f32>,
     pub expected: Vec<f64>,
+    /// For a shrunk case: the case it was cut from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shrunk_from: Option<String>,
 }
 
 /// Everything one check found.
@@ -219,9 +222,13 @@ pub fn evaluate(req: &Request) -> anyhow::Result<Outcome> {
         {
             let run = |case: &Case| run_case(backend, &code, &file, case, req);
             let (result, mut diags) = judge(puzzle, case, backend, run(case));
+            // Only wrong values shrink usefully (an unwritten element is as plain at any size), and
+            // the teaching cases are already as small as they are meant to be.
             let only_wrong = diags
                 .iter()
-                .all(|d| matches!(d.kind, Kind::WrongOutput | Kind::UnwrittenOutput));
+                .all(|d| matches!(d.kind, Kind::WrongOutput | Kind::UnwrittenOutput))
+                && diags.iter().any(|d| d.kind == Kind::WrongOutput)
+                && !case.name.starts_with("example");
             // Shrink the first wrong case of each backend only: one small failure is enough to read.
             let first_failure = !results
                 .iter()
@@ -234,7 +241,10 @@ pub fn evaluate(req: &Request) -> anyhow::Result<Outcome> {
             {
                 diags.extend(smaller.1);
                 results.push(result);
-                results.push(smaller.0);
+                results.push(CaseResult {
+                    shrunk_from: Some(case.name.clone()),
+                    ..smaller.0
+                });
                 diagnostics.extend(diags.into_iter().map(|d| locate(d, Some(&case.name))));
                 continue;
             }
@@ -341,31 +351,41 @@ pub fn judge(
             .copied()
             .filter(|&i| output[i].is_nan())
             .collect();
-        let owner = |i: usize| owner_text(case, i);
+        let wrong: Vec<usize> = mismatches
+            .iter()
+            .copied()
+            .filter(|&i| !output[i].is_nan())
+            .collect();
+        let located = |d: Diagnostic, i: usize| match owner(case, i) {
+            Some((block, thread)) => d.in_thread(block, thread),
+            None => d,
+        };
         if let Some(&first) = unwritten.first() {
-            diagnostics.push(Diagnostic::new(
+            let d = Diagnostic::new(
                 Kind::UnwrittenOutput,
                 format!(
-                    "{} of {} output elements were never written (still NaN), the first is [{first}]{}: \
+                    "{} of {} output elements were never written (still NaN): {}; \
                      check the guard and that every output index is covered",
                     unwritten.len(),
                     output.len(),
-                    owner(first)
+                    listing(case, &unwritten, |_| String::new()),
                 ),
-            ));
+            );
+            diagnostics.push(located(d, first));
         }
-        if let Some(&first) = mismatches.iter().find(|&&i| !output[i].is_nan()) {
-            diagnostics.push(Diagnostic::new(
+        if let Some(&first) = wrong.first() {
+            let values =
+                |i: usize| format!(" yours {:.6}, expected {:.6}", output[i], case.expected[i]);
+            let d = Diagnostic::new(
                 Kind::WrongOutput,
                 format!(
-                    "{} of {} elements differ; the first is [{first}]: yours {:.6} but expected {:.6}{}",
-                    mismatches.len() - unwritten.len(),
+                    "{} of {} elements differ: {}",
+                    wrong.len(),
                     output.len(),
-                    output[first],
-                    case.expected[first],
-                    owner(first)
+                    listing(case, &wrong, values)
                 ),
-            ));
+            );
+            diagnostics.push(located(d, first));
         }
     }
     let passed = complete && mismatches.is_empty() && diagnostics.is_empty();
@@ -379,25 +399,40 @@ pub fn judge(
         instructions: out.instructions,
         output,
         expected: case.expected.clone(),
+        shrunk_from: None,
     };
     (result, diagnostics)
 }
 
-/// " (block (b,0,0) thread (t,0,0) owns it)" for 1D launches with one output per thread.
-pub fn owner_text(case: &Case, i: usize) -> String {
+/// The first few of `indices`, each with `detail` and the thread that owns it.
+fn listing(case: &Case, indices: &[usize], detail: impl Fn(usize) -> String) -> String {
+    const SHOWN: usize = 3;
+    let mut parts: Vec<String> = indices
+        .iter()
+        .take(SHOWN)
+        .map(|&i| {
+            let who = owner(case, i)
+                .map(|(b, t)| format!(" (block {} thread {})", b[0], t[0]))
+                .unwrap_or_default();
+            format!("[{i}]{}{who}", detail(i))
+        })
+        .collect();
+    if indices.len() > SHOWN {
+        parts.push(format!("and {} more", indices.len() - SHOWN));
+    }
+    parts.join(", ")
+}
+
+/// The block and thread that own output `i`, for 1D launches with one output per thread.
+pub fn owner(case: &Case, i: usize) -> Option<([u32; 3], [u32; 3])> {
     let l = case.job.launch;
     let threads = u64::from(l.threads_per_block()) * l.blocks();
-    if l.grid[1] * l.grid[2] * l.block[1] * l.block[2] != 1
-        || (case.expected.len() as u64) > threads
-    {
-        return String::new();
+    let one_dimensional = l.grid[1] * l.grid[2] * l.block[1] * l.block[2] == 1;
+    if !one_dimensional || (case.expected.len() as u64) > threads {
+        return None;
     }
     let tpb = l.block[0] as usize;
-    format!(
-        ", owned by block ({},0,0) thread ({},0,0)",
-        i / tpb,
-        i % tpb
-    )
+    Some(([(i / tpb) as u32, 0, 0], [(i % tpb) as u32, 0, 0]))
 }
 
 /// Keeps the first diagnostics of each kind (one per source line, at most `KEEP`), and says how
