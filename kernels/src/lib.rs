@@ -4,6 +4,7 @@
 //! [`job::RunOutput`] with the outputs and any [`diag::Diagnostic`]s. Nothing here prints or
 //! exits: errors are values, so that a broken kernel never takes the runner down.
 
+pub mod bench;
 pub mod diag;
 pub mod entry;
 pub mod gpu;

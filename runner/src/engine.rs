@@ -289,9 +289,10 @@ fn run_case(backend: Backend, code: &str, file: &str, case: &Case, req: &Request
                 file: file.to_string(),
                 macros: case.macros.clone(),
                 job: case.job.clone(),
+                task: kernels::worker::Task::Run,
             };
             let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("runner"));
-            kernels::worker::run_isolated(&exe, &["gpu-worker"], &request, req.gpu_limit)
+            kernels::worker::run_isolated(&exe, &["gpu-worker"], &request, req.gpu_limit).output
         }
     }
 }

@@ -40,6 +40,8 @@ enum Command {
     List(cmd::list::Args),
     /// Check a kernel against a puzzle's cases and report what is wrong.
     Check(cmd::check::Args),
+    /// Time a kernel on the GPU against the device's FMA peak and memory bandwidth.
+    Bench(cmd::bench::Args),
     /// Show the next hint for a puzzle (one more each time).
     Hint(cmd::hint::Args),
     /// Run one GPU job from stdin (used by `check` to isolate the GPU in a child process).
@@ -61,6 +63,7 @@ fn main() -> ExitCode {
         Command::List(args) => cmd::list::execute(args),
         Command::Check(args) => cmd::check::execute(args),
         Command::Hint(args) => cmd::hint::execute(args),
+        Command::Bench(args) => cmd::bench::execute(args),
         Command::GpuWorker => kernels::worker::serve()
             .map(|()| ExitCode::SUCCESS)
             .map_err(Into::into),
