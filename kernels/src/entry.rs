@@ -21,7 +21,11 @@ pub fn entries(ptx: &str) -> Vec<Entry> {
     let mut found = Vec::new();
     let mut lines = ptx.lines().peekable();
     while let Some(line) = lines.next() {
-        let Some(rest) = line.trim().strip_prefix(".visible .entry ").or_else(|| line.trim().strip_prefix(".entry ")) else {
+        let Some(rest) = line
+            .trim()
+            .strip_prefix(".visible .entry ")
+            .or_else(|| line.trim().strip_prefix(".entry "))
+        else {
             continue;
         };
         let name = rest.split('(').next().unwrap_or("").trim().to_string();
@@ -38,7 +42,11 @@ pub fn entries(ptx: &str) -> Vec<Entry> {
                 break;
             }
         }
-        found.push(Entry { name, params, line: first_loc });
+        found.push(Entry {
+            name,
+            params,
+            line: first_loc,
+        });
     }
     found
 }
@@ -98,13 +106,19 @@ pub fn check(ptx: &str, kernel: &str, params: &[Param], file: &str) -> Result<()
 
 /// The C signature a puzzle expects, for messages.
 pub fn signature(kernel: &str, params: &[Param]) -> String {
-    let list: Vec<String> = params.iter().map(|p| format!("{} {}", p.ty.c_name(), p.name)).collect();
+    let list: Vec<String> = params
+        .iter()
+        .map(|p| format!("{} {}", p.ty.c_name(), p.name))
+        .collect();
     format!("extern \"C\" __global__ void {kernel}({})", list.join(", "))
 }
 
 fn not_found(all: &[Entry], kernel: &str, params: &[Param], file: &str) -> Diagnostic {
     let mangled = format!("{}{kernel}", kernel.len());
-    let message = if let Some(e) = all.iter().find(|e| e.name.starts_with("_Z") && e.name.contains(&mangled)) {
+    let message = if let Some(e) = all
+        .iter()
+        .find(|e| e.name.starts_with("_Z") && e.name.contains(&mangled))
+    {
         format!(
             "found `{kernel}` only under its C++ name `{}`: the runner looks it up by its C name. \
              Put `extern \"C\"` before `__global__`: `{}`",
@@ -112,7 +126,10 @@ fn not_found(all: &[Entry], kernel: &str, params: &[Param], file: &str) -> Diagn
             signature(kernel, params)
         )
     } else if all.is_empty() {
-        format!("the file defines no `__global__` function; the puzzle needs `{}`", signature(kernel, params))
+        format!(
+            "the file defines no `__global__` function; the puzzle needs `{}`",
+            signature(kernel, params)
+        )
     } else {
         let names: Vec<&str> = all.iter().map(|e| e.name.as_str()).collect();
         format!(
@@ -130,18 +147,34 @@ mod tests {
     use super::*;
 
     const PARAMS: &[Param] = &[
-        Param { name: "a", ty: ParamType::F32Ptr },
-        Param { name: "n", ty: ParamType::I32 },
+        Param {
+            name: "a",
+            ty: ParamType::F32Ptr,
+        },
+        Param {
+            name: "n",
+            ty: ParamType::I32,
+        },
     ];
 
     fn ptx(name: &str, types: &[&str]) -> String {
-        let params: Vec<String> = types.iter().enumerate().map(|(i, t)| format!("\t.param .{t} {name}_param_{i}")).collect();
-        format!(".visible .entry {name}(\n{}\n)\n{{\n\t.loc\t1 7 0\n\tret;\n}}\n", params.join(",\n"))
+        let params: Vec<String> = types
+            .iter()
+            .enumerate()
+            .map(|(i, t)| format!("\t.param .{t} {name}_param_{i}"))
+            .collect();
+        format!(
+            ".visible .entry {name}(\n{}\n)\n{{\n\t.loc\t1 7 0\n\tret;\n}}\n",
+            params.join(",\n")
+        )
     }
 
     #[test]
     fn matching_entry_passes() {
-        assert_eq!(check(&ptx("k", &["u64", "u32"]), "k", PARAMS, "f.cu"), Ok(()));
+        assert_eq!(
+            check(&ptx("k", &["u64", "u32"]), "k", PARAMS, "f.cu"),
+            Ok(())
+        );
     }
 
     #[test]
@@ -155,7 +188,11 @@ mod tests {
     fn wrong_types_and_counts_are_mismatches() {
         let d = check(&ptx("k", &["u64", "f32"]), "k", PARAMS, "f.cu").unwrap_err();
         assert_eq!((d.kind, d.line), (Kind::SignatureMismatch, Some(7)));
-        assert!(d.message.contains("should be int but is float"), "{}", d.message);
+        assert!(
+            d.message.contains("should be int but is float"),
+            "{}",
+            d.message
+        );
         let d = check(&ptx("k", &["u64"]), "k", PARAMS, "f.cu").unwrap_err();
         assert!(d.message.contains("takes 1 parameters"), "{}", d.message);
     }

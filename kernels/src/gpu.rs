@@ -10,7 +10,9 @@
 use crate::diag::{Diagnostic, Kind};
 use crate::job::{Arg, Job, RunOutput};
 use crate::nvrtc::{self, Compiled, Source, Target};
-use cudarc::driver::{sys, CudaContext, CudaSlice, CudaStream, DriverError, LaunchConfig, PushKernelArg};
+use cudarc::driver::{
+    CudaContext, CudaSlice, CudaStream, DriverError, LaunchConfig, PushKernelArg, sys,
+};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -43,19 +45,33 @@ pub fn probe() -> Option<Device> {
     let multiprocessors = ctx
         .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
         .ok()?;
-    Some(Device { name: ctx.name().ok()?, major, minor, multiprocessors })
+    Some(Device {
+        name: ctx.name().ok()?,
+        major,
+        minor,
+        multiprocessors,
+    })
 }
 
 /// Explains a CUDA error to a learner.
 pub fn launch_error(e: &DriverError) -> Diagnostic {
-    let name = e.error_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|_| format!("{e:?}"));
+    let name = e
+        .error_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|_| format!("{e:?}"));
     let why = match e.0 {
         sys::CUresult::CUDA_ERROR_ILLEGAL_ADDRESS => {
             "the kernel read or wrote memory outside every buffer (a missing guard, or an index past the end)"
         }
-        sys::CUresult::CUDA_ERROR_INVALID_VALUE => "the launch shape or the shared memory size is not valid for this device",
-        sys::CUresult::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES => "the block needs more registers than the device has for it: use fewer threads per block",
-        sys::CUresult::CUDA_ERROR_MISALIGNED_ADDRESS => "a vector load or store used an address that is not a multiple of its width",
+        sys::CUresult::CUDA_ERROR_INVALID_VALUE => {
+            "the launch shape or the shared memory size is not valid for this device"
+        }
+        sys::CUresult::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES => {
+            "the block needs more registers than the device has for it: use fewer threads per block"
+        }
+        sys::CUresult::CUDA_ERROR_MISALIGNED_ADDRESS => {
+            "a vector load or store used an address that is not a multiple of its width"
+        }
         _ => "the CUDA driver refused or aborted the launch",
     };
     Diagnostic::new(
@@ -82,16 +98,24 @@ pub fn load(source: &Source<'_>, job: &Job) -> Result<Loaded, Diagnostic> {
     let Compiled::Cubin(cubin) = nvrtc::compile(source, &Target::Cubin { major, minor })? else {
         unreachable!("a CUBIN target gives a CUBIN");
     };
-    let module = ctx.load_module(cudarc::nvrtc::Ptx::from_binary(cubin)).map_err(driver)?;
+    let module = ctx
+        .load_module(cudarc::nvrtc::Ptx::from_binary(cubin))
+        .map_err(driver)?;
     let function = module.load_function(&job.kernel).map_err(|_| {
-        Diagnostic::new(Kind::KernelNotFound, format!("the CUBIN has no entry `{}`", job.kernel))
+        Diagnostic::new(
+            Kind::KernelNotFound,
+            format!("the CUBIN has no entry `{}`", job.kernel),
+        )
     })?;
     let stream = ctx.default_stream();
     for upload in &job.constants {
         let mut symbol = module.get_global(&upload.symbol, &stream).map_err(|_| {
             Diagnostic::new(
                 Kind::SignatureMismatch,
-                format!("the puzzle fills `__constant__ float {}[]`, but the file does not declare it", upload.symbol),
+                format!(
+                    "the puzzle fills `__constant__ float {}[]`, but the file does not declare it",
+                    upload.symbol
+                ),
             )
             .at_line(source.file, 1)
         })?;
@@ -99,14 +123,21 @@ pub fn load(source: &Source<'_>, job: &Job) -> Result<Loaded, Diagnostic> {
         if room < upload.data.len() {
             return Err(Diagnostic::new(
                 Kind::SignatureMismatch,
-                format!("`{}` holds {room} floats, but the case needs {}", upload.symbol, upload.data.len()),
+                format!(
+                    "`{}` holds {room} floats, but the case needs {}",
+                    upload.symbol,
+                    upload.data.len()
+                ),
             )
             .at_line(source.file, 1));
         }
         // SAFETY: the symbol holds at least `data.len()` floats (checked above), and f32 has no
         // invalid bit patterns.
-        let mut floats = unsafe { symbol.transmute_mut::<f32>(upload.data.len()) }.expect("size checked");
-        stream.memcpy_htod(&upload.data, &mut floats).map_err(driver)?;
+        let mut floats =
+            unsafe { symbol.transmute_mut::<f32>(upload.data.len()) }.expect("size checked");
+        stream
+            .memcpy_htod(&upload.data, &mut floats)
+            .map_err(driver)?;
     }
     if job.launch.shared_bytes > 48 * 1024 {
         function
@@ -132,16 +163,30 @@ pub fn load(source: &Source<'_>, job: &Job) -> Result<Loaded, Diagnostic> {
         block_dim: (l.block[0], l.block[1], l.block[2]),
         shared_mem_bytes: l.shared_bytes,
     };
-    Ok(Loaded { ctx, stream, function, inputs, config, job: job.clone() })
+    Ok(Loaded {
+        ctx,
+        stream,
+        function,
+        inputs,
+        config,
+        job: job.clone(),
+    })
 }
 
 impl Loaded {
     /// Launches once with the buffers given (defaults to the job's own), timing it with events.
     /// Returns milliseconds.
-    pub fn launch_with(&self, buffers: Option<&[Option<CudaSlice<f32>>]>) -> Result<f32, DriverError> {
+    pub fn launch_with(
+        &self,
+        buffers: Option<&[Option<CudaSlice<f32>>]>,
+    ) -> Result<f32, DriverError> {
         let buffers = buffers.unwrap_or(&self.inputs);
-        let start = self.ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))?;
-        let end = self.ctx.new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))?;
+        let start = self
+            .ctx
+            .new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))?;
+        let end = self
+            .ctx
+            .new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))?;
         let mut builder = self.stream.launch_builder(&self.function);
         for (arg, buf) in self.job.args.iter().zip(buffers) {
             match (arg, buf) {
@@ -188,10 +233,25 @@ impl Loaded {
 pub fn execute(source: &Source<'_>, job: &Job) -> RunOutput {
     let loaded = match load(source, job) {
         Ok(loaded) => loaded,
-        Err(d) => return RunOutput { diagnostics: vec![d], ..RunOutput::default() },
+        Err(d) => {
+            return RunOutput {
+                diagnostics: vec![d],
+                ..RunOutput::default()
+            };
+        }
     };
-    match loaded.launch_with(None).and_then(|ms| Ok((ms, loaded.outputs()?))) {
-        Ok((ms, outputs)) => RunOutput { outputs, seconds: f64::from(ms) / 1e3, ..RunOutput::default() },
-        Err(e) => RunOutput { diagnostics: vec![launch_error(&e)], ..RunOutput::default() },
+    match loaded
+        .launch_with(None)
+        .and_then(|ms| Ok((ms, loaded.outputs()?)))
+    {
+        Ok((ms, outputs)) => RunOutput {
+            outputs,
+            seconds: f64::from(ms) / 1e3,
+            ..RunOutput::default()
+        },
+        Err(e) => RunOutput {
+            diagnostics: vec![launch_error(&e)],
+            ..RunOutput::default()
+        },
     }
 }

@@ -80,13 +80,19 @@ fn candidate_dirs() -> Vec<PathBuf> {
 }
 
 fn python_site_dirs() -> Vec<PathBuf> {
-    let script = "import site,sys; print('\\n'.join(site.getsitepackages()+[site.getusersitepackages()]))";
+    let script =
+        "import site,sys; print('\\n'.join(site.getsitepackages()+[site.getusersitepackages()]))";
     Command::new("python3")
         .args(["-c", script])
         .output()
         .ok()
         .filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).lines().map(PathBuf::from).collect())
+        .map(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .map(PathBuf::from)
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -101,7 +107,10 @@ pub enum Location {
 
 /// Searches for NVRTC without loading it into this process for good.
 pub fn locate() -> Option<Location> {
-    if let Some(dir) = candidate_dirs().into_iter().find(|d| d.join(SONAME).is_file()) {
+    if let Some(dir) = candidate_dirs()
+        .into_iter()
+        .find(|d| d.join(SONAME).is_file())
+    {
         return Some(Location::Path(dir.join(SONAME)));
     }
     // SAFETY: opening NVRTC runs only its initializers; the handle is dropped at once.
@@ -124,7 +133,14 @@ pub fn install() -> Result<PathBuf, Error> {
     let staging = cache_dir().join("nvrtc.partial");
     let _ = std::fs::remove_dir_all(&staging);
     let out = Command::new("python3")
-        .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps"])
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--no-deps",
+        ])
         .arg("--target")
         .arg(&staging)
         .arg(WHEEL)
@@ -188,7 +204,10 @@ fn open_global(path: &Path) -> Result<(), String> {
 pub enum Target {
     Ptx,
     /// `sm_XY` for compute capability X.Y.
-    Cubin { major: i32, minor: i32 },
+    Cubin {
+        major: i32,
+        minor: i32,
+    },
 }
 
 /// One compilation's inputs: the learner's source and how to compile it.
@@ -224,7 +243,10 @@ pub fn compile(source: &Source<'_>, target: &Target) -> Result<Compiled, Diagnos
         return hit.clone();
     }
     let result = compile_uncached(source, target);
-    memo().lock().expect("memo lock").insert(key, result.clone());
+    memo()
+        .lock()
+        .expect("memo lock")
+        .insert(key, result.clone());
     result
 }
 
@@ -243,9 +265,12 @@ fn options(source: &Source<'_>, target: &Target) -> Vec<String> {
 }
 
 fn compile_uncached(source: &Source<'_>, target: &Target) -> Result<Compiled, Diagnostic> {
-    let nvrtc_error = |e: result::NvrtcError| Diagnostic::new(Kind::NvrtcMissing, format!("NVRTC failed: {e:?}"));
-    let code = CString::new(source.code)
-        .map_err(|_| Diagnostic::new(Kind::CompileError, "the source contains a NUL byte").at_line(source.file, 1))?;
+    let nvrtc_error =
+        |e: result::NvrtcError| Diagnostic::new(Kind::NvrtcMissing, format!("NVRTC failed: {e:?}"));
+    let code = CString::new(source.code).map_err(|_| {
+        Diagnostic::new(Kind::CompileError, "the source contains a NUL byte")
+            .at_line(source.file, 1)
+    })?;
     let name = CString::new(source.file).unwrap_or_else(|_| c"kernel.cu".to_owned());
     let prog = result::create_program(&code, Some(&name)).map_err(nvrtc_error)?;
     let opts = options(source, target);
@@ -261,7 +286,15 @@ fn compile_uncached(source: &Source<'_>, target: &Target) -> Result<Compiled, Di
         Ok(()) => match target {
             // SAFETY: compilation succeeded, so the PTX is there to copy.
             Target::Ptx => unsafe { result::get_ptx(prog) }
-                .map(|chars| Compiled::Ptx(chars.iter().take_while(|&&c| c != 0).map(|&c| c as u8 as char).collect()))
+                .map(|chars| {
+                    Compiled::Ptx(
+                        chars
+                            .iter()
+                            .take_while(|&&c| c != 0)
+                            .map(|&c| c as u8 as char)
+                            .collect(),
+                    )
+                })
                 .map_err(nvrtc_error),
             Target::Cubin { .. } => cubin(prog).map(Compiled::Cubin).map_err(nvrtc_error),
         },
@@ -288,9 +321,16 @@ pub fn compile_error(source: &Source<'_>, log: &str) -> Diagnostic {
     let first_error = log.lines().find_map(|l| {
         let (head, rest) = l.split_once("): error")?;
         let (_, line) = head.rsplit_once('(')?;
-        Some((line.parse::<u32>().ok()?, rest.trim_start_matches(':').trim()))
+        Some((
+            line.parse::<u32>().ok()?,
+            rest.trim_start_matches(':').trim(),
+        ))
     });
-    let text = if log.is_empty() { "NVRTC rejected the source without a message" } else { log };
+    let text = if log.is_empty() {
+        "NVRTC rejected the source without a message"
+    } else {
+        log
+    };
     match first_error {
         Some((line, _)) => Diagnostic::new(Kind::CompileError, text).at_line(source.file, line),
         None => Diagnostic::new(Kind::CompileError, text).at_line(source.file, 1),
@@ -303,7 +343,11 @@ mod tests {
 
     #[test]
     fn error_line_is_taken_from_the_log() {
-        let src = Source { code: "", file: "k.cu", macros: &[] };
+        let src = Source {
+            code: "",
+            file: "k.cu",
+            macros: &[],
+        };
         let log = "k.cu(12): error: identifier \"x\" is undefined\n\n1 error detected";
         let d = compile_error(&src, log);
         assert_eq!((d.kind, d.line), (Kind::CompileError, Some(12)));
@@ -313,7 +357,11 @@ mod tests {
     #[test]
     fn options_carry_macros_and_line_info() {
         let macros = [("TPB".to_string(), "8".to_string())];
-        let src = Source { code: "", file: "k.cu", macros: &macros };
+        let src = Source {
+            code: "",
+            file: "k.cu",
+            macros: &macros,
+        };
         let opts = options(&src, &Target::Cubin { major: 9, minor: 0 });
         assert!(opts.contains(&"--gpu-architecture=sm_90".to_string()));
         assert!(opts.contains(&"-DTPB=8".to_string()));

@@ -31,7 +31,10 @@ pub fn serve() -> std::io::Result<()> {
     let output = match serde_json::from_str::<Request>(&input) {
         Ok(req) => run_here(&req),
         Err(e) => RunOutput {
-            diagnostics: vec![Diagnostic::new(Kind::LaunchError, format!("bad worker request: {e}"))],
+            diagnostics: vec![Diagnostic::new(
+                Kind::LaunchError,
+                format!("bad worker request: {e}"),
+            )],
             ..RunOutput::default()
         },
     };
@@ -45,16 +48,26 @@ fn run_here(req: &Request) -> RunOutput {
         .ok_or_else(|| nvrtc::Error::Missing("not found in the worker".into()))
         .and_then(|loc| nvrtc::load(&loc));
     if let Err(e) = loaded {
-        return RunOutput { diagnostics: vec![e.diagnostic()], ..RunOutput::default() };
+        return RunOutput {
+            diagnostics: vec![e.diagnostic()],
+            ..RunOutput::default()
+        };
     }
-    let source = Source { code: &req.code, file: &req.file, macros: &req.macros };
+    let source = Source {
+        code: &req.code,
+        file: &req.file,
+        macros: &req.macros,
+    };
     crate::gpu::execute(&source, &req.job)
 }
 
 /// Parent side: runs `request` in `exe args..` (a worker), killing it after `limit`.
 pub fn run_isolated(exe: &Path, args: &[&str], request: &Request, limit: Duration) -> RunOutput {
     let started = Instant::now();
-    let failed = |kind, msg: String| RunOutput { diagnostics: vec![Diagnostic::new(kind, msg)], ..RunOutput::default() };
+    let failed = |kind, msg: String| RunOutput {
+        diagnostics: vec![Diagnostic::new(kind, msg)],
+        ..RunOutput::default()
+    };
     let mut child = match Command::new(exe)
         .args(args)
         .stdin(Stdio::piped())
@@ -63,7 +76,12 @@ pub fn run_isolated(exe: &Path, args: &[&str], request: &Request, limit: Duratio
         .spawn()
     {
         Ok(child) => child,
-        Err(e) => return failed(Kind::LaunchError, format!("could not start the GPU worker: {e}")),
+        Err(e) => {
+            return failed(
+                Kind::LaunchError,
+                format!("could not start the GPU worker: {e}"),
+            );
+        }
     };
     let payload = serde_json::to_vec(request).expect("a request serializes");
     let mut stdin = child.stdin.take().expect("piped stdin");
@@ -108,7 +126,10 @@ pub fn run_isolated(exe: &Path, args: &[&str], request: &Request, limit: Duratio
         Ok(output) => output,
         Err(_) => failed(
             Kind::LaunchError,
-            format!("the GPU worker died ({status}) before answering: {}", stderr.trim().lines().last().unwrap_or("no message")),
+            format!(
+                "the GPU worker died ({status}) before answering: {}",
+                stderr.trim().lines().last().unwrap_or("no message")
+            ),
         ),
     }
 }

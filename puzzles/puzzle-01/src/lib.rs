@@ -10,15 +10,33 @@ use kernels::spec::{Case, ConvArgs, Param, ParamType, Puzzle, Rng, Scale, Tolera
 
 /// The fixed interface of puzzles 01 to 03.
 pub const PARAMS: &[Param] = &[
-    Param { name: "a", ty: ParamType::F32Ptr },
-    Param { name: "b", ty: ParamType::F32Ptr },
-    Param { name: "out", ty: ParamType::F32Ptr },
-    Param { name: "size", ty: ParamType::I32 },
-    Param { name: "conv", ty: ParamType::I32 },
+    Param {
+        name: "a",
+        ty: ParamType::F32Ptr,
+    },
+    Param {
+        name: "b",
+        ty: ParamType::F32Ptr,
+    },
+    Param {
+        name: "out",
+        ty: ParamType::F32Ptr,
+    },
+    Param {
+        name: "size",
+        ty: ParamType::I32,
+    },
+    Param {
+        name: "conv",
+        ty: ParamType::I32,
+    },
 ];
 
 /// Float32 sums of at most a few hundred products of values in [-1, 1] land far inside this.
-pub const TOLERANCE: Tolerance = Tolerance { atol: 1e-4, rtol: 1e-4 };
+pub const TOLERANCE: Tolerance = Tolerance {
+    atol: 1e-4,
+    rtol: 1e-4,
+};
 
 pub fn spec() -> Puzzle {
     Puzzle {
@@ -37,6 +55,7 @@ pub fn spec() -> Puzzle {
         tolerance: TOLERANCE,
         cases,
         shrink: Some(shrink),
+        declared_launch: None,
     }
 }
 
@@ -68,7 +87,11 @@ pub fn ramp(n: usize) -> Vec<f32> {
 /// A classic-contract case: the macros `TPB`, `SIZE` and `CONV`, and the launch for `shape`.
 pub fn case(name: &str, shape: Shape, tpb: u32, a: Vec<f32>, b: Vec<f32>, scale: Scale) -> Case {
     let (size, conv) = (a.len(), b.len());
-    let blocks = if shape.one_block { 1 } else { size.div_ceil(tpb as usize) as u32 };
+    let blocks = if shape.one_block {
+        1
+    } else {
+        size.div_ceil(tpb as usize) as u32
+    };
     let expected = reference(&a, &b);
     let args = ConvArgs {
         names: ["a", "b", "out", "size", "conv"],
@@ -91,7 +114,14 @@ pub fn case(name: &str, shape: Shape, tpb: u32, a: Vec<f32>, b: Vec<f32>, scale:
 }
 
 /// A seeded random case: nonzero values everywhere, the first tap included.
-pub fn random_case(name: &str, shape: Shape, tpb: u32, size: usize, conv: usize, seed: u64) -> Case {
+pub fn random_case(
+    name: &str,
+    shape: Shape,
+    tpb: u32,
+    size: usize,
+    conv: usize,
+    seed: u64,
+) -> Case {
     let mut rng = Rng::new(seed);
     let a = rng.signal(size);
     let b = rng.signal(conv);
@@ -113,14 +143,24 @@ pub fn shrink_with(shape: Shape, failing: &Case) -> Vec<Case> {
         .into_iter()
         .map(|n| {
             let conv = b.len().min(n);
-            let mut c = case(&failing.name, shape, tpb, a[..n].to_vec(), b[..conv].to_vec(), failing.scale);
+            let mut c = case(
+                &failing.name,
+                shape,
+                tpb,
+                a[..n].to_vec(),
+                b[..conv].to_vec(),
+                failing.scale,
+            );
             c.name = format!("{} (cut to size {n}, conv {conv})", failing.name);
             c
         })
         .collect()
 }
 
-const SHAPE: Shape = Shape { one_block: false, budget: None };
+const SHAPE: Shape = Shape {
+    one_block: false,
+    budget: None,
+};
 
 fn shrink(failing: &Case) -> Vec<Case> {
     shrink_with(SHAPE, failing)
@@ -133,14 +173,35 @@ fn cases(scale: Scale) -> Vec<Case> {
         case("example-1", SHAPE, 8, ramp(6), ramp(3), Scale::Small),
         case("example-2", SHAPE, 8, ramp(15), ramp(4), Scale::Small),
         case("edge-size-1", SHAPE, 8, vec![2.5], vec![-1.5], Scale::Small),
-        case("edge-conv-equals-size", SHAPE, 8, rng.signal(5), rng.signal(5), Scale::Small),
+        case(
+            "edge-conv-equals-size",
+            SHAPE,
+            8,
+            rng.signal(5),
+            rng.signal(5),
+            Scale::Small,
+        ),
         random_case("random-1", SHAPE, 8, 37, 5, 11),
         random_case("random-2", SHAPE, 32, 100, 7, 12),
         random_case("random-3", SHAPE, 64, 257, 16, 13),
-        case("large", SHAPE, 256, rng.signal(big), rng.signal(255), Scale::Small),
+        case(
+            "large",
+            SHAPE,
+            256,
+            rng.signal(big),
+            rng.signal(255),
+            Scale::Small,
+        ),
     ];
     if scale == Scale::Full {
-        cases.push(case("full", SHAPE, 256, rng.signal(1 << 20), rng.signal(255), Scale::Full));
+        cases.push(case(
+            "full",
+            SHAPE,
+            256,
+            rng.signal(1 << 20),
+            rng.signal(255),
+            Scale::Full,
+        ));
     }
     cases
 }
@@ -151,14 +212,22 @@ mod tests {
 
     #[test]
     fn teaching_cases_match_the_curriculum() {
-        assert_eq!(reference(&ramp(6), &ramp(3)), [5.0, 8.0, 11.0, 14.0, 5.0, 0.0]);
-        let want = [14., 20., 26., 32., 38., 44., 50., 56., 62., 68., 74., 80., 41., 14., 0.];
+        assert_eq!(
+            reference(&ramp(6), &ramp(3)),
+            [5.0, 8.0, 11.0, 14.0, 5.0, 0.0]
+        );
+        let want = [
+            14., 20., 26., 32., 38., 44., 50., 56., 62., 68., 74., 80., 41., 14., 0.,
+        ];
         assert_eq!(reference(&ramp(15), &ramp(4)), want);
     }
 
     #[test]
     fn random_cases_catch_a_skipped_first_tap() {
-        for c in cases(Scale::Small).iter().filter(|c| c.name.starts_with("random")) {
+        for c in cases(Scale::Small)
+            .iter()
+            .filter(|c| c.name.starts_with("random"))
+        {
             let (kernels::Arg::Input { data: a, .. }, kernels::Arg::Input { data: b, .. }) =
                 (&c.job.args[0], &c.job.args[1])
             else {
@@ -167,8 +236,17 @@ mod tests {
             let mut skipped = b.clone();
             skipped[0] = 0.0;
             let wrong = reference(a, &skipped);
-            assert!(wrong.iter().zip(&c.expected).any(|(w, e)| !TOLERANCE.accepts(*w as f32, *e)));
-            assert_ne!(*c.expected.last().unwrap(), 0.0, "the last element must not be 0");
+            assert!(
+                wrong
+                    .iter()
+                    .zip(&c.expected)
+                    .any(|(w, e)| !TOLERANCE.accepts(*w as f32, *e))
+            );
+            assert_ne!(
+                *c.expected.last().unwrap(),
+                0.0,
+                "the last element must not be 0"
+            );
         }
     }
 
@@ -176,13 +254,20 @@ mod tests {
     fn launch_covers_every_output() {
         for c in cases(Scale::Small) {
             let l = c.job.launch;
-            assert!(u64::from(l.threads_per_block()) * l.blocks() >= c.expected.len() as u64, "{}", c.name);
+            assert!(
+                u64::from(l.threads_per_block()) * l.blocks() >= c.expected.len() as u64,
+                "{}",
+                c.name
+            );
         }
     }
 
     #[test]
     fn shrinking_keeps_the_launch_rule() {
-        let c = cases(Scale::Small).into_iter().find(|c| c.name == "random-3").unwrap();
+        let c = cases(Scale::Small)
+            .into_iter()
+            .find(|c| c.name == "random-3")
+            .unwrap();
         let smaller = shrink(&c);
         assert_eq!(smaller.first().unwrap().expected.len(), 1);
         assert!(smaller.iter().all(|s| s.expected.len() < c.expected.len()));

@@ -7,9 +7,15 @@
 
 use kernels::job::Budget;
 use kernels::spec::{Case, Puzzle, Rng, Scale};
-use puzzle_01::{case, random_case, ramp, shrink_with, Shape, PARAMS, TOLERANCE};
+use puzzle_01::{PARAMS, Shape, TOLERANCE, case, ramp, random_case, shrink_with};
 
-const SHAPE: Shape = Shape { one_block: true, budget: Some(Budget { reads: 2, writes: 1 }) };
+const SHAPE: Shape = Shape {
+    one_block: true,
+    budget: Some(Budget {
+        reads: 2,
+        writes: 1,
+    }),
+};
 
 pub fn spec() -> Puzzle {
     Puzzle {
@@ -29,6 +35,7 @@ pub fn spec() -> Puzzle {
         tolerance: TOLERANCE,
         cases,
         shrink: Some(shrink),
+        declared_launch: None,
     }
 }
 
@@ -41,14 +48,35 @@ fn cases(scale: Scale) -> Vec<Case> {
     let mut cases = vec![
         case("example-1", SHAPE, 8, ramp(6), ramp(3), Scale::Small),
         case("edge-size-1", SHAPE, 8, vec![2.5], vec![-1.5], Scale::Small),
-        case("edge-conv-equals-size", SHAPE, 8, rng.signal(7), rng.signal(7), Scale::Small),
-        case("edge-full-block", SHAPE, 32, rng.signal(32), rng.signal(5), Scale::Small),
+        case(
+            "edge-conv-equals-size",
+            SHAPE,
+            8,
+            rng.signal(7),
+            rng.signal(7),
+            Scale::Small,
+        ),
+        case(
+            "edge-full-block",
+            SHAPE,
+            32,
+            rng.signal(32),
+            rng.signal(5),
+            Scale::Small,
+        ),
         random_case("random-1", SHAPE, 64, 50, 6, 21),
         random_case("random-2", SHAPE, 128, 121, 13, 22),
         random_case("random-3", SHAPE, 256, 255, 31, 23),
     ];
     if scale == Scale::Full {
-        cases.push(case("full", SHAPE, 1024, rng.signal(1024), rng.signal(64), Scale::Full));
+        cases.push(case(
+            "full",
+            SHAPE,
+            1024,
+            rng.signal(1024),
+            rng.signal(64),
+            Scale::Full,
+        ));
     }
     cases
 }
@@ -61,7 +89,11 @@ mod tests {
     fn every_case_fits_one_block() {
         for c in cases(Scale::Small) {
             assert_eq!(c.job.launch.blocks(), 1, "{}", c.name);
-            assert!(c.job.launch.block[0] as usize >= c.expected.len(), "{}", c.name);
+            assert!(
+                c.job.launch.block[0] as usize >= c.expected.len(),
+                "{}",
+                c.name
+            );
         }
     }
 

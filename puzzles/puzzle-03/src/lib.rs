@@ -8,9 +8,15 @@
 
 use kernels::job::Budget;
 use kernels::spec::{Case, Puzzle, Rng, Scale};
-use puzzle_01::{case, random_case, ramp, shrink_with, Shape, PARAMS, TOLERANCE};
+use puzzle_01::{PARAMS, Shape, TOLERANCE, case, ramp, random_case, shrink_with};
 
-const SHAPE: Shape = Shape { one_block: false, budget: Some(Budget { reads: 3, writes: 1 }) };
+const SHAPE: Shape = Shape {
+    one_block: false,
+    budget: Some(Budget {
+        reads: 3,
+        writes: 1,
+    }),
+};
 
 pub fn spec() -> Puzzle {
     Puzzle {
@@ -30,6 +36,7 @@ pub fn spec() -> Puzzle {
         tolerance: TOLERANCE,
         cases,
         shrink: Some(shrink),
+        declared_launch: None,
     }
 }
 
@@ -43,14 +50,35 @@ fn cases(scale: Scale) -> Vec<Case> {
         case("example-1", SHAPE, 8, ramp(6), ramp(3), Scale::Small),
         case("example-2", SHAPE, 8, ramp(15), ramp(4), Scale::Small),
         case("edge-size-1", SHAPE, 8, vec![2.5], vec![-1.5], Scale::Small),
-        case("edge-conv-equals-tpb", SHAPE, 8, rng.signal(20), rng.signal(8), Scale::Small),
-        case("edge-three-blocks", SHAPE, 16, rng.signal(45), rng.signal(6), Scale::Small),
+        case(
+            "edge-conv-equals-tpb",
+            SHAPE,
+            8,
+            rng.signal(20),
+            rng.signal(8),
+            Scale::Small,
+        ),
+        case(
+            "edge-three-blocks",
+            SHAPE,
+            16,
+            rng.signal(45),
+            rng.signal(6),
+            Scale::Small,
+        ),
         random_case("random-1", SHAPE, 32, 100, 9, 31),
         random_case("random-2", SHAPE, 64, 333, 17, 32),
         random_case("random-3", SHAPE, 128, 1000, 64, 33),
     ];
     if scale == Scale::Full {
-        cases.push(case("full", SHAPE, 256, rng.signal(1 << 20), rng.signal(255), Scale::Full));
+        cases.push(case(
+            "full",
+            SHAPE,
+            256,
+            rng.signal(1 << 20),
+            rng.signal(255),
+            Scale::Full,
+        ));
     }
     cases
 }
@@ -63,13 +91,21 @@ mod tests {
     fn halo_fits_in_the_block() {
         for c in cases(Scale::Small) {
             let conv = c.job.scalar("conv").unwrap() as u32;
-            assert!(conv <= c.job.launch.block[0], "{}: the first CONV - 1 threads load the halo", c.name);
+            assert!(
+                conv <= c.job.launch.block[0],
+                "{}: the first CONV - 1 threads load the halo",
+                c.name
+            );
         }
     }
 
     #[test]
     fn some_case_spans_three_blocks_with_a_partial_last() {
-        assert!(cases(Scale::Small).iter().any(|c| c.job.launch.blocks() >= 3
-            && c.expected.len() % c.job.launch.block[0] as usize != 0));
+        assert!(
+            cases(Scale::Small)
+                .iter()
+                .any(|c| c.job.launch.blocks() >= 3
+                    && c.expected.len() % c.job.launch.block[0] as usize != 0)
+        );
     }
 }
