@@ -53,7 +53,7 @@ pub fn entries(ptx: &str) -> Vec<Entry> {
 
 fn accepts(ty: ParamType, ptx_type: &str) -> bool {
     match ty {
-        ParamType::F32Ptr => ptx_type == "u64" || ptx_type == "b64",
+        ParamType::ConstF32Ptr | ParamType::F32Ptr => ptx_type == "u64" || ptx_type == "b64",
         ParamType::I32 => matches!(ptx_type, "u32" | "s32" | "b32"),
     }
 }

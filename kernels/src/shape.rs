@@ -130,7 +130,7 @@ fn initializer(decl: &str) -> Option<Vec<u32>> {
         .collect::<Result<_, _>>()
         .ok()?;
     if head.contains(".b8") || head.contains(".u8") {
-        if len % 4 != 0 {
+        if !len.is_multiple_of(4) {
             return None;
         }
         let mut bytes = vec![0u8; len];

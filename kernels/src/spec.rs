@@ -12,7 +12,9 @@ use crate::shape::LaunchShape;
 /// The C type of one kernel parameter, as the PTX entry must declare it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ParamType {
-    /// A pointer to float (`const float*` or `float*`): a `.u64` parameter in PTX.
+    /// `const float*`, an input: a `.u64` parameter in PTX.
+    ConstF32Ptr,
+    /// `float*`, an output: a `.u64` parameter in PTX (PTX cannot tell the two apart).
     F32Ptr,
     /// `int`: a `.u32` or `.s32` parameter in PTX.
     I32,
@@ -21,6 +23,7 @@ pub enum ParamType {
 impl ParamType {
     pub fn c_name(self) -> &'static str {
         match self {
+            ParamType::ConstF32Ptr => "const float*",
             ParamType::F32Ptr => "float*",
             ParamType::I32 => "int",
         }

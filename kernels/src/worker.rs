@@ -24,6 +24,38 @@ pub struct Request {
     pub job: Job,
 }
 
+/// The answer on the wire: JSON has no NaN (an unwritten output is NaN), so outputs travel as
+/// their bit patterns.
+#[derive(Serialize, Deserialize)]
+struct Answer {
+    output_bits: Vec<Vec<u32>>,
+    rest: RunOutput,
+}
+
+impl Answer {
+    fn from_output(mut output: RunOutput) -> Answer {
+        let output_bits = output
+            .outputs
+            .drain(..)
+            .map(|o| o.iter().map(|x| x.to_bits()).collect())
+            .collect();
+        Answer {
+            output_bits,
+            rest: output,
+        }
+    }
+
+    fn into_output(self) -> RunOutput {
+        let mut output = self.rest;
+        output.outputs = self
+            .output_bits
+            .into_iter()
+            .map(|o| o.into_iter().map(f32::from_bits).collect())
+            .collect();
+        output
+    }
+}
+
 /// Child side: reads a request from stdin, runs it on the GPU, writes the output to stdout.
 pub fn serve() -> std::io::Result<()> {
     let mut input = String::new();
@@ -39,7 +71,7 @@ pub fn serve() -> std::io::Result<()> {
         },
     };
     let mut out = std::io::stdout().lock();
-    serde_json::to_writer(&mut out, &output)?;
+    serde_json::to_writer(&mut out, &Answer::from_output(output))?;
     out.flush()
 }
 
@@ -122,8 +154,8 @@ pub fn run_isolated(exe: &Path, args: &[&str], request: &Request, limit: Duratio
             ),
         );
     };
-    match serde_json::from_slice::<RunOutput>(&stdout) {
-        Ok(output) => output,
+    match serde_json::from_slice::<Answer>(&stdout) {
+        Ok(answer) => answer.into_output(),
         Err(_) => failed(
             Kind::LaunchError,
             format!(
@@ -131,5 +163,22 @@ pub fn run_isolated(exe: &Path, args: &[&str], request: &Request, limit: Duratio
                 stderr.trim().lines().last().unwrap_or("no message")
             ),
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nan_outputs_survive_the_wire() {
+        let output = RunOutput {
+            outputs: vec![vec![1.5, f32::NAN]],
+            ..RunOutput::default()
+        };
+        let text = serde_json::to_string(&Answer::from_output(output)).unwrap();
+        let back = serde_json::from_str::<Answer>(&text).unwrap().into_output();
+        assert_eq!(back.outputs[0][0], 1.5);
+        assert!(back.outputs[0][1].is_nan());
     }
 }

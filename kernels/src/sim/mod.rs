@@ -1,20 +1,240 @@
-//! The PTX simulator: runs NVRTC's PTX on the CPU with every check of a sanitizer on.
+//! The PTX simulator: runs NVRTC's PTX on the CPU with every access checked.
 //!
-//! Entry point: [`run`]. It never panics on a learner's kernel: what it cannot parse or execute
-//! becomes an `unsupported_instruction` diagnostic, and a fault stops the launch with a
-//! diagnostic located at the learner's source line (from `.loc`), block and thread.
+//! Entry point: [`run`] (or [`run_with`] for options). The pipeline is `parse` (text to syntax),
+//! `decode` and `opcode` (syntax to the [`ir::Program`], once), then `exec` and `step` (the
+//! launch), over the spaces of `memory`. It never panics on a learner's kernel: what it cannot
+//! parse or execute becomes an `unsupported_instruction` diagnostic, and a fault stops the
+//! launch with a diagnostic at the learner's source line (from `.loc`), block and thread.
+//! Output buffers are poisoned with NaN before the launch. Runs are deterministic.
+
+mod atom;
+mod convert;
+mod decode;
+mod exec;
+mod fault;
+pub mod ir;
+mod memory;
+mod opcode;
+mod ops;
+pub mod parse;
+mod step;
 
 use crate::diag::{Diagnostic, Kind};
-use crate::job::{Job, RunOutput};
+use crate::job::{Arg, Job, RunOutput};
+use memory::{Buffer, Memory, global_base};
+use std::time::Instant;
+
+/// Switches for one simulated launch.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SimOptions {
+    /// Thread-instructions allowed before `timeout`; `None` for [`default_budget`].
+    pub budget: Option<u64>,
+}
+
+/// The default instruction budget: 200 thread-instructions per multiply-add of the case's work,
+/// plus ten million for setup, so a correct kernel never meets it and an endless loop stops
+/// within seconds.
+pub fn default_budget(work: u64) -> u64 {
+    work.saturating_mul(200).saturating_add(10_000_000)
+}
 
 /// Runs `job` on the PTX module `ptx`.
 pub fn run(ptx: &str, job: &Job) -> RunOutput {
-    let _ = ptx;
+    run_with(ptx, job, &SimOptions::default())
+}
+
+fn failed(d: Diagnostic, seconds: f64) -> RunOutput {
     RunOutput {
-        diagnostics: vec![Diagnostic::new(
-            Kind::UnsupportedInstruction,
-            format!("the simulator cannot run `{}` yet", job.kernel),
-        )],
+        diagnostics: vec![d],
+        seconds,
         ..RunOutput::default()
     }
+}
+
+/// Runs `job` on `ptx` with `opts`.
+pub fn run_with(ptx: &str, job: &Job, opts: &SimOptions) -> RunOutput {
+    let start = Instant::now();
+    let prog = match decode::decode(ptx, &job.kernel) {
+        Ok(p) => p,
+        Err(decode::DecodeError::NotFound { kernel, found }) => {
+            let msg = format!(
+                "the PTX has no kernel named `{kernel}` (found: {}); is it declared `extern \"C\" __global__`?",
+                if found.is_empty() {
+                    "none".to_string()
+                } else {
+                    found.join(", ")
+                }
+            );
+            return failed(Diagnostic::new(Kind::KernelNotFound, msg), 0.0);
+        }
+        Err(decode::DecodeError::Bad { line, message }) => {
+            let msg = format!("the simulator cannot read this PTX (PTX line {line}): {message}");
+            return failed(Diagnostic::new(Kind::UnsupportedInstruction, msg), 0.0);
+        }
+    };
+    if let Err(msg) = limits(&prog) {
+        return failed(Diagnostic::new(Kind::LaunchError, msg), 0.0);
+    }
+    let mem = match memory_for(&prog, job) {
+        Ok(m) => m,
+        Err(d) => return failed(*d, 0.0),
+    };
+    let l = job.launch;
+    let threads = l.threads_per_block();
+    if threads == 0 || threads > 1024 || l.blocks() == 0 {
+        let msg = format!(
+            "invalid launch: grid {:?}, block {:?} ({threads} threads per block; 1 to 1024 allowed)",
+            l.grid, l.block
+        );
+        return failed(Diagnostic::new(Kind::LaunchError, msg), 0.0);
+    }
+    let shared_bytes = if prog.dyn_shared_name.is_some() {
+        prog.dyn_shared_offset + u64::from(l.shared_bytes)
+    } else {
+        prog.static_shared + u64::from(l.shared_bytes)
+    };
+    if shared_bytes > MAX_SHARED {
+        let msg = format!(
+            "the kernel needs {shared_bytes} bytes of shared memory per block (static arrays plus {} dynamic), more than the {MAX_SHARED} a block can have",
+            l.shared_bytes
+        );
+        return failed(Diagnostic::new(Kind::LaunchError, msg), 0.0);
+    }
+    let mut m = exec::Machine {
+        prog: &prog,
+        mem,
+        grid: l.grid,
+        block: l.block,
+        shared_bytes: shared_bytes as usize,
+        budget: opts.budget.unwrap_or_else(|| default_budget(job.work)),
+        executed: 0,
+        block_id: [0; 3],
+    };
+    let result = m.run();
+    let seconds = start.elapsed().as_secs_f64();
+    let mut out = RunOutput {
+        seconds,
+        instructions: Some(m.executed),
+        ..RunOutput::default()
+    };
+    match result {
+        Err(f) => out.diagnostics.push(f.diagnostic(&prog)),
+        Ok(()) => {
+            for (i, a) in job.args.iter().enumerate() {
+                if let Arg::Output { .. } = a {
+                    let b = &m.mem.globals[i].bytes;
+                    out.outputs.push(
+                        b.chunks_exact(4)
+                            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                            .collect(),
+                    );
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Shared memory a block may use (227 KiB, as on the H100).
+const MAX_SHARED: u64 = 227 * 1024;
+
+/// Rejects programs no GPU would launch (and that would exhaust the host's memory here).
+fn limits(prog: &ir::Program) -> Result<(), String> {
+    if prog.nregs > 1 << 16 {
+        return Err(format!(
+            "the kernel declares {} registers; the simulator allows 65536",
+            prog.nregs
+        ));
+    }
+    if prog.local_bytes > 512 * 1024 {
+        return Err(format!(
+            "the kernel needs {} bytes of local memory per thread, more than 512 KiB",
+            prog.local_bytes
+        ));
+    }
+    if prog.param_bytes > 32 * 1024 || prog.static_shared > MAX_SHARED {
+        return Err(
+            "the kernel's parameters or static shared arrays are larger than a GPU allows".into(),
+        );
+    }
+    Ok(())
+}
+
+/// The launch's global, const and param memory: arguments in regions 1.., output buffers NaN.
+fn memory_for(prog: &ir::Program, job: &Job) -> Result<Memory, Box<Diagnostic>> {
+    if job.args.len() != prog.params.len() {
+        let msg = format!(
+            "`{}` takes {} parameters but the puzzle passes {} ({}); keep the signature of the skeleton",
+            job.kernel,
+            prog.params.len(),
+            job.args.len(),
+            job.args
+                .iter()
+                .map(Arg::name)
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        return Err(Box::new(Diagnostic::new(Kind::SignatureMismatch, msg)));
+    }
+    let mut mem = Memory {
+        params: vec![0; prog.param_bytes as usize],
+        consts: prog.const_init.clone(),
+        ..Memory::default()
+    };
+    for (i, (a, (pname, off, size))) in job.args.iter().zip(&prog.params).enumerate() {
+        let (bytes, value, want): (Vec<u8>, u64, u64) = match a {
+            Arg::Input { data, .. } => (
+                data.iter().flat_map(|f| f.to_le_bytes()).collect(),
+                global_base(i + 1),
+                8,
+            ),
+            Arg::Output { len, .. } => (f32::NAN.to_le_bytes().repeat(*len), global_base(i + 1), 8),
+            Arg::I32 { value, .. } => (Vec::new(), u64::from(*value as u32), 4),
+        };
+        if *size != want {
+            let msg = format!(
+                "parameter {} (`{pname}`) of `{}` has {size} bytes but `{}` needs {want}; keep the signature of the skeleton",
+                i + 1,
+                job.kernel,
+                a.name()
+            );
+            return Err(Box::new(Diagnostic::new(Kind::SignatureMismatch, msg)));
+        }
+        let at = *off as usize;
+        mem.params[at..at + want as usize].copy_from_slice(&value.to_le_bytes()[..want as usize]);
+        mem.globals.push(Buffer {
+            name: a.name().to_string(),
+            bytes,
+            elem: 4,
+        });
+    }
+    for (sym, init) in &prog.globals {
+        mem.globals.push(Buffer {
+            name: sym.name.clone(),
+            bytes: init.clone(),
+            elem: 4,
+        });
+    }
+    for c in &job.constants {
+        let Some(sym) = prog.consts.iter().find(|s| s.name == c.symbol) else {
+            let msg = format!(
+                "the kernel declares no `__constant__` array named `{}`",
+                c.symbol
+            );
+            return Err(Box::new(Diagnostic::new(Kind::LaunchError, msg)));
+        };
+        let bytes: Vec<u8> = c.data.iter().flat_map(|f| f.to_le_bytes()).collect();
+        if bytes.len() as u64 > sym.size || sym.offset as usize + bytes.len() > mem.consts.len() {
+            let msg = format!(
+                "`__constant__ {}` holds {} floats but the puzzle uploads {}",
+                c.symbol,
+                sym.size / 4,
+                c.data.len()
+            );
+            return Err(Box::new(Diagnostic::new(Kind::LaunchError, msg)));
+        }
+        let at = sym.offset as usize;
+        mem.consts[at..at + bytes.len()].copy_from_slice(&bytes);
+    }
+    Ok(mem)
 }

@@ -12,11 +12,11 @@ use kernels::spec::{Case, ConvArgs, Param, ParamType, Puzzle, Rng, Scale, Tolera
 pub const PARAMS: &[Param] = &[
     Param {
         name: "a",
-        ty: ParamType::F32Ptr,
+        ty: ParamType::ConstF32Ptr,
     },
     Param {
         name: "b",
-        ty: ParamType::F32Ptr,
+        ty: ParamType::ConstF32Ptr,
     },
     Param {
         name: "out",

@@ -30,11 +30,11 @@ use layout::{Layout, Plan};
 pub const PARAMS: &[Param] = &[
     Param {
         name: "input",
-        ty: ParamType::F32Ptr,
+        ty: ParamType::ConstF32Ptr,
     },
     Param {
         name: "kernel",
-        ty: ParamType::F32Ptr,
+        ty: ParamType::ConstF32Ptr,
     },
     Param {
         name: "output",

@@ -77,7 +77,7 @@ mod tests {
     #[test]
     fn some_case_has_a_partial_thread_and_a_partial_block() {
         let cases = cases::cases(&PLAN, 60, Scale::Small);
-        let partial = |c: &kernels::Case, n: usize| c.expected.len() % n != 0;
+        let partial = |c: &kernels::Case, n: usize| !c.expected.len().is_multiple_of(n);
         assert!(cases.iter().any(|c| {
             let Layout::Registers { tpb, per_thread } = Layout::of(c) else {
                 return false;

@@ -1,0 +1,73 @@
+//! Benchmark of the PTX simulator on the naive one-thread-per-output convolution (puzzle-01).
+//!
+//! `cargo run --release -p kernels --example sim_bench [size conv]` prints multiply-adds per
+//! second and thread-instructions per second. The PTX is the checked-in fixture compiled by
+//! NVRTC 13 (`tests/fixtures/conv_naive.sm75.ptx`), so no GPU or NVRTC is needed. Compare with
+//! `python3 kernels/bench/numba_sim.py` (numba's CUDA simulator on the same kernel).
+
+use kernels::job::{Arg, Job, Launch};
+use kernels::sim;
+use kernels::spec::Rng;
+
+const PTX: &str = include_str!("../tests/fixtures/conv_naive.sm75.ptx");
+
+fn main() {
+    let args: Vec<usize> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
+    let (size, conv) = (
+        args.first().copied().unwrap_or(16384),
+        args.get(1).copied().unwrap_or(255),
+    );
+    let mut rng = Rng::new(1);
+    let (a, b) = (rng.signal(size), rng.signal(conv));
+    let tpb = 256u32;
+    let job = Job {
+        kernel: "conv1d".into(),
+        launch: Launch::linear((size as u32).div_ceil(tpb), tpb),
+        args: vec![
+            Arg::Input {
+                name: "a".into(),
+                data: a,
+            },
+            Arg::Input {
+                name: "b".into(),
+                data: b,
+            },
+            Arg::Output {
+                name: "out".into(),
+                len: size,
+            },
+            Arg::I32 {
+                name: "size".into(),
+                value: size as i32,
+            },
+            Arg::I32 {
+                name: "conv".into(),
+                value: conv as i32,
+            },
+        ],
+        constants: vec![],
+        budget: None,
+        work: (size * conv) as u64,
+    };
+    // Multiply-adds actually performed (the tail has fewer taps).
+    let macs: u64 = (0..size).map(|i| conv.min(size - i) as u64).sum();
+    let mut best = f64::MAX;
+    let mut insts = 0;
+    for _ in 0..3 {
+        let out = sim::run(PTX, &job);
+        assert!(out.diagnostics.is_empty(), "{:?}", out.diagnostics);
+        best = best.min(out.seconds);
+        insts = out.instructions.unwrap_or(0);
+    }
+    println!("naive conv1d, size {size}, conv {conv}, {tpb} threads per block");
+    println!("  {macs} multiply-adds, {insts} thread-instructions");
+    println!("  best of 3: {:.3} s", best);
+    println!(
+        "  {:.1} M multiply-adds/s, {:.1} M thread-instructions/s",
+        macs as f64 / best / 1e6,
+        insts as f64 / best / 1e6
+    );
+}

@@ -1,0 +1,173 @@
+//! Comparisons (`setp`, `set`) and conversions (`cvt`), one lane at a time.
+//!
+//! Float comparisons are ordered (`eq`, `lt`, ...: false when either side is NaN) or unordered
+//! (`equ`, `ltu`, ...: true when either side is NaN). Float-to-integer conversions round as the
+//! modifier says and saturate to the destination's range, NaN becoming 0, as the GPU does.
+//! Integer-to-integer conversions sign- or zero-extend from the source width, then truncate (or
+//! clamp with `.sat`). 64-bit integer to f32 honours only round-to-nearest; half precision is
+//! not simulated (decode marks it unsupported).
+
+use super::ir::*;
+use super::ops::{bf32, f32b, round32, sext};
+
+/// `a cmp b` read as type `ty`.
+pub fn cmp(c: Cmp, ty: Ty, ftz: bool, a: u64, b: u64) -> bool {
+    if ty.float() {
+        let (x, y) = if ty == Ty::F32 {
+            let f = |v: u64| {
+                let x = f32b(v);
+                if ftz && x.is_subnormal() {
+                    0.0
+                } else {
+                    f64::from(x)
+                }
+            };
+            (f(a), f(b))
+        } else {
+            (f64::from_bits(a), f64::from_bits(b))
+        };
+        let nan = x.is_nan() || y.is_nan();
+        return match c {
+            Cmp::Eq => x == y,
+            Cmp::Ne => !nan && x != y,
+            Cmp::Lt | Cmp::Lo => x < y,
+            Cmp::Le | Cmp::Ls => x <= y,
+            Cmp::Gt | Cmp::Hi => x > y,
+            Cmp::Ge | Cmp::Hs => x >= y,
+            Cmp::Equ => nan || x == y,
+            Cmp::Neu => nan || x != y,
+            Cmp::Ltu => nan || x < y,
+            Cmp::Leu => nan || x <= y,
+            Cmp::Gtu => nan || x > y,
+            Cmp::Geu => nan || x >= y,
+            Cmp::Num => !nan,
+            Cmp::Nan => nan,
+        };
+    }
+    let w = ty.bits();
+    let (ua, ub) = (a & ty.mask(), b & ty.mask());
+    let (sa, sb) = (sext(a, w), sext(b, w));
+    let s = ty.signed();
+    match c {
+        Cmp::Eq | Cmp::Equ => ua == ub,
+        Cmp::Ne | Cmp::Neu => ua != ub,
+        Cmp::Lt | Cmp::Ltu if s => sa < sb,
+        Cmp::Le | Cmp::Leu if s => sa <= sb,
+        Cmp::Gt | Cmp::Gtu if s => sa > sb,
+        Cmp::Ge | Cmp::Geu if s => sa >= sb,
+        Cmp::Lt | Cmp::Ltu | Cmp::Lo => ua < ub,
+        Cmp::Le | Cmp::Leu | Cmp::Ls => ua <= ub,
+        Cmp::Gt | Cmp::Gtu | Cmp::Hi => ua > ub,
+        Cmp::Ge | Cmp::Geu | Cmp::Hs => ua >= ub,
+        Cmp::Num => true,
+        Cmp::Nan => false,
+    }
+}
+
+fn round_int(x: f64, rnd: Rnd) -> f64 {
+    match rnd {
+        Rnd::Rzi | Rnd::Rz => x.trunc(),
+        Rnd::Rmi | Rnd::Rm => x.floor(),
+        Rnd::Rpi | Rnd::Rp => x.ceil(),
+        _ => x.round_ties_even(),
+    }
+}
+
+fn int_range(ty: Ty) -> (f64, f64) {
+    let w = ty.bits();
+    if ty.signed() {
+        (-(2f64.powi(w as i32 - 1)), 2f64.powi(w as i32 - 1) - 1.0)
+    } else {
+        (0.0, 2f64.powi(w as i32) - 1.0)
+    }
+}
+
+/// `cvt.m.dty.sty` of one lane.
+pub fn cvt(dty: Ty, sty: Ty, m: FMods, a: u64) -> u64 {
+    let dmask = dty.mask();
+    match (dty.float(), sty.float()) {
+        (false, false) => {
+            let v = if sty.signed() {
+                sext(a, sty.bits()) as i128
+            } else {
+                i128::from(a & sty.mask())
+            };
+            if m.sat {
+                let (lo, hi) = int_range(dty);
+                (v.clamp(lo as i128, hi as i128) as u64) & dmask
+            } else {
+                (v as u64) & dmask
+            }
+        }
+        (false, true) => {
+            let x = if sty == Ty::F32 {
+                f64::from(f32b(a))
+            } else {
+                f64::from_bits(a)
+            };
+            if x.is_nan() {
+                return 0;
+            }
+            let (lo, hi) = int_range(dty);
+            let r = round_int(x, m.rnd).clamp(lo, hi);
+            let v = if dty.signed() {
+                r as i64 as u64
+            } else {
+                r as u64
+            };
+            v & dmask
+        }
+        (true, false) => {
+            let (x, exact) = if sty.signed() {
+                let v = sext(a, sty.bits());
+                (v as f64, v.unsigned_abs() < (1 << 53))
+            } else {
+                let v = a & sty.mask();
+                (v as f64, v < (1 << 53))
+            };
+            match dty {
+                Ty::F64 => x.to_bits(),
+                _ if exact => bf32(round32(x, 0.0, m.rnd)),
+                _ if sty.signed() => bf32(sext(a, 64) as f32),
+                _ => bf32(a as f32),
+            }
+        }
+        (true, true) => {
+            let x = if sty == Ty::F32 {
+                f64::from(f32b(a))
+            } else {
+                f64::from_bits(a)
+            };
+            let x = if m.ftz && sty == Ty::F32 && f32b(a).is_subnormal() {
+                0.0 * x.signum()
+            } else {
+                x
+            };
+            let x = if matches!(m.rnd, Rnd::Rni | Rnd::Rzi | Rnd::Rmi | Rnd::Rpi) {
+                round_int(x, m.rnd)
+            } else {
+                x
+            };
+            let x = if m.sat {
+                if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) }
+            } else {
+                x
+            };
+            if dty == Ty::F64 {
+                if x.is_nan() {
+                    super::ops::NAN64
+                } else {
+                    x.to_bits()
+                }
+            } else {
+                let r = round32(x, 0.0, m.rnd);
+                let r = if m.ftz && r.is_subnormal() {
+                    0.0 * r.signum()
+                } else {
+                    r
+                };
+                bf32(r)
+            }
+        }
+    }
+}

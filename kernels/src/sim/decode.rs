@@ -1,0 +1,384 @@
+//! Decode one parsed kernel into a [`Program`]: lay out the state spaces, resolve register names
+//! to slots (inline-asm `{ }` scopes shadow outer names), symbols to addresses and labels to
+//! instruction indices.
+//!
+//! An instruction this simulator does not know is not an error here: it decodes to
+//! `Op::Unsupported`, which stops the run only if a thread reaches it (a `printf` in dead code
+//! does no harm). Malformed operands of a known instruction are errors with the PTX line.
+
+use super::ir::*;
+use super::memory::global_base;
+use super::opcode::decode_op;
+use super::parse::{Entry, Module, Operand, Stmt, Var, parse_int};
+use std::collections::HashMap;
+
+/// Why a kernel could not be decoded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DecodeError {
+    NotFound { kernel: String, found: Vec<String> },
+    Bad { line: u32, message: String },
+}
+
+#[derive(Clone, Copy)]
+pub(super) enum Name {
+    Reg(Slot),
+    Pred(PSlot),
+}
+
+/// Register scopes and symbol addresses while one kernel is decoded.
+pub(super) struct Ctx {
+    pub scopes: Vec<HashMap<String, Name>>,
+    pub symbols: HashMap<String, u64>,
+    pub labels: HashMap<String, u32>,
+    pub prog: Program,
+}
+
+fn align_up(x: u64, a: u64) -> u64 {
+    let a = a.clamp(1, 1 << 16);
+    x.div_ceil(a).saturating_mul(a)
+}
+
+fn elem_bytes(ty: &str) -> u64 {
+    Ty::parse(ty.trim_start_matches('.')).map_or(1, |t| u64::from(t.bytes().max(1)))
+}
+
+/// The initial bytes of a variable (zeros where there is no initializer).
+fn init_bytes(v: &Var) -> Vec<u8> {
+    let eb = elem_bytes(&v.ty) as usize;
+    let n = (v.count.unwrap_or(0) as usize).saturating_mul(eb);
+    let mut out = vec![0u8; n.min(1 << 24)];
+    let ty = Ty::parse(v.ty.trim_start_matches('.')).unwrap_or(Ty::B8);
+    for (i, w) in v.init.iter().enumerate() {
+        let bits = imm_bits(w, ty).unwrap_or(0);
+        let at = i * eb;
+        if at + eb <= out.len() {
+            out[at..at + eb].copy_from_slice(&bits.to_le_bytes()[..eb]);
+        }
+    }
+    out
+}
+
+/// The bits of an immediate word read as type `ty` (floats: `0f`/`0d` hex or decimal).
+pub(super) fn imm_bits(w: &str, ty: Ty) -> Option<u64> {
+    let (neg, w) = w.strip_prefix('-').map_or((false, w), |r| (true, r));
+    let hex = |h: &str| u64::from_str_radix(h, 16).ok();
+    let bits = if let Some(h) = w.strip_prefix("0f").or(w.strip_prefix("0F")) {
+        let b = hex(h)? as u32;
+        match ty {
+            Ty::F64 => f64::from(f32::from_bits(b)).to_bits(),
+            _ => u64::from(b),
+        }
+    } else if let Some(h) = w.strip_prefix("0d").or(w.strip_prefix("0D")) {
+        let b = hex(h)?;
+        match ty {
+            Ty::F32 => u64::from((f64::from_bits(b) as f32).to_bits()),
+            _ => b,
+        }
+    } else if ty == Ty::F32 && !w.starts_with("0x") {
+        u64::from(w.parse::<f32>().ok()?.to_bits())
+    } else if ty == Ty::F64 && !w.starts_with("0x") {
+        w.parse::<f64>().ok()?.to_bits()
+    } else {
+        parse_int(w)? as u64
+    };
+    Some(match (neg, ty) {
+        (false, _) => bits,
+        (true, Ty::F32) => bits ^ 0x8000_0000,
+        (true, Ty::F64) => bits ^ (1 << 63),
+        (true, _) => bits.wrapping_neg(),
+    })
+}
+
+impl Ctx {
+    pub fn bad<T>(&self, line: u32, message: impl Into<String>) -> Result<T, DecodeError> {
+        Err(DecodeError::Bad {
+            line,
+            message: message.into(),
+        })
+    }
+
+    fn lookup(&self, name: &str) -> Option<Name> {
+        self.scopes.iter().rev().find_map(|s| s.get(name).copied())
+    }
+
+    fn special(&mut self, name: &str) -> Option<Slot> {
+        let sp = Special::parse(name)?;
+        if let Some(&(slot, _)) = self.prog.specials.iter().find(|(_, s)| *s == sp) {
+            return Some(slot);
+        }
+        let slot = self.prog.nregs;
+        self.prog.nregs += 1;
+        self.prog.specials.push((slot, sp));
+        Some(slot)
+    }
+
+    /// A source operand read as type `ty`.
+    pub fn src(&mut self, o: &Operand, ty: Ty, line: u32) -> Result<Src, DecodeError> {
+        let Operand::Word { w, minus, .. } = o else {
+            return self.bad(line, format!("expected a register or value, found {o:?}"));
+        };
+        if let Some(Name::Reg(s)) = self.lookup(w) {
+            if *minus {
+                return self.bad(line, "a negated register operand");
+            }
+            return Ok(Src::Reg(s));
+        }
+        if matches!(
+            w.as_str(),
+            "%clock" | "%clock64" | "%globaltimer" | "%globaltimer_lo"
+        ) {
+            return Ok(Src::Clock);
+        }
+        if let Some(s) = self.special(w) {
+            return Ok(Src::Reg(s));
+        }
+        if let Some(&a) = self.symbols.get(w.as_str()) {
+            return Ok(Src::Imm(a));
+        }
+        let text = if *minus { format!("-{w}") } else { w.clone() };
+        match imm_bits(&text, ty) {
+            Some(b) => Ok(Src::Imm(b)),
+            None => self.bad(line, format!("unknown register or symbol `{w}`")),
+        }
+    }
+
+    pub fn dst(&mut self, o: &Operand, line: u32) -> Result<Slot, DecodeError> {
+        match o {
+            Operand::Word { w, .. } => match self.lookup(w) {
+                Some(Name::Reg(s)) => Ok(s),
+                _ => self.bad(line, format!("`{w}` is not a declared register")),
+            },
+            _ => self.bad(
+                line,
+                format!("expected a destination register, found {o:?}"),
+            ),
+        }
+    }
+
+    pub fn pname(&self, w: &str, line: u32) -> Result<PSlot, DecodeError> {
+        match self.lookup(w) {
+            Some(Name::Pred(p)) => Ok(p),
+            _ => self.bad(line, format!("`{w}` is not a declared predicate")),
+        }
+    }
+
+    pub fn pdst(&self, o: &Operand, line: u32) -> Result<PSlot, DecodeError> {
+        match o {
+            Operand::Word { w, .. } => self.pname(w, line),
+            _ => self.bad(line, format!("expected a predicate, found {o:?}")),
+        }
+    }
+
+    pub fn psrc(&self, o: &Operand, line: u32) -> Result<PSrc, DecodeError> {
+        match o {
+            Operand::Word { w, neg, .. } => match self.lookup(w) {
+                Some(Name::Pred(p)) => Ok(PSrc::Slot(p, *neg)),
+                _ => match parse_int(w) {
+                    Some(v) => Ok(PSrc::Const((v != 0) != *neg)),
+                    None => self.bad(line, format!("`{w}` is not a predicate")),
+                },
+            },
+            _ => self.bad(line, format!("expected a predicate, found {o:?}")),
+        }
+    }
+
+    pub fn addr(&mut self, o: &Operand, line: u32) -> Result<Addr, DecodeError> {
+        let Operand::Addr { base, off } = o else {
+            return self.bad(line, format!("expected an address `[...]`, found {o:?}"));
+        };
+        match base {
+            None => Ok(Addr {
+                base: None,
+                off: *off,
+            }),
+            Some(b) => match self.lookup(b) {
+                Some(Name::Reg(s)) => Ok(Addr {
+                    base: Some(s),
+                    off: *off,
+                }),
+                _ => match self.symbols.get(b.as_str()) {
+                    Some(&a) => Ok(Addr {
+                        base: None,
+                        off: (a as i64).wrapping_add(*off),
+                    }),
+                    None => self.bad(line, format!("unknown address base `{b}`")),
+                },
+            },
+        }
+    }
+
+    pub fn label(&self, w: &str, line: u32) -> Result<u32, DecodeError> {
+        match self.labels.get(w) {
+            Some(&i) => Ok(i),
+            None => self.bad(line, format!("unknown label `{w}`")),
+        }
+    }
+
+    fn declare_var(&mut self, v: &Var) {
+        let size = v.count.unwrap_or(0).saturating_mul(elem_bytes(&v.ty));
+        let align = u64::from(v.align).max(elem_bytes(&v.ty));
+        let p = &mut self.prog;
+        let sym = |offset| Symbol {
+            name: v.name.clone(),
+            space: Space::Shared,
+            offset,
+            size,
+        };
+        match v.space.as_str() {
+            ".shared" if v.count.is_none() || v.extern_ => {
+                p.dyn_shared_name.get_or_insert(v.name.clone());
+                self.symbols.insert(v.name.clone(), u64::MAX); // patched in `finish_layout`
+            }
+            ".shared" => {
+                let at = align_up(p.static_shared, align);
+                p.shared.push(sym(at));
+                p.static_shared = at.saturating_add(size);
+                self.symbols.insert(v.name.clone(), at);
+            }
+            ".const" => {
+                let at = align_up(p.const_init.len() as u64, align);
+                p.const_init.resize(at as usize, 0);
+                p.const_init.extend(init_bytes(v));
+                p.consts.push(Symbol {
+                    space: Space::Const,
+                    ..sym(at)
+                });
+                self.symbols.insert(v.name.clone(), at);
+            }
+            ".local" | ".param" => {
+                let at = align_up(p.local_bytes, align);
+                p.locals.push(Symbol {
+                    space: Space::Local,
+                    ..sym(at)
+                });
+                p.local_bytes = at.saturating_add(size);
+                self.symbols.insert(v.name.clone(), at);
+            }
+            _ => {
+                // `.global`: its own region after the kernel's buffers (see `memory`).
+                let region = 1 + p.params.len() + p.globals.len();
+                p.globals.push((
+                    Symbol {
+                        space: Space::Global,
+                        ..sym(0)
+                    },
+                    init_bytes(v),
+                ));
+                self.symbols.insert(v.name.clone(), global_base(region));
+            }
+        }
+    }
+}
+
+/// Decodes kernel `kernel` of the PTX text `src`.
+pub fn decode(src: &str, kernel: &str) -> Result<Program, DecodeError> {
+    let module: Module = parse(src)?;
+    let Some(entry) = module.entries.iter().find(|e| e.name == kernel) else {
+        return Err(DecodeError::NotFound {
+            kernel: kernel.to_string(),
+            found: module.entries.iter().map(|e| e.name.clone()).collect(),
+        });
+    };
+    let mut cx = Ctx {
+        scopes: vec![HashMap::new()],
+        symbols: HashMap::new(),
+        labels: HashMap::new(),
+        prog: Program {
+            files: module.files.clone(),
+            ..Program::default()
+        },
+    };
+    for p in &entry.params {
+        let size = p.count.saturating_mul(elem_bytes(&p.ty));
+        let at = align_up(
+            cx.prog.param_bytes,
+            u64::from(p.align).max(elem_bytes(&p.ty)),
+        );
+        cx.prog.params.push((p.name.clone(), at, size));
+        cx.prog.param_bytes = at.saturating_add(size);
+        cx.symbols.insert(p.name.clone(), at);
+    }
+    for v in &module.vars {
+        cx.declare_var(v);
+    }
+    body(&mut cx, entry)?;
+    Ok(cx.prog)
+}
+
+fn parse(src: &str) -> Result<Module, DecodeError> {
+    super::parse::parse(src).map_err(|e| DecodeError::Bad {
+        line: e.line,
+        message: e.message,
+    })
+}
+
+fn body(cx: &mut Ctx, entry: &Entry) -> Result<(), DecodeError> {
+    let mut n = 0u32;
+    for s in &entry.body {
+        match s {
+            Stmt::Label(l) => {
+                cx.labels.insert(l.clone(), n);
+            }
+            Stmt::Instr { .. } => n += 1,
+            Stmt::Var(v) => cx.declare_var(v),
+            _ => {}
+        }
+    }
+    // The dynamic shared array follows the static ones, 16-byte aligned.
+    let dyn_at = align_up(cx.prog.static_shared, 16);
+    cx.prog.dyn_shared_offset = dyn_at;
+    for a in cx.symbols.values_mut() {
+        if *a == u64::MAX {
+            *a = dyn_at;
+        }
+    }
+    let (mut file, mut line) = (0u32, 0u32);
+    for s in &entry.body {
+        match s {
+            Stmt::Reg { ty, names } => {
+                for name in names {
+                    let n = if ty == ".pred" {
+                        cx.prog.npreds += 1;
+                        Name::Pred(cx.prog.npreds - 1)
+                    } else {
+                        cx.prog.nregs += 1;
+                        Name::Reg(cx.prog.nregs - 1)
+                    };
+                    if let Some(scope) = cx.scopes.last_mut() {
+                        scope.insert(name.clone(), n);
+                    }
+                }
+            }
+            Stmt::Open => cx.scopes.push(HashMap::new()),
+            Stmt::Close => {
+                if cx.scopes.len() > 1 {
+                    cx.scopes.pop();
+                }
+            }
+            Stmt::Loc { file: f, line: l } => (file, line) = (*f, *l),
+            Stmt::Instr {
+                guard,
+                opcode,
+                operands,
+                line: ptx_line,
+            } => {
+                let guard = match guard {
+                    Some((p, neg)) => Some((cx.pname(p, *ptx_line)?, *neg)),
+                    None => None,
+                };
+                let op = decode_op(cx, opcode, operands, *ptx_line)?;
+                cx.prog.texts.push(opcode.clone());
+                let text = cx.prog.texts.len() as u32 - 1;
+                cx.prog.insts.push(Inst {
+                    guard,
+                    op,
+                    file,
+                    line,
+                    text,
+                });
+            }
+            Stmt::Label(_) | Stmt::Var(_) => {}
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,329 @@
+//! Execute a decoded [`Program`]: blocks one after another, each block's warps in turn, each
+//! warp's active lanes together per instruction.
+//!
+//! Divergence: a warp holds lane groups, each a (pc, lane mask). The group with the lowest pc
+//! runs; groups that reach the same pc merge. Structured code therefore reconverges after an
+//! `if` and at a loop's exit, and the order is fixed, so runs are deterministic. A group that
+//! reaches `bar.sync` parks; when no group of any warp in the block can run, the block's parked
+//! groups must all wait at the same barrier (threads that exited count as arrived, as on the
+//! GPU) and are released together; otherwise the launch stops with `barrier_divergence`
+//! instead of hanging. Warp collectives execute over the group's lanes, which after
+//! reconvergence are all the warp's live lanes. Every thread-instruction counts against the
+//! budget; exceeding it stops the launch with `timeout`.
+
+use super::fault::{Fault, Located};
+use super::ir::*;
+use super::memory::{Memory, Spaces, window_base};
+use super::{convert, ops};
+
+pub(super) type Lanes = [u64; 32];
+
+/// A warp: its lane groups, registers, predicates and local memory (plain data).
+pub(super) struct Warp {
+    pub pc: u32,
+    pub active: u32,
+    pub others: Vec<(u32, u32)>,
+    pub at_bar: Vec<(u32, u32)>,
+    pub exited: u32,
+    pub lanes: u32,
+    pub first_tid: u32,
+    pub regs: Vec<u64>,
+    pub preds: Vec<u32>,
+    pub local: Vec<u8>,
+}
+
+/// One launch in progress.
+pub(super) struct Machine<'p> {
+    pub prog: &'p Program,
+    pub mem: Memory,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub shared_bytes: usize,
+    pub budget: u64,
+    pub executed: u64,
+    pub block_id: [u32; 3],
+}
+
+impl Machine<'_> {
+    /// Runs every block; the first fault ends the launch.
+    pub fn run(&mut self) -> Result<(), Located> {
+        let [gx, gy, gz] = self.grid;
+        for z in 0..gz {
+            for y in 0..gy {
+                for x in 0..gx {
+                    self.block_id = [x, y, z];
+                    self.run_block()?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn thread_of(&self, linear: u32) -> [u32; 3] {
+        let [bx, by, _] = self.block;
+        [linear % bx, (linear / bx) % by, linear / (bx * by)]
+    }
+
+    fn fault(
+        &self,
+        fault: Fault,
+        inst: Option<usize>,
+        w: Option<&Warp>,
+        lane: Option<usize>,
+    ) -> Located {
+        let thread = match (w, lane) {
+            (Some(w), Some(l)) => Some(self.thread_of(w.first_tid + l as u32)),
+            (Some(w), None) => {
+                let l = if w.active != 0 { w.active } else { w.lanes }
+                    .trailing_zeros()
+                    .min(31);
+                Some(self.thread_of(w.first_tid + l))
+            }
+            _ => None,
+        };
+        Located {
+            fault,
+            inst,
+            block: self.block_id,
+            thread,
+        }
+    }
+
+    fn new_warp(&self, index: u32, threads: u32) -> Warp {
+        let first = index * 32;
+        let n = (threads - first).min(32);
+        let lanes = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+        let p = self.prog;
+        let mut regs = vec![0u64; p.nregs as usize * 32];
+        for &(slot, sp) in &p.specials {
+            for l in 0..32u32 {
+                let t = self.thread_of(first + l);
+                let v = match sp {
+                    Special::Tid(d) => u64::from(t[d]),
+                    Special::Ntid(d) => u64::from(self.block[d]),
+                    Special::Ctaid(d) => u64::from(self.block_id[d]),
+                    Special::Nctaid(d) => u64::from(self.grid[d]),
+                    Special::Laneid => u64::from(l),
+                    Special::Warpid => u64::from(index),
+                    Special::Nwarpid => u64::from(threads.div_ceil(32)),
+                    Special::Smid => 0,
+                    Special::LanemaskLt => u64::from((1u32 << l) - 1),
+                    Special::LanemaskLe => u64::from(((1u64 << (l + 1)) - 1) as u32),
+                    Special::LanemaskEq => u64::from(1u32 << l),
+                    Special::LanemaskGe => u64::from(!((1u32 << l) - 1)),
+                    Special::LanemaskGt => u64::from(!(((1u64 << (l + 1)) - 1) as u32)),
+                };
+                regs[slot as usize * 32 + l as usize] = v;
+            }
+        }
+        Warp {
+            pc: 0,
+            active: lanes,
+            others: Vec::new(),
+            at_bar: Vec::new(),
+            exited: 0,
+            lanes,
+            first_tid: first,
+            regs,
+            preds: vec![0; p.npreds as usize],
+            local: vec![0; p.local_bytes as usize * 32],
+        }
+    }
+
+    fn run_block(&mut self) -> Result<(), Located> {
+        let threads = self.block.iter().product::<u32>();
+        let mut warps: Vec<Warp> = (0..threads.div_ceil(32))
+            .map(|i| self.new_warp(i, threads))
+            .collect();
+        let mut shared = vec![0u8; self.shared_bytes];
+        loop {
+            for w in warps.iter_mut() {
+                if w.active != 0 || !w.others.is_empty() {
+                    self.run_warp(w, &mut shared)?;
+                }
+            }
+            let parked: Vec<(usize, u32, u32)> = warps
+                .iter()
+                .enumerate()
+                .flat_map(|(i, w)| w.at_bar.iter().map(move |&(pc, m)| (i, pc, m)))
+                .collect();
+            let Some(&(_, pc0, _)) = parked.first() else {
+                return Ok(());
+            };
+            if let Some(&(wi, pc1, m1)) = parked.iter().find(|g| g.1 != pc0) {
+                let (w0, _, m0) = parked[0];
+                let t0 = self.thread_of(warps[w0].first_tid + m0.trailing_zeros());
+                let t1 = self.thread_of(warps[wi].first_tid + m1.trailing_zeros());
+                let line = |pc: u32| self.prog.insts.get(pc as usize).map_or(0, |i| i.line);
+                let detail = format!(
+                    "threads of one block wait at different barriers: thread ({},{},{}) waits at the barrier on line {} while thread ({},{},{}) waits at the one on line {}; every thread of a block must reach the same __syncthreads() (is one inside an `if`?)",
+                    t0[0],
+                    t0[1],
+                    t0[2],
+                    line(pc0),
+                    t1[0],
+                    t1[1],
+                    t1[2],
+                    line(pc1)
+                );
+                return Err(self.fault(
+                    Fault::BarrierDivergence { detail },
+                    Some(pc1 as usize),
+                    Some(&warps[wi]),
+                    Some(m1.trailing_zeros() as usize),
+                ));
+            }
+            for w in warps.iter_mut() {
+                let mask = w.at_bar.drain(..).fold(0, |a, g| a | g.1);
+                if mask != 0 {
+                    w.others.push((pc0 + 1, mask));
+                    resched(w);
+                }
+            }
+        }
+    }
+
+    /// Runs the warp until none of its groups can run (all exited or parked at a barrier).
+    fn run_warp(&mut self, w: &mut Warp, shared: &mut [u8]) -> Result<(), Located> {
+        let prog = self.prog;
+        loop {
+            if w.active == 0 && !resched(w) {
+                return Ok(());
+            }
+            let pc = w.pc as usize;
+            let Some(inst) = prog.insts.get(pc) else {
+                w.exited |= w.active;
+                w.active = 0;
+                continue;
+            };
+            let exec = match inst.guard {
+                None => w.active,
+                Some((p, neg)) => w.active & (w.preds[p as usize] ^ if neg { u32::MAX } else { 0 }),
+            };
+            self.executed += u64::from(exec.count_ones());
+            if self.executed > self.budget {
+                return Err(self.fault(
+                    Fault::Timeout {
+                        budget: self.budget,
+                    },
+                    Some(pc),
+                    Some(w),
+                    None,
+                ));
+            }
+            match &inst.op {
+                Op::Bra { target } => {
+                    let fall = w.active & !exec;
+                    if exec != 0 && fall != 0 {
+                        w.others.push((w.pc + 1, fall));
+                        w.active = exec;
+                    }
+                    w.pc = if exec != 0 { *target } else { w.pc + 1 };
+                }
+                Op::Exit => {
+                    w.exited |= exec;
+                    w.active &= !exec;
+                    w.pc += 1;
+                }
+                Op::Bar => {
+                    if exec != 0 {
+                        w.at_bar.push((w.pc, exec));
+                    }
+                    w.active &= !exec;
+                    w.pc += 1;
+                }
+                Op::Unsupported { why } => {
+                    if exec != 0 {
+                        return Err(self.fault(
+                            Fault::Unsupported { what: why.clone() },
+                            Some(pc),
+                            Some(w),
+                            None,
+                        ));
+                    }
+                    w.pc += 1;
+                }
+                op => {
+                    if exec != 0 {
+                        let local_bytes = prog.local_bytes as usize;
+                        let (mem, local) = (&mut self.mem, &mut w.local);
+                        let mut sp = Spaces {
+                            mem,
+                            shared,
+                            local,
+                            local_bytes,
+                        };
+                        let clock = self.executed;
+                        if let Err((fault, lane)) = step(
+                            op,
+                            WarpRegs {
+                                regs: &mut w.regs,
+                                preds: &mut w.preds,
+                            },
+                            exec,
+                            &mut sp,
+                            clock,
+                        ) {
+                            return Err(self.fault(fault, Some(pc), Some(w), lane));
+                        }
+                    }
+                    w.pc += 1;
+                }
+            }
+            if !w.others.is_empty() {
+                resched(w);
+            }
+        }
+    }
+}
+
+/// Split borrows of a warp for `step`.
+pub(super) struct WarpRegs<'a> {
+    pub regs: &'a mut [u64],
+    pub preds: &'a mut [u32],
+}
+
+/// Makes the lowest-pc group current, merging groups at the same pc. False if none can run.
+fn resched(w: &mut Warp) -> bool {
+    if w.active != 0 {
+        if w.others.iter().all(|g| g.0 > w.pc) {
+            return true;
+        }
+        w.others.push((w.pc, w.active));
+    }
+    let Some(min) = w.others.iter().map(|g| g.0).min() else {
+        w.active = 0;
+        return false;
+    };
+    let mut mask = 0;
+    w.others.retain(|g| {
+        if g.0 == min {
+            mask |= g.1;
+            false
+        } else {
+            true
+        }
+    });
+    w.pc = min;
+    w.active = mask;
+    true
+}
+
+/// Executes one non-control instruction over the lanes in `exec`.
+fn step(
+    op: &Op,
+    w: WarpRegs<'_>,
+    exec: u32,
+    sp: &mut Spaces<'_>,
+    clock: u64,
+) -> Result<(), (Fault, Option<usize>)> {
+    super::step::step(op, w, exec, sp, clock)
+}
+
+/// The generic address of `addr` in `space` (`cvta`).
+pub(super) fn to_generic(space: Space, a: u64) -> u64 {
+    a.wrapping_add(window_base(space))
+}
+
+pub(super) use convert::cmp;
+pub(super) use ops::{bin, tern, un};

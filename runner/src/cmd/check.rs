@@ -1,0 +1,87 @@
+//! `runner check <puzzle>`: compile the learner's kernel, run every case, report what is wrong.
+//!
+//! `--solution` checks the reference solution and `--kernel FILE` any file (an instructor grading a
+//! submission); `--json` prints the DESIGN.md contract. Passing with the learner's own file marks
+//! the puzzle solved for `runner list`.
+
+use crate::engine::{self, BackendChoice};
+use crate::{registry, report, workbook};
+use anyhow::anyhow;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The puzzle, e.g. puzzle-05 (or 5).
+    puzzle: String,
+    /// Check the reference solution instead of your kernel.
+    #[arg(long, conflicts_with = "kernel")]
+    solution: bool,
+    /// Check this file instead of puzzles/<puzzle>/kernel.cu.
+    #[arg(long, value_name = "FILE")]
+    kernel: Option<PathBuf>,
+    /// Where to run the cases.
+    #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
+    backend: BackendChoice,
+    /// Print one JSON object instead of the report.
+    #[arg(long)]
+    json: bool,
+    /// Seconds a GPU case may run before it is stopped.
+    #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
+    timeout: f64,
+}
+
+pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
+    let puzzle = registry::find(&args.puzzle).map_err(|e| anyhow!(e))?;
+    let root = workbook::root();
+    let own_file = args.kernel.is_none() && !args.solution;
+    let file = match (&args.kernel, args.solution) {
+        (Some(file), _) => file.clone(),
+        (None, true) => root.join(puzzle.solution_path()),
+        (None, false) => root.join(puzzle.kernel_path()),
+    };
+    let outcome = engine::evaluate(&engine::Request {
+        puzzle,
+        file,
+        backend: args.backend,
+        gpu_limit: Duration::from_secs_f64(args.timeout.max(0.1)),
+        rerun: rerun(&args),
+    })?;
+    let text = if args.json {
+        report::json(&outcome) + "\n"
+    } else {
+        report::human(&outcome)
+    };
+    // A closed pipe (`runner check ... | head`) is not an error worth a panic.
+    let _ = std::io::stdout().write_all(text.as_bytes());
+    if outcome.passed && own_file {
+        let mut state = workbook::State::load();
+        state.mark_solved(puzzle.id);
+        state.save();
+    }
+    Ok(if outcome.passed {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// `runner check ...` with the arguments that choose the file and backend, as typed.
+fn rerun(args: &Args) -> String {
+    let mut cmd = format!("runner check {}", args.puzzle);
+    if args.solution {
+        cmd += " --solution";
+    }
+    if let Some(file) = &args.kernel {
+        cmd += &format!(" --kernel {}", file.display());
+    }
+    if args.backend != BackendChoice::Auto {
+        cmd += &format!(
+            " --backend {}",
+            format!("{:?}", args.backend).to_lowercase()
+        );
+    }
+    cmd
+}

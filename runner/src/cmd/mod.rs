@@ -1,0 +1,6 @@
+//! One module per subcommand, each with its `Args` (clap derive; doc comments are the help) and
+//! its `execute`, which returns the process's exit status.
+
+pub mod check;
+pub mod hint;
+pub mod list;

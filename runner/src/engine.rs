@@ -1,0 +1,488 @@
+//! Checking one kernel file against one puzzle: compile, verify the entry, run every case on the
+//! chosen backends, compare with the reference. No printing: [`evaluate`] returns an [`Outcome`]
+//! that `check` reports and `validate`/`grade` tabulate.
+//!
+//! Data flow (DESIGN.md): the spec's cases; NVRTC compiles once per distinct macro set; the PTX's
+//! entry is checked against the spec; then the simulator runs the small cases (for its checks) and
+//! the GPU, in a worker process with a time limit, runs every case where there is one. A wrong
+//! case is cut to the smallest size that still fails, when the puzzle can shrink its cases.
+
+use crate::toolchain;
+use kernels::nvrtc::{self, Compiled, Source, Target};
+use kernels::{Case, Diagnostic, Kind, Puzzle, RunOutput, Scale};
+use serde::Serialize;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Which backends a check may use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum BackendChoice {
+    /// The simulator for the small cases, and the GPU for every case where there is one.
+    Auto,
+    Gpu,
+    Sim,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Backend {
+    Sim,
+    Gpu,
+}
+
+impl Backend {
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Sim => "sim",
+            Backend::Gpu => "gpu",
+        }
+    }
+}
+
+/// One case on one backend, as `--json` reports it.
+#[derive(Clone, Debug, Serialize)]
+pub struct CaseResult {
+    pub name: String,
+    pub backend: Backend,
+    pub passed: bool,
+    /// Largest |yours - expected| over the elements (null when nothing came back or a value is NaN).
+    pub max_abs_err: Option<f64>,
+    pub params: HashMap<String, i32>,
+    pub seconds: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<u64>,
+    pub output: Vec<f32>,
+    pub expected: Vec<f64>,
+    /// For a shrunk case: the case it was cut from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shrunk_from: Option<String>,
+}
+
+/// Everything one check found.
+#[derive(Clone, Debug, Serialize)]
+pub struct Outcome {
+    pub puzzle: String,
+    pub file: String,
+    pub passed: bool,
+    pub backends: Vec<Backend>,
+    pub cases: Vec<CaseResult>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// Where both backends ran a case: do their outputs agree bit for bit?
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backend_agreement: Option<Agreement>,
+    /// Lines for people: what ran where, what was skipped and why.
+    #[serde(skip)]
+    pub notes: Vec<String>,
+    /// The command that checks this file again.
+    #[serde(skip)]
+    pub rerun: String,
+}
+
+/// How the simulator's outputs compare with the GPU's on the cases both ran.
+#[derive(Clone, Debug, Serialize)]
+pub struct Agreement {
+    pub cases: usize,
+    /// Cases whose outputs are identical bit for bit.
+    pub identical: usize,
+    /// Largest difference in units in the last place over all elements.
+    pub max_ulp: u32,
+}
+
+/// Compares the sim and GPU outputs of every case both backends ran.
+fn agreement(results: &[CaseResult]) -> Option<Agreement> {
+    let ulps = |a: f32, b: f32| {
+        (a.to_bits() as i32)
+            .wrapping_sub(b.to_bits() as i32)
+            .unsigned_abs()
+    };
+    let pairs: Vec<(&CaseResult, &CaseResult)> = results
+        .iter()
+        .filter(|r| r.backend == Backend::Sim && !r.output.is_empty())
+        .filter_map(|s| {
+            let g = results
+                .iter()
+                .find(|g| g.backend == Backend::Gpu && g.name == s.name)?;
+            (g.output.len() == s.output.len()).then_some((s, g))
+        })
+        .collect();
+    if pairs.is_empty() {
+        return None;
+    }
+    let identical = pairs
+        .iter()
+        .filter(|(s, g)| {
+            s.output
+                .iter()
+                .zip(&g.output)
+                .all(|(a, b)| a.to_bits() == b.to_bits())
+        })
+        .count();
+    let max_ulp = pairs
+        .iter()
+        .flat_map(|(s, g)| s.output.iter().zip(&g.output).map(|(&a, &b)| ulps(a, b)))
+        .max()
+        .unwrap_or(0);
+    Some(Agreement {
+        cases: pairs.len(),
+        identical,
+        max_ulp,
+    })
+}
+
+/// What to check and how.
+pub struct Request {
+    pub puzzle: Puzzle,
+    pub file: PathBuf,
+    pub backend: BackendChoice,
+    /// Per-case wall-clock limit of the GPU worker.
+    pub gpu_limit: Duration,
+    /// The command line that runs this check again, for the report's last lines.
+    pub rerun: String,
+}
+
+impl Outcome {
+    fn failed_early(req: &Request, file: &str, d: Diagnostic) -> Outcome {
+        Outcome {
+            puzzle: req.puzzle.id.to_string(),
+            file: file.to_string(),
+            passed: false,
+            backends: vec![],
+            cases: vec![],
+            diagnostics: vec![d],
+            backend_agreement: None,
+            notes: vec![],
+            rerun: req.rerun.clone(),
+        }
+    }
+}
+
+/// Checks `req.file` against `req.puzzle`. `Err` only for usage problems (an unreadable file, a GPU
+/// asked for where there is none); everything about the kernel itself is in the [`Outcome`].
+pub fn evaluate(req: &Request) -> anyhow::Result<Outcome> {
+    let puzzle = &req.puzzle;
+    let file = crate::workbook::display(&req.file);
+    let code = std::fs::read_to_string(&req.file)
+        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", req.file.display()))?;
+    let device = match req.backend {
+        BackendChoice::Sim => None,
+        _ => kernels::gpu::probe(),
+    };
+    if req.backend == BackendChoice::Gpu && device.is_none() {
+        anyhow::bail!(
+            "--backend gpu: no CUDA device found (libcuda did not load or reports no GPU); use --backend sim"
+        );
+    }
+    let chapter = format!("book/src/{}", puzzle.chapter_file());
+    let locate = |mut d: Diagnostic, case: Option<&str>| {
+        d.case = case.map(str::to_string);
+        d.chapter = Some(chapter.clone());
+        d
+    };
+    if let Err(d) = toolchain::ensure_nvrtc() {
+        return Ok(Outcome::failed_early(req, &file, locate(d, None)));
+    }
+    let scale = if device.is_some() {
+        Scale::Full
+    } else {
+        Scale::Small
+    };
+    let cases = (puzzle.cases)(scale);
+    let mut macro_sets: Vec<&Vec<(String, String)>> = cases.iter().map(|c| &c.macros).collect();
+    macro_sets.dedup();
+    for macros in macro_sets {
+        // A puzzle whose kernel declares its launch (08) fails here too when the shape is
+        // missing or impossible; each case's launch is set from it in `run_case`.
+        let checked = ptx(&code, &file, macros).and_then(|ptx| {
+            kernels::entry::check(&ptx, puzzle.kernel, puzzle.params, &file)?;
+            puzzle.resolve_launch(&ptx, &file, &mut [])
+        });
+        if let Err(d) = checked {
+            return Ok(Outcome::failed_early(req, &file, locate(d, None)));
+        }
+    }
+    let mut backends = vec![];
+    let mut notes = vec![];
+    if req.backend != BackendChoice::Gpu {
+        backends.push(Backend::Sim);
+    }
+    match &device {
+        Some(d) => {
+            backends.push(Backend::Gpu);
+            notes.push(format!("GPU: {} ({})", d.name, d.arch()));
+        }
+        None if req.backend == BackendChoice::Auto => notes.push(
+            "no CUDA GPU here: the small cases ran on the simulator; full-scale cases need a GPU"
+                .into(),
+        ),
+        None => {}
+    }
+    let mut results = vec![];
+    let mut diagnostics = vec![];
+    for &backend in &backends {
+        for case in cases
+            .iter()
+            .filter(|c| backend == Backend::Gpu || c.scale == Scale::Small)
+        {
+            let run = |case: &Case| run_case(backend, &code, &file, case, req);
+            let (result, mut diags) = judge(puzzle, case, backend, run(case));
+            // Only wrong values shrink usefully (an unwritten element is as plain at any size), and
+            // the teaching cases are already as small as they are meant to be.
+            let only_wrong = diags
+                .iter()
+                .all(|d| matches!(d.kind, Kind::WrongOutput | Kind::UnwrittenOutput))
+                && diags.iter().any(|d| d.kind == Kind::WrongOutput)
+                && !case.name.starts_with("example");
+            // Shrink the first wrong case of each backend only: one small failure is enough to read.
+            let first_failure = !results
+                .iter()
+                .any(|r: &CaseResult| r.backend == backend && !r.passed);
+            let shrinkable =
+                first_failure && !result.passed && only_wrong && !result.output.is_empty();
+            if let Some(smaller) = shrinkable
+                .then(|| shrink_failure(puzzle, case, backend, &run))
+                .flatten()
+            {
+                diags.extend(smaller.1);
+                results.push(result);
+                results.push(CaseResult {
+                    shrunk_from: Some(case.name.clone()),
+                    ..smaller.0
+                });
+                diagnostics.extend(diags.into_iter().map(|d| locate(d, Some(&case.name))));
+                continue;
+            }
+            diagnostics.extend(diags.into_iter().map(|d| locate(d, Some(&case.name))));
+            results.push(result);
+        }
+    }
+    dedup(&mut diagnostics);
+    let backend_agreement = agreement(&results);
+    if let Some(a) = &backend_agreement {
+        notes.push(format!(
+            "sim and gpu: {}/{} cases identical bit for bit (largest difference {} ulp)",
+            a.identical, a.cases, a.max_ulp
+        ));
+    }
+    let passed = !results.is_empty() && results.iter().all(|r| r.passed) && diagnostics.is_empty();
+    Ok(Outcome {
+        puzzle: puzzle.id.to_string(),
+        file,
+        passed,
+        backends,
+        cases: results,
+        diagnostics,
+        backend_agreement,
+        notes,
+        rerun: req.rerun.clone(),
+    })
+}
+
+fn run_case(backend: Backend, code: &str, file: &str, case: &Case, req: &Request) -> RunOutput {
+    let resolved;
+    let case = if req.puzzle.declared_launch.is_some() {
+        let mut own = case.clone();
+        let set = ptx(code, file, &case.macros).and_then(|ptx| {
+            req.puzzle
+                .resolve_launch(&ptx, file, std::slice::from_mut(&mut own))
+        });
+        if let Err(d) = set {
+            return RunOutput {
+                diagnostics: vec![d],
+                ..RunOutput::default()
+            };
+        }
+        resolved = own;
+        &resolved
+    } else {
+        case
+    };
+    match backend {
+        Backend::Sim => match ptx(code, file, &case.macros) {
+            Ok(ptx) => kernels::sim::run(&ptx, &case.job),
+            Err(d) => RunOutput {
+                diagnostics: vec![d],
+                ..RunOutput::default()
+            },
+        },
+        Backend::Gpu => {
+            let request = kernels::worker::Request {
+                code: code.to_string(),
+                file: file.to_string(),
+                macros: case.macros.clone(),
+                job: case.job.clone(),
+            };
+            let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("runner"));
+            kernels::worker::run_isolated(&exe, &["gpu-worker"], &request, req.gpu_limit)
+        }
+    }
+}
+
+/// The PTX of `code` with `macros` (NVRTC memoizes: each macro set compiles once per process).
+fn ptx(code: &str, file: &str, macros: &[(String, String)]) -> Result<String, Diagnostic> {
+    match nvrtc::compile(&Source { code, file, macros }, &Target::Ptx)? {
+        Compiled::Ptx(ptx) => Ok(ptx),
+        Compiled::Cubin(_) => unreachable!("a PTX target gives PTX"),
+    }
+}
+
+/// The smallest shrunk version of a failing case that still fails, if the puzzle can shrink.
+fn shrink_failure(
+    puzzle: &Puzzle,
+    case: &Case,
+    backend: Backend,
+    run: &dyn Fn(&Case) -> RunOutput,
+) -> Option<(CaseResult, Vec<Diagnostic>)> {
+    let shrink = puzzle.shrink?;
+    shrink(case)
+        .iter()
+        .map(|smaller| judge(puzzle, smaller, backend, run(smaller)))
+        .find(|(r, _)| !r.passed)
+}
+
+/// Compares a run with the case's reference; returns the result and the diagnostics it earned.
+pub fn judge(
+    puzzle: &Puzzle,
+    case: &Case,
+    backend: Backend,
+    out: RunOutput,
+) -> (CaseResult, Vec<Diagnostic>) {
+    let output = out.outputs.into_iter().next().unwrap_or_default();
+    let mut diagnostics = out.diagnostics;
+    let complete = output.len() == case.expected.len();
+    let mismatches: Vec<usize> = if complete {
+        (0..output.len())
+            .filter(|&i| !puzzle.tolerance.accepts(output[i], case.expected[i]))
+            .collect()
+    } else {
+        vec![]
+    };
+    let max_abs_err = complete
+        .then(|| {
+            output
+                .iter()
+                .zip(&case.expected)
+                .map(|(&o, &e)| (f64::from(o) - e).abs())
+                .fold(0.0, f64::max)
+        })
+        .filter(|e: &f64| e.is_finite());
+    let launched_ok = diagnostics.is_empty();
+    if complete && !mismatches.is_empty() && launched_ok {
+        let unwritten: Vec<usize> = mismatches
+            .iter()
+            .copied()
+            .filter(|&i| output[i].is_nan())
+            .collect();
+        let wrong: Vec<usize> = mismatches
+            .iter()
+            .copied()
+            .filter(|&i| !output[i].is_nan())
+            .collect();
+        let located = |d: Diagnostic, i: usize| match owner(case, i) {
+            Some((block, thread)) => d.in_thread(block, thread),
+            None => d,
+        };
+        if let Some(&first) = unwritten.first() {
+            let d = Diagnostic::new(
+                Kind::UnwrittenOutput,
+                format!(
+                    "{} of {} output elements were never written (still NaN): {}; \
+                     check the guard and that every output index is covered",
+                    unwritten.len(),
+                    output.len(),
+                    listing(case, &unwritten, |_| String::new()),
+                ),
+            );
+            diagnostics.push(located(d, first));
+        }
+        if let Some(&first) = wrong.first() {
+            let values =
+                |i: usize| format!(" yours {:.6}, expected {:.6}", output[i], case.expected[i]);
+            let d = Diagnostic::new(
+                Kind::WrongOutput,
+                format!(
+                    "{} of {} elements differ: {}",
+                    wrong.len(),
+                    output.len(),
+                    listing(case, &wrong, values)
+                ),
+            );
+            diagnostics.push(located(d, first));
+        }
+    }
+    let passed = complete && mismatches.is_empty() && diagnostics.is_empty();
+    let result = CaseResult {
+        name: case.name.clone(),
+        backend,
+        passed,
+        max_abs_err,
+        params: case.params().into_iter().collect(),
+        seconds: out.seconds,
+        instructions: out.instructions,
+        output,
+        expected: case.expected.clone(),
+        shrunk_from: None,
+    };
+    (result, diagnostics)
+}
+
+/// The first few of `indices`, each with `detail` and the thread that owns it.
+fn listing(case: &Case, indices: &[usize], detail: impl Fn(usize) -> String) -> String {
+    const SHOWN: usize = 3;
+    let mut parts: Vec<String> = indices
+        .iter()
+        .take(SHOWN)
+        .map(|&i| {
+            let who = owner(case, i)
+                .map(|(b, t)| format!(" (block {} thread {})", b[0], t[0]))
+                .unwrap_or_default();
+            format!("[{i}]{}{who}", detail(i))
+        })
+        .collect();
+    if indices.len() > SHOWN {
+        parts.push(format!("and {} more", indices.len() - SHOWN));
+    }
+    parts.join(", ")
+}
+
+/// The block and thread that own output `i`, for 1D launches with one output per thread.
+pub fn owner(case: &Case, i: usize) -> Option<([u32; 3], [u32; 3])> {
+    let l = case.job.launch;
+    let threads = u64::from(l.threads_per_block()) * l.blocks();
+    let one_dimensional = l.grid[1] * l.grid[2] * l.block[1] * l.block[2] == 1;
+    if !one_dimensional || (case.expected.len() as u64) > threads {
+        return None;
+    }
+    let tpb = l.block[0] as usize;
+    Some(([(i / tpb) as u32, 0, 0], [(i % tpb) as u32, 0, 0]))
+}
+
+/// Keeps the first diagnostics of each kind (one per source line, at most `KEEP`), and says how
+/// many more of that kind there were.
+fn dedup(diagnostics: &mut Vec<Diagnostic>) {
+    const KEEP: usize = 2;
+    let mut kept: Vec<Diagnostic> = vec![];
+    let mut dropped: Vec<(Kind, usize)> = vec![];
+    for d in diagnostics.drain(..) {
+        let same_kind = kept.iter().filter(|k| k.kind == d.kind).count();
+        let same_line = kept
+            .iter()
+            .any(|k| k.kind == d.kind && k.line.is_some() && k.line == d.line);
+        if same_kind < KEEP && !same_line {
+            kept.push(d);
+        } else if let Some(entry) = dropped.iter_mut().find(|(k, _)| *k == d.kind) {
+            entry.1 += 1;
+        } else {
+            dropped.push((d.kind, 1));
+        }
+    }
+    for (kind, n) in dropped {
+        let last = kept
+            .iter_mut()
+            .rev()
+            .find(|k| k.kind == kind)
+            .expect("a kept one of each dropped kind");
+        last.message += &format!(" (and {n} more like it)");
+    }
+    *diagnostics = kept;
+}

@@ -1,0 +1,150 @@
+//! Printing an [`Outcome`] for people (colored, rustlings-style) or as one JSON object.
+//!
+//! The human report: a ✓ line and the next puzzle on a pass; on a failure, the first failing case,
+//! a diff of expected against yours around the first mismatch (values lined up), the diagnostics
+//! at their file and line, then the hint command and the chapter.
+
+use crate::engine::{CaseResult, Outcome};
+use crate::registry;
+use colored::Colorize;
+use kernels::Kind;
+use similar::{ChangeTag, TextDiff};
+
+/// Elements shown around the first mismatch.
+const WINDOW: usize = 12;
+
+pub fn json(outcome: &Outcome) -> String {
+    serde_json::to_string_pretty(outcome).expect("an outcome serializes")
+}
+
+pub fn human(outcome: &Outcome) -> String {
+    let mut out = String::new();
+    let backends: Vec<&str> = outcome.backends.iter().map(|b| b.name()).collect();
+    let backends = if backends.is_empty() {
+        "none".to_string()
+    } else {
+        backends.join(" + ")
+    };
+    let passed = outcome.cases.iter().filter(|c| c.passed).count();
+    for note in &outcome.notes {
+        out += &format!("{}\n", note.dimmed());
+    }
+    if outcome.passed {
+        out += &format!(
+            "{} {} passed ({passed}/{} cases, {backends})\n",
+            "✓".green().bold(),
+            outcome.puzzle.bold(),
+            outcome.cases.len()
+        );
+        match registry::next(&outcome.puzzle) {
+            Some(next) => out += &format!("Next: runner check {}\n", next.id),
+            None => out += "That was the last puzzle: measure it with runner bench.\n",
+        }
+        return out;
+    }
+    let failing: Vec<&CaseResult> = outcome.cases.iter().filter(|c| !c.passed).collect();
+    match failing.first() {
+        Some(first) => {
+            out += &format!(
+                "{} {}: case {} failed ({})\n",
+                "✗".red().bold(),
+                outcome.puzzle.bold(),
+                first.name.bold(),
+                first.backend.name()
+            );
+            if failing.len() > 1 {
+                let others: Vec<String> = failing[1..]
+                    .iter()
+                    .map(|c| format!("{} ({})", c.name, c.backend.name()))
+                    .collect();
+                out += &format!("  also failed: {}\n", others.join(", "));
+            }
+            // A shrunk version of a failing case is the easiest to read: show its diff.
+            let shown = failing
+                .iter()
+                .find(|c| c.shrunk_from.is_some())
+                .unwrap_or(first);
+            if !shown.output.is_empty() {
+                out += &diff(shown);
+            }
+        }
+        None => {
+            let why = match outcome.diagnostics.first().map(|d| d.kind) {
+                Some(Kind::CompileError) => "the kernel does not compile",
+                Some(Kind::KernelNotFound | Kind::SignatureMismatch) => {
+                    "the kernel's entry point does not match the puzzle"
+                }
+                Some(Kind::NvrtcMissing) => "the CUDA compiler library (NVRTC) is not available",
+                _ => "no case ran",
+            };
+            out += &format!(
+                "{} {}: {}\n",
+                "✗".red().bold(),
+                outcome.puzzle.bold(),
+                why.bold()
+            );
+        }
+    }
+    for d in &outcome.diagnostics {
+        out += &format!("{}: {}\n", d.kind.name().red().bold(), d.message);
+        let mut at = vec![];
+        if let (Some(file), Some(line)) = (&d.file, d.line) {
+            at.push(format!("{file}:{line}"));
+        }
+        if let (Some(b), Some(t)) = (d.block, d.thread) {
+            at.push(format!(
+                "block ({},{},{}) thread ({},{},{})",
+                b[0], b[1], b[2], t[0], t[1], t[2]
+            ));
+        }
+        if let Some(case) = &d.case {
+            at.push(format!("case {case}"));
+        }
+        if !at.is_empty() {
+            out += &format!("  --> {}\n", at.join(", "));
+        }
+    }
+    out += &format!("Fix it, then run: {}\n", outcome.rerun);
+    out += &format!("Hint: runner hint {}\n", outcome.puzzle);
+    out += &format!(
+        "Chapter: book/src/{}.md (runner book {} builds and opens it)\n",
+        outcome.puzzle, outcome.puzzle
+    );
+    out
+}
+
+/// A line-per-element diff of expected against yours, around the first mismatch.
+fn diff(case: &CaseResult) -> String {
+    let first = case
+        .output
+        .iter()
+        .zip(&case.expected)
+        .position(|(&o, &e)| o.is_nan() || (f64::from(o) - e).abs() > 1e-4 + 1e-4 * e.abs())
+        .unwrap_or(0);
+    let start = first.saturating_sub(WINDOW / 4);
+    let end = (start + WINDOW).min(case.expected.len());
+    let line = |i: usize, v: String| format!("out[{i:>4}] {v:>12}\n");
+    let expected: String = (start..end)
+        .map(|i| line(i, format!("{:.4}", case.expected[i])))
+        .collect();
+    let yours: String = (start..end)
+        .map(|i| line(i, format!("{:.4}", case.output[i])))
+        .collect();
+    let mut out = format!(
+        "  {} {} element{}, showing [{start}..{end}); {} expected, {} yours:\n",
+        case.name.dimmed(),
+        case.expected.len(),
+        if case.expected.len() == 1 { "" } else { "s" },
+        "-".red(),
+        "+".green()
+    );
+    for change in TextDiff::from_lines(&expected, &yours).iter_all_changes() {
+        let text = change.value().trim_end();
+        out += &match change.tag() {
+            ChangeTag::Equal => format!("    {text}\n"),
+            ChangeTag::Delete => format!("  {} {}\n", "-".red(), text.red()),
+            ChangeTag::Insert => format!("  {} {}\n", "+".green(), text.green()),
+        };
+    }
+    out
+}

@@ -1,0 +1,77 @@
+//! The learner's workbook on disk: where its root is, and what the learner has done so far.
+//!
+//! The root is the nearest folder upwards from the current directory that holds `puzzles/` and
+//! `solutions/`, else the folder this binary was built from. Progress (solved puzzles, hints
+//! already shown) lives in `.workbook-state.json` at the root, ignored by git; a missing or
+//! unreadable state file is an empty state, never an error.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The workbook's root folder.
+pub fn root() -> PathBuf {
+    let is_root = |d: &Path| d.join("puzzles").is_dir() && d.join("solutions").is_dir();
+    let cwd = std::env::current_dir().unwrap_or_default();
+    if let Some(found) = cwd.ancestors().find(|d| is_root(d)) {
+        return found.to_path_buf();
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
+}
+
+/// A path relative to the root when it lies inside it, as the learner would type it.
+pub fn display(path: &Path) -> String {
+    let root = root();
+    let abs = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let root = std::fs::canonicalize(&root).unwrap_or(root);
+    abs.strip_prefix(&root)
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| path.display().to_string())
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+pub struct State {
+    /// Puzzle ids the learner's own kernel passed.
+    #[serde(default)]
+    pub solved: Vec<String>,
+    /// How many hints of each puzzle have been shown.
+    #[serde(default)]
+    pub hints_shown: BTreeMap<String, usize>,
+}
+
+impl State {
+    /// `$WORKBOOK_STATE` when set (tests point it elsewhere), else the root's state file.
+    fn path() -> PathBuf {
+        std::env::var_os("WORKBOOK_STATE")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| root().join(".workbook-state.json"))
+    }
+
+    pub fn load() -> State {
+        std::fs::read_to_string(Self::path())
+            .ok()
+            .and_then(|s| serde_json::from_str(&s).ok())
+            .unwrap_or_default()
+    }
+
+    /// Saves the state; failing to save progress is not worth failing a command for.
+    pub fn save(&self) {
+        if let Ok(text) = serde_json::to_string_pretty(self) {
+            let _ = std::fs::write(Self::path(), text);
+        }
+    }
+
+    pub fn mark_solved(&mut self, id: &str) {
+        if !self.solved.iter().any(|s| s == id) {
+            self.solved.push(id.to_string());
+            self.solved.sort();
+        }
+    }
+
+    pub fn is_solved(&self, id: &str) -> bool {
+        self.solved.iter().any(|s| s == id)
+    }
+}
