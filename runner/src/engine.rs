@@ -191,8 +191,12 @@ pub fn evaluate(req: &Request) -> anyhow::Result<Outcome> {
     let mut macro_sets: Vec<&Vec<(String, String)>> = cases.iter().map(|c| &c.macros).collect();
     macro_sets.dedup();
     for macros in macro_sets {
-        let checked = ptx(&code, &file, macros)
-            .and_then(|ptx| kernels::entry::check(&ptx, puzzle.kernel, puzzle.params, &file));
+        // A puzzle whose kernel declares its launch (08) fails here too when the shape is
+        // missing or impossible; each case's launch is set from it in `run_case`.
+        let checked = ptx(&code, &file, macros).and_then(|ptx| {
+            kernels::entry::check(&ptx, puzzle.kernel, puzzle.params, &file)?;
+            puzzle.resolve_launch(&ptx, &file, &mut [])
+        });
         if let Err(d) = checked {
             return Ok(Outcome::failed_early(req, &file, locate(d, None)));
         }
@@ -275,6 +279,24 @@ pub fn evaluate(req: &Request) -> anyhow::Result<Outcome> {
 }
 
 fn run_case(backend: Backend, code: &str, file: &str, case: &Case, req: &Request) -> RunOutput {
+    let resolved;
+    let case = if req.puzzle.declared_launch.is_some() {
+        let mut own = case.clone();
+        let set = ptx(code, file, &case.macros).and_then(|ptx| {
+            req.puzzle
+                .resolve_launch(&ptx, file, std::slice::from_mut(&mut own))
+        });
+        if let Err(d) = set {
+            return RunOutput {
+                diagnostics: vec![d],
+                ..RunOutput::default()
+            };
+        }
+        resolved = own;
+        &resolved
+    } else {
+        case
+    };
     match backend {
         Backend::Sim => match ptx(code, file, &case.macros) {
             Ok(ptx) => kernels::sim::run(&ptx, &case.job),
