@@ -320,7 +320,7 @@ fn run_case(backend: Backend, code: &str, file: &str, case: &Case, req: &Request
 }
 
 /// The PTX of `code` with `macros` (NVRTC memoizes: each macro set compiles once per process).
-fn ptx(code: &str, file: &str, macros: &[(String, String)]) -> Result<String, Diagnostic> {
+pub fn ptx(code: &str, file: &str, macros: &[(String, String)]) -> Result<String, Diagnostic> {
     match nvrtc::compile(&Source { code, file, macros }, &Target::Ptx)? {
         Compiled::Ptx(ptx) => Ok(ptx),
         Compiled::Cubin(_) => unreachable!("a PTX target gives PTX"),
