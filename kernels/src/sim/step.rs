@@ -5,6 +5,7 @@
 //! `ops` and `convert`), and results are written back only to executing lanes. Memory accesses
 //! go lane by lane in lane order, which also fixes the order of atomics.
 
+use super::check::Acc;
 use super::exec::{Lanes, WarpRegs, bin, cmp, tern, to_generic, un};
 use super::fault::Fault;
 use super::ir::*;
@@ -381,9 +382,11 @@ pub(super) fn step(
             let mut old = [0u64; 32];
             for l in cx.lanes() {
                 let at = base[l].wrapping_add(addr.off as u64);
-                let o = sp.load(space, at, n, l).map_err(|e| oob(false)((e, l)))?;
+                let o = sp
+                    .load_as(space, at, n, l, Acc::Atomic)
+                    .map_err(|e| oob(false)((e, l)))?;
                 let new = super::atom::apply(op, ty, o, bv[l], cv[l]);
-                sp.store(space, at, n, new, l)
+                sp.store_as(space, at, n, new, l, Acc::Quiet)
                     .map_err(|e| oob(true)((e, l)))?;
                 old[l] = o;
             }
