@@ -486,7 +486,38 @@ pub fn shared_name(prog: &Program, byte: u32) -> String {
                 .map(|n| (n, prog.dyn_shared_offset))
         });
     match named {
-        Some((name, at)) => format!("`{name}[{}]`", (b - at) / 4),
+        Some((name, at)) => format!("`{}[{}]`", local_name(name), (b - at) / 4),
         None => format!("shared byte {byte}"),
+    }
+}
+
+/// The C++ name of a function-local static such as a `__shared__` array: NVRTC mangles
+/// `sa` in `conv1d` as `_ZZ6conv1dE2sa`; the learner wrote `sa`.
+pub fn local_name(mangled: &str) -> &str {
+    let Some(rest) = mangled.strip_prefix("_ZZ") else {
+        return mangled;
+    };
+    let Some(e) = rest.rfind('E') else {
+        return mangled;
+    };
+    let tail = &rest[e + 1..];
+    let digits = tail.chars().take_while(char::is_ascii_digit).count();
+    match tail[..digits].parse::<usize>() {
+        Ok(n) if digits > 0 && tail.len() == digits + n => &tail[digits..],
+        _ => mangled,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::local_name;
+
+    #[test]
+    fn local_statics_read_as_written() {
+        assert_eq!(local_name("_ZZ6conv1dE2sa"), "sa");
+        assert_eq!(local_name("_ZZ6conv1dE4tile"), "tile");
+        assert_eq!(local_name("_ZZ6conv1dPKfE2sb"), "sb");
+        assert_eq!(local_name("tile"), "tile");
+        assert_eq!(local_name("_ZZ6conv1dE9x"), "_ZZ6conv1dE9x");
     }
 }
