@@ -332,13 +332,17 @@ pub fn owner_text(case: &Case, i: usize) -> String {
     )
 }
 
-/// Keeps the first few diagnostics of each kind and location, then one line with the count.
+/// Keeps the first diagnostic of each kind and location (the same mistake in every case is one
+/// diagnosis), at most a few of each kind.
 fn dedup(diagnostics: &mut Vec<Diagnostic>) {
     const KEEP: usize = 3;
     let mut seen: HashMap<(Kind, Option<u32>, String), usize> = HashMap::new();
     let mut kept = vec![];
     for d in diagnostics.drain(..) {
-        let key = (d.kind, d.line, d.message.clone());
+        let key = match d.line {
+            Some(_) => (d.kind, d.line, d.file.clone().unwrap_or_default()),
+            None => (d.kind, None, d.message.clone()),
+        };
         let n = seen.entry(key).or_insert(0);
         *n += 1;
         let same_kind = kept

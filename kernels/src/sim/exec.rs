@@ -202,8 +202,9 @@ impl Machine<'_> {
                 .collect();
             t.sort_unstable();
             parts.push(format!(
-                "{} wait at the __syncthreads() on line {}",
+                "{} {} at the __syncthreads() on line {}",
                 self.thread_list(&t),
+                if t.len() == 1 { "waits" } else { "wait" },
                 line(pc)
             ));
         }
