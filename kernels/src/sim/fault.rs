@@ -5,7 +5,7 @@
 //! sentence a learner reads; the messages name buffers, indices and lengths, never slots or
 //! addresses the learner cannot see.
 
-use super::check::{Finding, Kept, shared_name};
+use super::finding::{Finding, Kept, shared_name};
 use super::ir::{Program, Space};
 use super::memory::MemFault;
 use crate::diag::{Diagnostic, Kind};

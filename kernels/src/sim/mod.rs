@@ -11,17 +11,25 @@
 //! Runs are deterministic.
 
 mod atom;
+mod barrier;
 mod check;
 mod convert;
 mod decode;
 mod exec;
 mod fault;
+mod finding;
+mod float;
 pub mod ir;
+mod lex;
 mod memory;
 mod opcode;
+mod opcode_mem;
 mod ops;
 pub mod parse;
+mod parse_body;
 mod step;
+mod step_mem;
+mod types;
 
 use crate::diag::{Diagnostic, Kind};
 use crate::job::{Arg, Job, RunOutput};
