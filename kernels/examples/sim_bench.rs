@@ -1,7 +1,8 @@
 //! Benchmark of the PTX simulator on the naive one-thread-per-output convolution (puzzle-01).
 //!
 //! `cargo run --release -p kernels --example sim_bench [size conv]` prints multiply-adds per
-//! second and thread-instructions per second. The PTX is the checked-in fixture compiled by
+//! second and thread-instructions per second, with the teaching checks on (as the runner runs)
+//! and off (`SimOptions::checks`), and the cost of the checks as a ratio. The PTX is the checked-in fixture compiled by
 //! NVRTC 13 (`tests/fixtures/conv_naive.sm75.ptx`), so no GPU or NVRTC is needed. Compare with
 //! `python3 kernels/bench/numba_sim.py` (numba's CUDA simulator on the same kernel).
 
@@ -54,20 +55,34 @@ fn main() {
     };
     // Multiply-adds actually performed (the tail has fewer taps).
     let macs: u64 = (0..size).map(|i| conv.min(size - i) as u64).sum();
-    let mut best = f64::MAX;
-    let mut insts = 0;
-    for _ in 0..3 {
-        let out = sim::run(PTX, &job);
-        assert!(out.diagnostics.is_empty(), "{:?}", out.diagnostics);
-        best = best.min(out.seconds);
-        insts = out.instructions.unwrap_or(0);
-    }
     println!("naive conv1d, size {size}, conv {conv}, {tpb} threads per block");
-    println!("  {macs} multiply-adds, {insts} thread-instructions");
-    println!("  best of 3: {:.3} s", best);
+    let mut times = vec![];
+    for checks in [true, false] {
+        let opts = sim::SimOptions {
+            checks,
+            ..Default::default()
+        };
+        let mut best = f64::MAX;
+        let mut insts = 0;
+        for _ in 0..3 {
+            let out = sim::run_with(PTX, &job, &opts);
+            assert!(out.diagnostics.is_empty(), "{:?}", out.diagnostics);
+            best = best.min(out.seconds);
+            insts = out.instructions.unwrap_or(0);
+        }
+        println!(
+            "checks {}: {macs} multiply-adds, {insts} thread-instructions",
+            if checks { "on " } else { "off" }
+        );
+        println!(
+            "  best of 3: {best:.3} s, {:.1} M multiply-adds/s, {:.1} M thread-instructions/s",
+            macs as f64 / best / 1e6,
+            insts as f64 / best / 1e6
+        );
+        times.push(best);
+    }
     println!(
-        "  {:.1} M multiply-adds/s, {:.1} M thread-instructions/s",
-        macs as f64 / best / 1e6,
-        insts as f64 / best / 1e6
+        "checks cost: {:.2}x the time without them",
+        times[0] / times[1]
     );
 }

@@ -56,7 +56,15 @@ fn unwritten_outputs_stay_nan() {
     let (a, b) = signal(3, 100, 3);
     let job = conv_job("conv1d", a, b, 100, Launch::linear(1, 64));
     let out = sim::run(&ptx("conv_naive", "sm75"), &job);
-    assert!(out.diagnostics.is_empty(), "{:?}", out.diagnostics);
+    let d = &out.diagnostics;
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0].kind, kernels::Kind::UnwrittenOutput);
+    assert!(
+        d[0].message.contains("36 of 100") && d[0].message.contains("`out[64]`"),
+        "{}",
+        d[0].message
+    );
+    assert!(d[0].message.contains("only 64 threads"), "{}", d[0].message);
     assert!(out.outputs[0][..64].iter().all(|v| v.is_finite()));
     assert!(out.outputs[0][64..].iter().all(|v| v.is_nan()));
 }

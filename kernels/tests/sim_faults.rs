@@ -35,7 +35,7 @@ fn missing_guard_reads_past_the_end_of_a() {
         );
         assert_eq!(
             (d[0].file.as_deref(), d[0].line),
-            (Some("broken.cu"), Some(9)),
+            (Some("kernels/tests/fixtures/broken.cu"), Some(9)),
             "{arch}"
         );
         // Thread 31 of block 1 (i = 63) is the first to reach a[64], at j = 1.
@@ -101,6 +101,7 @@ fn diagnostics_read_well() {
 fn garbled_ptx_never_panics() {
     let opts = SimOptions {
         budget: Some(200_000),
+        ..SimOptions::default()
     };
     let mut rng = kernels::spec::Rng::new(99);
     let sources = ["conv_naive", "tiled", "warp_atomic", "broken", "float_ops"];

@@ -5,12 +5,15 @@
 //! runs; groups that reach the same pc merge. Structured code therefore reconverges after an
 //! `if` and at a loop's exit, and the order is fixed, so runs are deterministic. A group that
 //! reaches `bar.sync` parks; when no group of any warp in the block can run, the block's parked
-//! groups must all wait at the same barrier (threads that exited count as arrived, as on the
-//! GPU) and are released together; otherwise the launch stops with `barrier_divergence`
-//! instead of hanging. Warp collectives execute over the group's lanes, which after
+//! groups must all wait at the same barrier and no thread of the block may have exited; they are
+//! then released together. Otherwise the launch stops with `barrier_divergence`, naming the
+//! threads that arrived and those that did not, instead of hanging (a GPU of compute capability
+//! 7.0 and later counts exited threads as arrived, but the CUDA guide leaves it undefined, and a
+//! barrier only part of the block passes through is always a bug in these puzzles). Warp collectives execute over the group's lanes, which after
 //! reconvergence are all the warp's live lanes. Every thread-instruction counts against the
 //! budget; exceeding it stops the launch with `timeout`.
 
+use super::check::Checks;
 use super::fault::{Fault, Located};
 use super::ir::*;
 use super::memory::{Memory, Spaces, window_base};
@@ -25,6 +28,8 @@ pub(super) struct Warp {
     pub others: Vec<(u32, u32)>,
     pub at_bar: Vec<(u32, u32)>,
     pub exited: u32,
+    /// The instruction at which each lane exited.
+    pub exit_pc: [u32; 32],
     pub lanes: u32,
     pub first_tid: u32,
     pub regs: Vec<u64>,
@@ -42,6 +47,7 @@ pub(super) struct Machine<'p> {
     pub budget: u64,
     pub executed: u64,
     pub block_id: [u32; 3],
+    pub chk: Checks,
 }
 
 impl Machine<'_> {
@@ -59,7 +65,7 @@ impl Machine<'_> {
         Ok(())
     }
 
-    fn thread_of(&self, linear: u32) -> [u32; 3] {
+    pub(super) fn thread_of(&self, linear: u32) -> [u32; 3] {
         let [bx, by, _] = self.block;
         [linear % bx, (linear / bx) % by, linear / (bx * by)]
     }
@@ -122,6 +128,7 @@ impl Machine<'_> {
             others: Vec::new(),
             at_bar: Vec::new(),
             exited: 0,
+            exit_pc: [0; 32],
             lanes,
             first_tid: first,
             regs,
@@ -136,6 +143,9 @@ impl Machine<'_> {
             .map(|i| self.new_warp(i, threads))
             .collect();
         let mut shared = vec![0u8; self.shared_bytes];
+        let [bx, by, _] = self.block_id;
+        let linear = bx + self.grid[0] * (by + self.grid[1] * self.block_id[2]);
+        self.chk.begin_block(linear, self.shared_bytes);
         loop {
             for w in warps.iter_mut() {
                 if w.active != 0 || !w.others.is_empty() {
@@ -147,30 +157,18 @@ impl Machine<'_> {
                 .enumerate()
                 .flat_map(|(i, w)| w.at_bar.iter().map(move |&(pc, m)| (i, pc, m)))
                 .collect();
-            let Some(&(_, pc0, _)) = parked.first() else {
+            let Some(&(w0, pc0, m0)) = parked.first() else {
+                self.chk.end_block();
                 return Ok(());
             };
-            if let Some(&(wi, pc1, m1)) = parked.iter().find(|g| g.1 != pc0) {
-                let (w0, _, m0) = parked[0];
-                let t0 = self.thread_of(warps[w0].first_tid + m0.trailing_zeros());
-                let t1 = self.thread_of(warps[wi].first_tid + m1.trailing_zeros());
-                let line = |pc: u32| self.prog.insts.get(pc as usize).map_or(0, |i| i.line);
-                let detail = format!(
-                    "threads of one block wait at different barriers: thread ({},{},{}) waits at the barrier on line {} while thread ({},{},{}) waits at the one on line {}; every thread of a block must reach the same __syncthreads() (is one inside an `if`?)",
-                    t0[0],
-                    t0[1],
-                    t0[2],
-                    line(pc0),
-                    t1[0],
-                    t1[1],
-                    t1[2],
-                    line(pc1)
-                );
+            let exited = warps.iter().any(|w| w.exited != 0);
+            if exited || parked.iter().any(|g| g.1 != pc0) {
+                let detail = self.divergence(&warps, &parked);
                 return Err(self.fault(
                     Fault::BarrierDivergence { detail },
-                    Some(pc1 as usize),
-                    Some(&warps[wi]),
-                    Some(m1.trailing_zeros() as usize),
+                    Some(pc0 as usize),
+                    Some(&warps[w0]),
+                    Some(m0.trailing_zeros() as usize),
                 ));
             }
             for w in warps.iter_mut() {
@@ -180,6 +178,7 @@ impl Machine<'_> {
                     resched(w);
                 }
             }
+            self.chk.barrier();
         }
     }
 
@@ -192,6 +191,12 @@ impl Machine<'_> {
             }
             let pc = w.pc as usize;
             let Some(inst) = prog.insts.get(pc) else {
+                let last = prog.insts.len().saturating_sub(1) as u32;
+                for l in 0..32 {
+                    if w.active >> l & 1 == 1 {
+                        w.exit_pc[l] = last;
+                    }
+                }
                 w.exited |= w.active;
                 w.active = 0;
                 continue;
@@ -221,6 +226,11 @@ impl Machine<'_> {
                     w.pc = if exec != 0 { *target } else { w.pc + 1 };
                 }
                 Op::Exit => {
+                    for l in 0..32 {
+                        if exec >> l & 1 == 1 {
+                            w.exit_pc[l] = w.pc;
+                        }
+                    }
                     w.exited |= exec;
                     w.active &= !exec;
                     w.pc += 1;
@@ -252,6 +262,9 @@ impl Machine<'_> {
                             shared,
                             local,
                             local_bytes,
+                            chk: &mut self.chk,
+                            tid0: w.first_tid,
+                            inst: pc as u32,
                         };
                         let clock = self.executed;
                         if let Err((fault, lane)) = step(

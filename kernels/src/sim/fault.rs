@@ -5,6 +5,7 @@
 //! sentence a learner reads; the messages name buffers, indices and lengths, never slots or
 //! addresses the learner cannot see.
 
+use super::finding::{Finding, Kept, shared_name};
 use super::ir::{Program, Space};
 use super::memory::MemFault;
 use crate::diag::{Diagnostic, Kind};
@@ -102,12 +103,222 @@ impl Located {
 }
 
 impl Program {
-    /// The `.file` name of index `file`, as the learner knows it (the last path component).
+    /// The `.file` name of index `file` as the runner gave it to NVRTC. NVRTC prefixes a
+    /// relative program name with its working directory; the simulator runs in the process that
+    /// compiled, so stripping the current directory gives the name back as given.
     pub fn file_name(&self, file: u32) -> String {
-        self.files
-            .iter()
-            .find(|(i, _)| *i == file)
-            .map(|(_, p)| p.rsplit('/').next().unwrap_or(p).to_string())
-            .unwrap_or_else(|| "kernel.cu".to_string())
+        let Some((_, p)) = self.files.iter().find(|(i, _)| *i == file) else {
+            return "kernel.cu".to_string();
+        };
+        let cwd = std::env::current_dir().ok();
+        cwd.as_deref()
+            .and_then(|d| d.to_str())
+            .and_then(|d| p.strip_prefix(d))
+            .and_then(|rest| rest.strip_prefix('/'))
+            .unwrap_or(p)
+            .to_string()
     }
+}
+
+/// What the diagnostics of the checks need to name threads, buffers and lines.
+pub struct Names<'a> {
+    pub prog: &'a Program,
+    pub buffers: &'a [String],
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+}
+
+impl Names<'_> {
+    fn coords(dims: [u32; 3], linear: u32) -> [u32; 3] {
+        [
+            linear % dims[0],
+            (linear / dims[0]) % dims[1],
+            linear / (dims[0] * dims[1]),
+        ]
+    }
+    fn thread(&self, tid: u32) -> [u32; 3] {
+        Self::coords(self.block, tid)
+    }
+    /// Block and thread of launch-linear thread `g`.
+    fn global(&self, g: u32) -> ([u32; 3], [u32; 3]) {
+        let tpb = self.block.iter().product::<u32>().max(1);
+        (Self::coords(self.grid, g / tpb), self.thread(g % tpb))
+    }
+    fn line(&self, inst: u32) -> u32 {
+        self.prog.insts.get(inst as usize).map_or(0, |i| i.line)
+    }
+    fn located(&self, d: Diagnostic, inst: u32) -> Diagnostic {
+        match self.prog.insts.get(inst as usize) {
+            Some(i) if i.line > 0 => d.at_line(self.prog.file_name(i.file), i.line),
+            _ => d,
+        }
+    }
+    fn buffer(&self, buf: usize) -> &str {
+        self.buffers.get(buf).map_or("?", |s| s.as_str())
+    }
+}
+
+fn t3(t: [u32; 3]) -> String {
+    format!("({},{},{})", t[0], t[1], t[2])
+}
+
+fn ordinal(n: u32) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
+/// The learner's diagnostic for a finding of the checks.
+pub fn finding_diagnostic(k: &Kept, n: &Names<'_>) -> Diagnostic {
+    let (d, inst) = match &k.finding {
+        Finding::SharedRace {
+            block,
+            byte,
+            first,
+            second,
+        } => {
+            let what = shared_name(n.prog, *byte);
+            let (a, b) = (t3(n.thread(first.thread)), t3(n.thread(second.thread)));
+            let (la, lb) = (n.line(first.inst), n.line(second.inst));
+            let msg = match (first.write, second.write) {
+                (true, false) => format!(
+                    "thread {b} reads {what} (line {lb}), which thread {a} wrote (line {la}) with no __syncthreads() in between: nothing makes the write happen before the read, and the threads of a warp are not guaranteed to run in lockstep; a __syncthreads() between filling shared memory and reading it is missing"
+                ),
+                (false, true) => format!(
+                    "thread {b} writes {what} (line {lb}) after thread {a} read it (line {la}) with no __syncthreads() in between, so the read may see the old or the new value; a __syncthreads() between the two is missing"
+                ),
+                _ => format!(
+                    "threads {a} and {b} both write {what} (lines {la} and {lb}) with no __syncthreads() in between, so the value that stays depends on timing; give each shared element one writer, or separate the writes with a barrier"
+                ),
+            };
+            let block = Names::coords(n.grid, *block);
+            (
+                Diagnostic::new(Kind::Race, msg).in_thread(block, n.thread(second.thread)),
+                second.inst,
+            )
+        }
+        Finding::GlobalRace {
+            buf,
+            index,
+            first,
+            second,
+        } => {
+            let what = format!("`{}[{index}]`", n.buffer(*buf));
+            let ((ba, ta), (bb, tb)) = (n.global(first.thread), n.global(second.thread));
+            let a = format!("block {} thread {}", t3(ba), t3(ta));
+            let b = format!("block {} thread {}", t3(bb), t3(tb));
+            let (la, lb) = (n.line(first.inst), n.line(second.inst));
+            let msg = if first.write && second.write {
+                format!(
+                    "{b} writes {what} (line {lb}), which {a} also wrote (line {la}) in this launch: the value that stays depends on which thread runs last; each output element needs exactly one writing thread (check how the index is computed)"
+                )
+            } else {
+                let (r, w, lr, lw) = if first.write {
+                    (&b, &a, lb, la)
+                } else {
+                    (&a, &b, la, lb)
+                };
+                format!(
+                    "{r} reads {what} (line {lr}) that {w} writes (line {lw}) in the same launch: threads of different blocks cannot wait for each other, so the read may see either value; read the inputs, not another thread's output"
+                )
+            };
+            (
+                Diagnostic::new(Kind::Race, msg).in_thread(bb, tb),
+                second.inst,
+            )
+        }
+        Finding::Uninit {
+            block,
+            byte,
+            reader,
+        } => {
+            let block = Names::coords(n.grid, *block);
+            let msg = format!(
+                "thread {} reads {} (line {}), but no thread of block {} has written it in this launch, so it holds garbage; usually an element that is never loaded, such as the halo past the block's own inputs or the zeros past the end of the input",
+                t3(n.thread(reader.thread)),
+                shared_name(n.prog, *byte),
+                n.line(reader.inst),
+                t3(block)
+            );
+            (
+                Diagnostic::new(Kind::UninitializedRead, msg)
+                    .in_thread(block, n.thread(reader.thread)),
+                reader.inst,
+            )
+        }
+        Finding::OverBudget { at, limit } => {
+            let (b, t) = n.global(at.thread);
+            let msg = if at.write {
+                format!(
+                    "block {} thread {} makes its {} global write (line {}), but this puzzle allows {limit} per thread: accumulate in a register and write each output once",
+                    t3(b),
+                    t3(t),
+                    ordinal(limit + 1),
+                    n.line(at.inst)
+                )
+            } else {
+                format!(
+                    "block {} thread {} makes its {} global read (line {}), but this puzzle allows {limit} per thread: load each element into shared memory once and read it from there",
+                    t3(b),
+                    t3(t),
+                    ordinal(limit + 1),
+                    n.line(at.inst)
+                )
+            };
+            (
+                Diagnostic::new(Kind::BudgetExceeded, msg).in_thread(b, t),
+                at.inst,
+            )
+        }
+        Finding::Unwritten {
+            buf,
+            count,
+            len,
+            first,
+            owner,
+            store,
+            short,
+        } => {
+            let name = n.buffer(*buf);
+            let mut msg = format!(
+                "{count} of {len} elements of `{name}` were never written (still NaN after the launch), the first is `{name}[{first}]`"
+            );
+            if let Some(g) = owner {
+                let (b, t) = n.global(*g);
+                msg += &format!(
+                    "; by the pattern of the other writes, block {} thread {} should have written it",
+                    t3(b),
+                    t3(t)
+                );
+            }
+            if let Some(t) = short {
+                msg += &format!(
+                    "; the launch has only {t} threads and each writes one element, so no thread reaches it"
+                );
+            }
+            msg += ": check the guard and the index, every output element needs a thread that writes it";
+            let mut d = Diagnostic::new(Kind::UnwrittenOutput, msg);
+            if let Some(g) = owner {
+                let (b, t) = n.global(*g);
+                d = d.in_thread(b, t);
+            }
+            (d, store.unwrap_or(u32::MAX))
+        }
+    };
+    let mut d = n.located(d, inst);
+    if k.repeats > 0 {
+        d.message += &format!(" (the same happened {} more times)", k.repeats);
+    }
+    if k.hidden > 0 {
+        d.message += &format!(
+            " ({} more {} diagnostics at other lines not shown)",
+            k.hidden, d.kind
+        );
+    }
+    d
 }

@@ -10,6 +10,7 @@
 //! thread last wrote a shared word, which output elements were written) can sit beside the byte
 //! vectors here, indexed the same way.
 
+use super::check::{Acc, Checks};
 use super::ir::Space;
 
 pub const REGION_SHIFT: u32 = 40;
@@ -66,12 +67,16 @@ pub struct Memory {
 }
 
 /// A view of every space for one warp: the launch memory, its block's shared memory and its
-/// lanes' local memory (`local_bytes` per lane, lane-major).
+/// lanes' local memory (`local_bytes` per lane, lane-major), and the launch's checks with the
+/// warp's first thread (block-linear) and the instruction, to record each access.
 pub struct Spaces<'a> {
     pub mem: &'a mut Memory,
     pub shared: &'a mut [u8],
     pub local: &'a mut [u8],
     pub local_bytes: usize,
+    pub chk: &'a mut Checks,
+    pub tid0: u32,
+    pub inst: u32,
 }
 
 #[inline]
@@ -190,10 +195,29 @@ impl Spaces<'_> {
         if let Some(buf) = r.checked_sub(1).and_then(|i| self.mem.globals.get(i)) {
             let off = addr.wrapping_sub(global_base(r)) as usize;
             if let Some(b) = buf.bytes.get(off..off.wrapping_add(4)) {
-                return Ok(u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]])));
+                let v = u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
+                if self.chk.on {
+                    let tid = self.tid0 + lane as u32;
+                    self.chk.global(r - 1, off, tid, self.inst, Acc::Read);
+                }
+                return Ok(v);
             }
         }
         self.load(Space::Global, addr, 4, lane)
+    }
+
+    /// Records an access for the checks.
+    #[inline]
+    fn note(&mut self, sp: Space, at: usize, n: usize, lane: usize, acc: Acc) {
+        let tid = self.tid0 + lane as u32;
+        match sp {
+            Space::Shared => self.chk.shared(at, n, tid, self.inst, acc),
+            Space::Global => {
+                let (r, off) = (at >> 48, at & ((1 << 48) - 1));
+                self.chk.global(r - 1, off, tid, self.inst, acc)
+            }
+            _ => {}
+        }
     }
 
     /// Loads `n` bytes (1, 2, 4 or 8) at `addr` in `space` for `lane`.
@@ -205,7 +229,23 @@ impl Spaces<'_> {
         n: usize,
         lane: usize,
     ) -> Result<u64, MemFault> {
+        self.load_as(space, addr, n, lane, Acc::Read)
+    }
+
+    /// [`Spaces::load`], seen by the checks as `acc`.
+    #[inline]
+    pub fn load_as(
+        &mut self,
+        space: Space,
+        addr: u64,
+        n: usize,
+        lane: usize,
+        acc: Acc,
+    ) -> Result<u64, MemFault> {
         let (sp, at) = self.locate(space, addr, n, lane)?;
+        if self.chk.on {
+            self.note(sp, at, n, lane, acc);
+        }
         let (b, off) = self.bytes_mut(sp, at);
         Ok(read(b, off, n))
     }
@@ -220,6 +260,20 @@ impl Spaces<'_> {
         v: u64,
         lane: usize,
     ) -> Result<(), MemFault> {
+        self.store_as(space, addr, n, v, lane, Acc::Write)
+    }
+
+    /// [`Spaces::store`], seen by the checks as `acc`.
+    #[inline]
+    pub fn store_as(
+        &mut self,
+        space: Space,
+        addr: u64,
+        n: usize,
+        v: u64,
+        lane: usize,
+        acc: Acc,
+    ) -> Result<(), MemFault> {
         let (sp, at) = self.locate(space, addr, n, lane)?;
         if sp == Space::Const || sp == Space::Param {
             return Err(MemFault {
@@ -229,6 +283,9 @@ impl Spaces<'_> {
                 len: 0,
                 elem: 1,
             });
+        }
+        if self.chk.on {
+            self.note(sp, at, n, lane, acc);
         }
         let (b, off) = self.bytes_mut(sp, at);
         write(b, off, n, v);

@@ -3,21 +3,33 @@
 //! Entry point: [`run`] (or [`run_with`] for options). The pipeline is `parse` (text to syntax),
 //! `decode` and `opcode` (syntax to the [`ir::Program`], once), then `exec` and `step` (the
 //! launch), over the spaces of `memory`. It never panics on a learner's kernel: what it cannot
-//! parse or execute becomes an `unsupported_instruction` diagnostic, and a fault stops the
-//! launch with a diagnostic at the learner's source line (from `.loc`), block and thread.
-//! Output buffers are poisoned with NaN before the launch. Runs are deterministic.
+//! parse or execute becomes an `unsupported_instruction` diagnostic, and a fault (out of
+//! bounds, timeout, barrier divergence) stops the launch with a diagnostic at the learner's
+//! source line (from `.loc`), block and thread. The checks of `check` (races, uninitialized
+//! shared reads, the access budget, unwritten outputs) let the launch finish and add their
+//! diagnostics, a few of each kind. Output buffers are poisoned with NaN before the launch.
+//! Runs are deterministic.
 
 mod atom;
+mod barrier;
+mod check;
 mod convert;
 mod decode;
 mod exec;
 mod fault;
+mod finding;
+mod float;
 pub mod ir;
+mod lex;
 mod memory;
 mod opcode;
+mod opcode_mem;
 mod ops;
 pub mod parse;
+mod parse_body;
 mod step;
+mod step_mem;
+mod types;
 
 use crate::diag::{Diagnostic, Kind};
 use crate::job::{Arg, Job, RunOutput};
@@ -25,10 +37,22 @@ use memory::{Buffer, Memory, global_base};
 use std::time::Instant;
 
 /// Switches for one simulated launch.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SimOptions {
     /// Thread-instructions allowed before `timeout`; `None` for [`default_budget`].
     pub budget: Option<u64>,
+    /// The teaching checks (races, uninitialized reads, access budget, unwritten outputs).
+    /// Bounds, timeouts and barrier divergence are checked either way.
+    pub checks: bool,
+}
+
+impl Default for SimOptions {
+    fn default() -> Self {
+        SimOptions {
+            budget: None,
+            checks: true,
+        }
+    }
 }
 
 /// The default instruction budget: 200 thread-instructions per multiply-add of the case's work,
@@ -100,6 +124,11 @@ pub fn run_with(ptx: &str, job: &Job, opts: &SimOptions) -> RunOutput {
         );
         return failed(Diagnostic::new(Kind::LaunchError, msg), 0.0);
     }
+    let lens: Vec<usize> = mem.globals.iter().map(|b| b.bytes.len()).collect();
+    let is_output: Vec<bool> = (0..lens.len())
+        .map(|i| matches!(job.args.get(i), Some(Arg::Output { .. })))
+        .collect();
+    let chk = check::Checks::new(opts.checks, &prog, job.budget, threads, &lens, &is_output);
     let mut m = exec::Machine {
         prog: &prog,
         mem,
@@ -109,17 +138,39 @@ pub fn run_with(ptx: &str, job: &Job, opts: &SimOptions) -> RunOutput {
         budget: opts.budget.unwrap_or_else(|| default_budget(job.work)),
         executed: 0,
         block_id: [0; 3],
+        chk,
     };
     let result = m.run();
+    let outputs: Vec<usize> = (0..is_output.len()).filter(|&i| is_output[i]).collect();
+    if result.is_ok() {
+        m.chk.finish(&outputs, u64::from(threads) * l.blocks());
+    }
     let seconds = start.elapsed().as_secs_f64();
     let mut out = RunOutput {
         seconds,
         instructions: Some(m.executed),
+        stats: opts.checks.then_some(m.chk.stats),
         ..RunOutput::default()
     };
+    let buffers: Vec<String> = m.mem.globals.iter().map(|b| b.name.clone()).collect();
+    let names = fault::Names {
+        prog: &prog,
+        buffers: &buffers,
+        grid: l.grid,
+        block: l.block,
+    };
+    let found = m
+        .chk
+        .kept
+        .iter()
+        .map(|k| fault::finding_diagnostic(k, &names));
     match result {
-        Err(f) => out.diagnostics.push(f.diagnostic(&prog)),
+        Err(f) => {
+            out.diagnostics.push(f.diagnostic(&prog));
+            out.diagnostics.extend(found);
+        }
         Ok(()) => {
+            out.diagnostics.extend(found);
             for (i, a) in job.args.iter().enumerate() {
                 if let Arg::Output { .. } = a {
                     let b = &m.mem.globals[i].bytes;

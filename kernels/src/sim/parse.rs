@@ -7,20 +7,8 @@
 //! (`.version`, `.loc`, `.file`, `.maxntid`, ...) are read up to the line's end. Nothing here
 //! panics: malformed input is an `Err` with the PTX line.
 
+use super::lex::{Tok, Token, lex};
 use std::fmt;
-
-#[derive(Clone, Debug, PartialEq)]
-enum Tok {
-    Word(String),
-    Str(String),
-    Punct(char),
-}
-
-#[derive(Clone, Debug)]
-struct Token {
-    tok: Tok,
-    line: u32,
-}
 
 /// A parse failure: what was wrong and on which PTX line.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -35,67 +23,7 @@ impl fmt::Display for ParseError {
     }
 }
 
-type PResult<T> = Result<T, ParseError>;
-
-fn lex(src: &str) -> Vec<Token> {
-    let mut out = Vec::new();
-    let chars: Vec<char> = src.chars().collect();
-    let (mut i, mut line) = (0usize, 1u32);
-    let is_word = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '%' | '.');
-    while i < chars.len() {
-        let c = chars[i];
-        if c == '\n' {
-            line += 1;
-            i += 1;
-        } else if c.is_whitespace() {
-            i += 1;
-        } else if c == '/' && chars.get(i + 1) == Some(&'/') {
-            while i < chars.len() && chars[i] != '\n' {
-                i += 1;
-            }
-        } else if c == '/' && chars.get(i + 1) == Some(&'*') {
-            i += 2;
-            while i < chars.len() && !(chars[i] == '*' && chars.get(i + 1) == Some(&'/')) {
-                line += u32::from(chars[i] == '\n');
-                i += 1;
-            }
-            i += 2;
-        } else if c == '"' {
-            let start = i + 1;
-            i += 1;
-            while i < chars.len() && chars[i] != '"' && chars[i] != '\n' {
-                i += 1;
-            }
-            let s: String = chars[start..i.min(chars.len())].iter().collect();
-            out.push(Token {
-                tok: Tok::Str(s),
-                line,
-            });
-            i += 1;
-        } else if is_word(c) {
-            let start = i;
-            while i < chars.len()
-                && (is_word(chars[i])
-                    || (chars[i] == ':' && chars.get(i + 1) == Some(&':'))
-                    || (chars[i] == ':' && i > 0 && chars[i - 1] == ':'))
-            {
-                i += 1;
-            }
-            let w: String = chars[start..i].iter().collect();
-            out.push(Token {
-                tok: Tok::Word(w),
-                line,
-            });
-        } else {
-            out.push(Token {
-                tok: Tok::Punct(c),
-                line,
-            });
-            i += 1;
-        }
-    }
-    out
-}
+pub(super) type PResult<T> = Result<T, ParseError>;
 
 /// One instruction operand, before registers are resolved.
 #[derive(Clone, Debug, PartialEq)]
@@ -174,12 +102,12 @@ pub struct Module {
     pub files: Vec<(u32, String)>,
 }
 
-struct Parser {
-    toks: Vec<Token>,
-    pos: usize,
+pub(super) struct Parser {
+    pub(super) toks: Vec<Token>,
+    pub(super) pos: usize,
 }
 
-const LINE_DIRECTIVES: &[&str] = &[
+pub(super) const LINE_DIRECTIVES: &[&str] = &[
     ".version",
     ".target",
     ".address_size",
@@ -197,7 +125,7 @@ const LINE_DIRECTIVES: &[&str] = &[
 ];
 
 impl Parser {
-    fn err<T>(&self, message: impl Into<String>) -> PResult<T> {
+    pub(super) fn err<T>(&self, message: impl Into<String>) -> PResult<T> {
         let line = self
             .toks
             .get(self.pos)
@@ -208,13 +136,13 @@ impl Parser {
             message: message.into(),
         })
     }
-    fn peek(&self) -> Option<&Tok> {
+    pub(super) fn peek(&self) -> Option<&Tok> {
         self.toks.get(self.pos).map(|t| &t.tok)
     }
-    fn line(&self) -> u32 {
+    pub(super) fn line(&self) -> u32 {
         self.toks.get(self.pos).map_or(0, |t| t.line)
     }
-    fn next(&mut self) -> PResult<Tok> {
+    pub(super) fn next(&mut self) -> PResult<Tok> {
         match self.toks.get(self.pos) {
             Some(t) => {
                 self.pos += 1;
@@ -223,21 +151,21 @@ impl Parser {
             None => self.err("unexpected end of PTX"),
         }
     }
-    fn word(&mut self) -> PResult<String> {
+    pub(super) fn word(&mut self) -> PResult<String> {
         match self.next()? {
             Tok::Word(w) => Ok(w),
             t => self.err(format!("expected a word, found {t:?}")),
         }
     }
-    fn is_punct(&self, c: char) -> bool {
+    pub(super) fn is_punct(&self, c: char) -> bool {
         self.peek() == Some(&Tok::Punct(c))
     }
-    fn eat(&mut self, c: char) -> bool {
+    pub(super) fn eat(&mut self, c: char) -> bool {
         let hit = self.is_punct(c);
         self.pos += usize::from(hit);
         hit
     }
-    fn expect(&mut self, c: char) -> PResult<()> {
+    pub(super) fn expect(&mut self, c: char) -> PResult<()> {
         if self.eat(c) {
             Ok(())
         } else {
@@ -245,7 +173,7 @@ impl Parser {
         }
     }
     /// The rest of the current source line, as words.
-    fn rest_of_line(&mut self, line: u32) -> Vec<String> {
+    pub(super) fn rest_of_line(&mut self, line: u32) -> Vec<String> {
         let mut words = Vec::new();
         while let Some(t) = self.toks.get(self.pos).filter(|t| t.line == line) {
             if let Tok::Word(w) | Tok::Str(w) = &t.tok {
@@ -255,7 +183,7 @@ impl Parser {
         }
         words
     }
-    fn skip_braces(&mut self) -> PResult<()> {
+    pub(super) fn skip_braces(&mut self) -> PResult<()> {
         self.expect('{')?;
         let mut depth = 1;
         while depth > 0 {
@@ -267,7 +195,7 @@ impl Parser {
         }
         Ok(())
     }
-    fn number(&mut self) -> PResult<u64> {
+    pub(super) fn number(&mut self) -> PResult<u64> {
         let w = self.word()?;
         parse_int(&w)
             .map(|v| v as u64)
@@ -275,7 +203,7 @@ impl Parser {
             .or_else(|_| self.err(format!("bad number `{w}`")))
     }
 
-    fn module(&mut self) -> PResult<Module> {
+    pub(super) fn module(&mut self) -> PResult<Module> {
         let mut m = Module::default();
         while let Some(t) = self.peek().cloned() {
             let line = self.line();
@@ -325,7 +253,7 @@ impl Parser {
         Ok(m)
     }
 
-    fn skip_func(&mut self) -> PResult<()> {
+    pub(super) fn skip_func(&mut self) -> PResult<()> {
         self.pos += 1;
         while !self.is_punct('{') && !self.is_punct(';') {
             self.next()?;
@@ -338,7 +266,7 @@ impl Parser {
     }
 
     /// `[.align N] .type name[count]` after the state space word.
-    fn decl(&mut self, space: String) -> PResult<Var> {
+    pub(super) fn decl(&mut self, space: String) -> PResult<Var> {
         let mut v = Var {
             space,
             align: 0,
@@ -373,7 +301,7 @@ impl Parser {
     }
 
     /// `.space [.align N] .type name[count] [= init];`
-    fn var(&mut self) -> PResult<Var> {
+    pub(super) fn var(&mut self) -> PResult<Var> {
         let space = self.word()?;
         let mut v = self.decl(space)?;
         if self.eat('=') {
@@ -397,7 +325,7 @@ impl Parser {
         Ok(v)
     }
 
-    fn entry(&mut self) -> PResult<Entry> {
+    pub(super) fn entry(&mut self) -> PResult<Entry> {
         let name = self.word()?;
         let mut params = Vec::new();
         if self.eat('(') {
@@ -425,157 +353,6 @@ impl Parser {
         self.expect('{')?;
         let body = self.body()?;
         Ok(Entry { name, params, body })
-    }
-
-    fn body(&mut self) -> PResult<Vec<Stmt>> {
-        let mut out = Vec::new();
-        let mut depth = 0u32;
-        loop {
-            let line = self.line();
-            match self.next()? {
-                Tok::Punct('{') => {
-                    depth += 1;
-                    out.push(Stmt::Open);
-                }
-                Tok::Punct('}') if depth == 0 => return Ok(out),
-                Tok::Punct('}') => {
-                    depth -= 1;
-                    out.push(Stmt::Close);
-                }
-                Tok::Punct('@') => {
-                    let neg = self.eat('!');
-                    let p = self.word()?;
-                    let opcode = self.word()?;
-                    out.push(self.instr(Some((p, neg)), opcode, line)?);
-                }
-                Tok::Word(w) if w == ".reg" => {
-                    let ty = self.word()?;
-                    let mut names = Vec::new();
-                    loop {
-                        let n = self.word()?;
-                        if self.eat('<') {
-                            let count = self.number()?;
-                            self.expect('>')?;
-                            if count > 1 << 20 {
-                                return self.err("too many registers");
-                            }
-                            names.extend((0..count).map(|i| format!("{n}{i}")));
-                        } else {
-                            names.push(n);
-                        }
-                        if !self.eat(',') {
-                            break;
-                        }
-                    }
-                    self.expect(';')?;
-                    out.push(Stmt::Reg { ty, names });
-                }
-                Tok::Word(w)
-                    if matches!(
-                        w.as_str(),
-                        ".shared" | ".local" | ".const" | ".global" | ".param"
-                    ) =>
-                {
-                    self.pos -= 1;
-                    out.push(Stmt::Var(self.var()?));
-                }
-                Tok::Word(w) if w == ".loc" => {
-                    let rest = self.rest_of_line(line);
-                    let file = rest.first().and_then(|s| s.parse().ok()).unwrap_or(0);
-                    let l = rest.get(1).and_then(|s| s.parse().ok()).unwrap_or(0);
-                    out.push(Stmt::Loc { file, line: l });
-                }
-                Tok::Word(w) if w == ".pragma" => {
-                    while !self.eat(';') {
-                        self.next()?;
-                    }
-                }
-                Tok::Word(w) if LINE_DIRECTIVES.contains(&w.as_str()) => {
-                    self.rest_of_line(line);
-                }
-                Tok::Word(w) if self.is_punct(':') => {
-                    self.pos += 1;
-                    out.push(Stmt::Label(w));
-                }
-                Tok::Word(w) => out.push(self.instr(None, w, line)?),
-                t => return self.err(format!("unexpected {t:?} in a kernel body")),
-            }
-        }
-    }
-
-    fn instr(&mut self, guard: Option<(String, bool)>, opcode: String, line: u32) -> PResult<Stmt> {
-        let mut operands = Vec::new();
-        while !self.eat(';') {
-            operands.push(self.operand()?);
-            if !self.eat(',') && !self.is_punct(';') {
-                return self.err(format!(
-                    "expected `,` or `;` after an operand of `{opcode}`"
-                ));
-            }
-        }
-        Ok(Stmt::Instr {
-            guard,
-            opcode,
-            operands,
-            line,
-        })
-    }
-
-    fn operand(&mut self) -> PResult<Operand> {
-        match self.next()? {
-            Tok::Punct('[') => {
-                let mut base = None;
-                let mut off = 0i64;
-                let mut sign = 1i64;
-                while !self.eat(']') {
-                    match self.next()? {
-                        Tok::Punct('+') => {}
-                        Tok::Punct('-') => sign = -sign,
-                        Tok::Word(w) => match parse_int(&w) {
-                            Some(v) => {
-                                off = off.wrapping_add(sign.wrapping_mul(v));
-                                sign = 1;
-                            }
-                            None if base.is_none() => base = Some(w),
-                            None => return self.err(format!("bad address part `{w}`")),
-                        },
-                        t => return self.err(format!("unexpected {t:?} in an address")),
-                    }
-                }
-                Ok(Operand::Addr { base, off })
-            }
-            Tok::Punct(open @ ('{' | '(')) => {
-                let close = if open == '{' { '}' } else { ')' };
-                let mut items = Vec::new();
-                while !self.eat(close) {
-                    items.push(self.word()?);
-                    self.eat(',');
-                }
-                Ok(Operand::Vec(items))
-            }
-            Tok::Punct('!') => Ok(Operand::Word {
-                w: self.word()?,
-                neg: true,
-                minus: false,
-            }),
-            Tok::Punct('-') => Ok(Operand::Word {
-                w: self.word()?,
-                neg: false,
-                minus: true,
-            }),
-            Tok::Word(w) => {
-                if self.eat('|') {
-                    Ok(Operand::Pair(w, self.word()?))
-                } else {
-                    Ok(Operand::Word {
-                        w,
-                        neg: false,
-                        minus: false,
-                    })
-                }
-            }
-            t => self.err(format!("unexpected {t:?} as an operand")),
-        }
     }
 }
 

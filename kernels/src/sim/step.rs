@@ -11,17 +11,17 @@ use super::ir::*;
 use super::memory::{Spaces, window_base};
 use super::ops::{bf32, f32b};
 
-type StepResult = Result<(), (Fault, Option<usize>)>;
+pub(super) type StepResult = Result<(), (Fault, Option<usize>)>;
 
-struct Ctx<'a> {
-    w: WarpRegs<'a>,
-    exec: u32,
-    clock: u64,
+pub(super) struct Ctx<'a> {
+    pub w: WarpRegs<'a>,
+    pub exec: u32,
+    pub clock: u64,
 }
 
 impl Ctx<'_> {
     #[inline(always)]
-    fn get(&self, s: Src) -> Lanes {
+    pub(super) fn get(&self, s: Src) -> Lanes {
         match s {
             Src::Reg(r) => {
                 let at = r as usize * 32;
@@ -34,7 +34,7 @@ impl Ctx<'_> {
         }
     }
     #[inline(always)]
-    fn put(&mut self, d: Slot, v: &Lanes) {
+    pub(super) fn put(&mut self, d: Slot, v: &Lanes) {
         let at = d as usize * 32;
         let dst = &mut self.w.regs[at..at + 32];
         if self.exec == u32::MAX {
@@ -48,24 +48,31 @@ impl Ctx<'_> {
         }
     }
     #[inline(always)]
-    fn map1(&mut self, d: Slot, a: Src, f: impl Fn(u64) -> u64) {
+    pub(super) fn map1(&mut self, d: Slot, a: Src, f: impl Fn(u64) -> u64) {
         let a = self.get(a);
         let r: Lanes = std::array::from_fn(|l| f(a[l]));
         self.put(d, &r);
     }
     #[inline(always)]
-    fn map2(&mut self, d: Slot, a: Src, b: Src, f: impl Fn(u64, u64) -> u64) {
+    pub(super) fn map2(&mut self, d: Slot, a: Src, b: Src, f: impl Fn(u64, u64) -> u64) {
         let (a, b) = (self.get(a), self.get(b));
         let r: Lanes = std::array::from_fn(|l| f(a[l], b[l]));
         self.put(d, &r);
     }
     #[inline(always)]
-    fn map3(&mut self, d: Slot, a: Src, b: Src, c: Src, f: impl Fn(u64, u64, u64) -> u64) {
+    pub(super) fn map3(
+        &mut self,
+        d: Slot,
+        a: Src,
+        b: Src,
+        c: Src,
+        f: impl Fn(u64, u64, u64) -> u64,
+    ) {
         let (a, b, c) = (self.get(a), self.get(b), self.get(c));
         let r: Lanes = std::array::from_fn(|l| f(a[l], b[l], c[l]));
         self.put(d, &r);
     }
-    fn pred(&self, p: PSrc) -> u32 {
+    pub(super) fn pred(&self, p: PSrc) -> u32 {
         match p {
             PSrc::Slot(s, neg) => self.w.preds[s as usize] ^ if neg { u32::MAX } else { 0 },
             PSrc::Const(b) => {
@@ -77,11 +84,11 @@ impl Ctx<'_> {
             }
         }
     }
-    fn set_pred(&mut self, p: PSlot, v: u32) {
+    pub(super) fn set_pred(&mut self, p: PSlot, v: u32) {
         let old = self.w.preds[p as usize];
         self.w.preds[p as usize] = (old & !self.exec) | (v & self.exec);
     }
-    fn lanes(&self) -> impl Iterator<Item = usize> + use<> {
+    pub(super) fn lanes(&self) -> impl Iterator<Item = usize> + use<> {
         let mut e = self.exec;
         std::iter::from_fn(move || {
             if e == 0 {
@@ -98,7 +105,9 @@ fn plain(m: &FMods) -> bool {
     matches!(m.rnd, Rnd::Default | Rnd::Rn) && !m.ftz && !m.sat
 }
 
-fn oob(write: bool) -> impl Fn((super::memory::MemFault, usize)) -> (Fault, Option<usize>) {
+pub(super) fn oob(
+    write: bool,
+) -> impl Fn((super::memory::MemFault, usize)) -> (Fault, Option<usize>) {
     move |(mem, lane)| (Fault::OutOfBounds { write, mem }, Some(lane))
 }
 
@@ -317,132 +326,12 @@ pub(super) fn step(
                 cx.map1(d, a, |x| to_generic(space, x));
             }
         }
-        Op::Ld {
-            space,
-            ty,
-            ref ds,
-            addr,
-        } => {
-            let n = ty.bytes() as usize;
-            let base = addr.base.map_or([0; 32], |b| cx.get(Src::Reg(b)));
-            for (i, &dd) in ds.iter().enumerate() {
-                let mut r = [0u64; 32];
-                let global4 = n == 4 && space == Space::Global;
-                for l in cx.lanes() {
-                    let at = base[l]
-                        .wrapping_add(addr.off as u64)
-                        .wrapping_add((i * n) as u64);
-                    let v = if global4 {
-                        sp.load_global4(at, l)
-                    } else {
-                        sp.load(space, at, n, l)
-                    };
-                    let v = v.map_err(|e| oob(false)((e, l)))?;
-                    r[l] = if ty.signed() {
-                        super::ops::sext(v, ty.bits()) as u64
-                    } else {
-                        v
-                    };
-                }
-                cx.put(dd, &r);
-            }
-        }
-        Op::St {
-            space,
-            ty,
-            ref srcs,
-            addr,
-        } => {
-            let n = ty.bytes() as usize;
-            let base = addr.base.map_or([0; 32], |b| cx.get(Src::Reg(b)));
-            for (i, &s) in srcs.iter().enumerate() {
-                let v = cx.get(s);
-                for l in cx.lanes() {
-                    let at = base[l]
-                        .wrapping_add(addr.off as u64)
-                        .wrapping_add((i * n) as u64);
-                    sp.store(space, at, n, v[l], l)
-                        .map_err(|e| oob(true)((e, l)))?;
-                }
-            }
-        }
-        Op::Atom {
-            space,
-            op,
-            ty,
-            d,
-            addr,
-            b,
-            c,
-        } => {
-            let n = ty.bytes() as usize;
-            let base = addr.base.map_or([0; 32], |r| cx.get(Src::Reg(r)));
-            let (bv, cv) = (cx.get(b), c.map_or([0; 32], |c| cx.get(c)));
-            let mut old = [0u64; 32];
-            for l in cx.lanes() {
-                let at = base[l].wrapping_add(addr.off as u64);
-                let o = sp.load(space, at, n, l).map_err(|e| oob(false)((e, l)))?;
-                let new = super::atom::apply(op, ty, o, bv[l], cv[l]);
-                sp.store(space, at, n, new, l)
-                    .map_err(|e| oob(true)((e, l)))?;
-                old[l] = o;
-            }
-            if let Some(d) = d {
-                cx.put(d, &old);
-            }
-        }
-        Op::Shfl {
-            mode,
-            d,
-            p,
-            a,
-            b,
-            c,
-        } => {
-            let (av, bv, cv) = (cx.get(a), cx.get(b), cx.get(c));
-            let mut r = [0u64; 32];
-            let mut ok = 0u32;
-            for l in 0..32u32 {
-                let (bl, cl) = (bv[l as usize] as u32 & 31, cv[l as usize] as u32);
-                let seg = (cl >> 8) & 31;
-                let maxl = (l & seg) | (cl & 31 & !seg);
-                let minl = l & seg;
-                let (j, pv) = match mode {
-                    ShflMode::Up => {
-                        let j = l as i32 - bl as i32;
-                        (j, j >= maxl as i32)
-                    }
-                    ShflMode::Down => ((l + bl) as i32, l + bl <= maxl),
-                    ShflMode::Bfly => ((l ^ bl) as i32, (l ^ bl) <= maxl),
-                    ShflMode::Idx => {
-                        let j = minl | (bl & !seg);
-                        (j as i32, j <= maxl)
-                    }
-                };
-                let src = if pv { j as usize & 31 } else { l as usize };
-                r[l as usize] = av[src] & 0xffff_ffff;
-                ok |= u32::from(pv) << l;
-            }
-            cx.put(d, &r);
-            if let Some(p) = p {
-                cx.set_pred(p, ok);
-            }
-        }
-        Op::Vote { mode, d, dp, a } => {
-            let pv = cx.pred(a) & exec;
-            match (mode, d, dp) {
-                (VoteMode::Ballot, Some(d), _) => cx.map1(d, Src::Imm(u64::from(pv)), |x| x),
-                (VoteMode::All, _, Some(q)) => {
-                    cx.set_pred(q, if pv == exec { u32::MAX } else { 0 })
-                }
-                (VoteMode::Any, _, Some(q)) => cx.set_pred(q, if pv != 0 { u32::MAX } else { 0 }),
-                (VoteMode::Uni, _, Some(q)) => {
-                    cx.set_pred(q, if pv == 0 || pv == exec { u32::MAX } else { 0 })
-                }
-                _ => {}
-            }
-        }
-        Op::Activemask { d } => cx.map1(d, Src::Imm(u64::from(exec)), |x| x),
+        Op::Ld { .. }
+        | Op::St { .. }
+        | Op::Atom { .. }
+        | Op::Shfl { .. }
+        | Op::Vote { .. }
+        | Op::Activemask { .. } => return super::step_mem::step_mem(op, &mut cx, sp),
         Op::BarWarp | Op::Nop => {}
         Op::Bra { .. } | Op::Exit | Op::Bar | Op::Unsupported { .. } => {}
     }

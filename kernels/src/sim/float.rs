@@ -1,0 +1,170 @@
+//! f32 and f64 helpers of the arithmetic tables: bit casts, sign extension, flush-to-zero,
+//! correct rounding of an f64 result (with its error term) to f32 in any PTX rounding mode,
+//! the GPU's min/max NaN rules and the fused multiply-add. `ops` re-exports them.
+
+use super::ir::*;
+use super::ops::{NAN32, NAN64};
+
+#[inline(always)]
+pub fn f32b(x: u64) -> f32 {
+    f32::from_bits(x as u32)
+}
+
+/// Bits of an f32 result, NaN canonicalized.
+#[inline(always)]
+pub fn bf32(x: f32) -> u64 {
+    if x.is_nan() {
+        u64::from(NAN32)
+    } else {
+        u64::from(x.to_bits())
+    }
+}
+
+#[inline(always)]
+pub(super) fn bf64(x: f64) -> u64 {
+    if x.is_nan() { NAN64 } else { x.to_bits() }
+}
+
+#[inline(always)]
+pub fn sext(x: u64, bits: u32) -> i64 {
+    if bits >= 64 {
+        x as i64
+    } else {
+        ((x << (64 - bits)) as i64) >> (64 - bits)
+    }
+}
+
+pub(super) fn ftz32(x: f32) -> f32 {
+    if x.is_subnormal() {
+        f32::from_bits(x.to_bits() & 0x8000_0000)
+    } else {
+        x
+    }
+}
+
+pub(super) fn next32(x: f32, up: bool) -> f32 {
+    if x.is_nan() || (x.is_infinite() && (x > 0.0) == up) {
+        return x;
+    }
+    if x == 0.0 {
+        let tiny = f32::from_bits(1);
+        return if up { tiny } else { -tiny };
+    }
+    let b = x.to_bits();
+    f32::from_bits(if (x > 0.0) == up { b + 1 } else { b - 1 })
+}
+
+/// Rounds the exact value `x + err` (`err` far below an f64 ulp of `x`) to f32 in mode `rnd`.
+pub fn round32(x: f64, err: f64, rnd: Rnd) -> f32 {
+    let r = x as f32;
+    if x.is_nan() || matches!(rnd, Rnd::Default | Rnd::Rn | Rnd::Rni) {
+        return r;
+    }
+    let rd = f64::from(r);
+    let (lo, hi) = if rd == x {
+        if err == 0.0 {
+            return r;
+        }
+        if err > 0.0 {
+            (r, next32(r, true))
+        } else {
+            (next32(r, false), r)
+        }
+    } else if rd > x {
+        (next32(r, false), r)
+    } else {
+        (r, next32(r, true))
+    };
+    match rnd {
+        Rnd::Rm | Rnd::Rmi => lo,
+        Rnd::Rp | Rnd::Rpi => hi,
+        _ => {
+            if x > 0.0 || (x == 0.0 && err > 0.0) {
+                lo
+            } else {
+                hi
+            }
+        }
+    }
+}
+
+pub(super) fn two_sum(a: f64, b: f64) -> (f64, f64) {
+    let s = a + b;
+    let bb = s - a;
+    (s, (a - (s - bb)) + (b - bb))
+}
+
+pub(super) fn f32_op(op: Bin, m: FMods, a: f32, b: f32) -> f32 {
+    let (a, b) = if m.ftz { (ftz32(a), ftz32(b)) } else { (a, b) };
+    let directed = !matches!(m.rnd, Rnd::Default | Rnd::Rn);
+    let r = match op {
+        Bin::Add if directed => {
+            let (s, e) = two_sum(f64::from(a), f64::from(b));
+            round32(s, e, m.rnd)
+        }
+        Bin::Sub if directed => {
+            let (s, e) = two_sum(f64::from(a), -f64::from(b));
+            round32(s, e, m.rnd)
+        }
+        Bin::MulLo if directed => round32(f64::from(a) * f64::from(b), 0.0, m.rnd),
+        Bin::Div if directed => {
+            let q = f64::from(a) / f64::from(b);
+            let rem = (-q).mul_add(f64::from(b), f64::from(a));
+            round32(q, rem * f64::from(b).signum(), m.rnd)
+        }
+        Bin::Add => a + b,
+        Bin::Sub => a - b,
+        Bin::MulLo => a * b,
+        Bin::Div => a / b,
+        Bin::Min | Bin::Max => return minmax32(op == Bin::Min, a, b),
+        Bin::Copysign => return b.copysign(a),
+        _ => f32::NAN,
+    };
+    fin32(r, m)
+}
+
+pub(super) fn fin32(r: f32, m: FMods) -> f32 {
+    let r = if m.ftz { ftz32(r) } else { r };
+    if m.sat {
+        if r.is_nan() { 0.0 } else { r.clamp(0.0, 1.0) }
+    } else {
+        r
+    }
+}
+
+pub(super) fn minmax32(min: bool, a: f32, b: f32) -> f32 {
+    match (a.is_nan(), b.is_nan()) {
+        (true, true) => f32::from_bits(NAN32),
+        (true, false) => b,
+        (false, true) => a,
+        _ if a == b => {
+            // -0 orders below +0.
+            let neg = (a.is_sign_negative(), b.is_sign_negative());
+            if neg.0 == min {
+                a
+            } else if neg.1 == min {
+                b
+            } else {
+                a
+            }
+        }
+        _ if (a < b) == min => a,
+        _ => b,
+    }
+}
+
+/// A float fused multiply-add in f32 with rounding mode.
+pub fn fma32(m: FMods, a: f32, b: f32, c: f32) -> f32 {
+    let (a, b, c) = if m.ftz {
+        (ftz32(a), ftz32(b), ftz32(c))
+    } else {
+        (a, b, c)
+    };
+    let r = if matches!(m.rnd, Rnd::Default | Rnd::Rn) {
+        a.mul_add(b, c)
+    } else {
+        let (s, e) = two_sum(f64::from(a) * f64::from(b), f64::from(c));
+        round32(s, e, m.rnd)
+    };
+    fin32(r, m)
+}

@@ -1,0 +1,240 @@
+//! Opcode words of memory, control flow and warp collectives to [`Op`]s: `ld`, `st`, `atom`,
+//! `red`, `cvta`, `bra`, `ret`/`exit`, `bar`, `shfl.sync`, `vote.sync`, `activemask` and the
+//! fences and hints that change nothing on one simulated device. `opcode` handles arithmetic,
+//! comparisons and conversions and hands every other mnemonic here; what neither knows becomes
+//! `Op::Unsupported`.
+
+use super::decode::{Ctx, DecodeError};
+use super::ir::*;
+use super::parse::Operand;
+
+pub(super) fn space_of(mods: &[&str]) -> Space {
+    for m in mods {
+        match *m {
+            "global" => return Space::Global,
+            "shared" | "shared::cta" => return Space::Shared,
+            "const" => return Space::Const,
+            "param" | "param::entry" => return Space::Param,
+            "local" => return Space::Local,
+            _ => {}
+        }
+    }
+    Space::Generic
+}
+
+fn vec_names(o: &Operand) -> Vec<String> {
+    match o {
+        Operand::Vec(v) => v.clone(),
+        Operand::Word { w, .. } => vec![w.clone()],
+        _ => vec![],
+    }
+}
+
+pub(super) fn decode_mem(
+    cx: &mut Ctx,
+    opcode: &str,
+    ops: &[Operand],
+    line: u32,
+) -> Result<Op, DecodeError> {
+    let parts: Vec<&str> = opcode.split('.').collect();
+    let mn = parts[0];
+    let mods = &parts[1..];
+    let tys: Vec<Ty> = mods.iter().filter_map(|m| Ty::parse(m)).collect();
+    let ty = tys.last().copied().unwrap_or(Ty::B32);
+    let has = |m: &str| mods.contains(&m);
+    let unsupported = |why: &str| {
+        Ok(Op::Unsupported {
+            why: format!("`{opcode}` ({why})"),
+        })
+    };
+    let need = |n: usize| -> Result<(), DecodeError> {
+        if ops.len() < n {
+            return Err(DecodeError::Bad {
+                line,
+                message: format!("`{opcode}` needs {n} operands"),
+            });
+        }
+        Ok(())
+    };
+    Ok(match mn {
+        "ld" | "ldu" => {
+            need(2)?;
+            let mut ds = Vec::new();
+            for n in vec_names(&ops[0]) {
+                ds.push(cx.dst(
+                    &Operand::Word {
+                        w: n,
+                        neg: false,
+                        minus: false,
+                    },
+                    line,
+                )?);
+            }
+            Op::Ld {
+                space: space_of(mods),
+                ty,
+                ds,
+                addr: cx.addr(&ops[1], line)?,
+            }
+        }
+        // Call arguments: only `call` reads them, and `call` is not simulated.
+        "st" if space_of(mods) == Space::Param => Op::Nop,
+        "st" => {
+            need(2)?;
+            let mut srcs = Vec::new();
+            for n in vec_names(&ops[1]) {
+                srcs.push(cx.src(
+                    &Operand::Word {
+                        w: n,
+                        neg: false,
+                        minus: false,
+                    },
+                    ty,
+                    line,
+                )?);
+            }
+            Op::St {
+                space: space_of(mods),
+                ty,
+                srcs,
+                addr: cx.addr(&ops[0], line)?,
+            }
+        }
+        "atom" | "red" => {
+            let op = match mods.iter().find_map(|m| atom_op(m)) {
+                Some(op) => op,
+                None => return unsupported("atomic operation"),
+            };
+            let (d, rest) = if mn == "atom" {
+                need(3)?;
+                (Some(cx.dst(&ops[0], line)?), &ops[1..])
+            } else {
+                need(2)?;
+                (None, ops)
+            };
+            let c = match rest.get(2) {
+                Some(o) => Some(cx.src(o, ty, line)?),
+                None => None,
+            };
+            Op::Atom {
+                space: space_of(mods),
+                op,
+                ty,
+                d,
+                addr: cx.addr(&rest[0], line)?,
+                b: cx.src(&rest[1], ty, line)?,
+                c,
+            }
+        }
+        "cvta" => {
+            need(2)?;
+            Op::Cvta {
+                to: has("to"),
+                space: space_of(mods),
+                d: cx.dst(&ops[0], line)?,
+                a: cx.src(&ops[1], Ty::U64, line)?,
+            }
+        }
+        "bra" | "brx" if mn == "bra" => {
+            need(1)?;
+            let Operand::Word { w, .. } = &ops[0] else {
+                return cx.bad(line, "bra needs a label");
+            };
+            Op::Bra {
+                target: cx.label(w, line)?,
+            }
+        }
+        "ret" | "exit" => Op::Exit,
+        "bar" | "barrier" if has("warp") => Op::BarWarp,
+        "bar" | "barrier"
+            if has("sync")
+                || mods.is_empty()
+                || mods == ["cta"]
+                || has("aligned") && !has("arrive") && !has("red") =>
+        {
+            Op::Bar
+        }
+        "shfl" if has("sync") => {
+            need(5)?;
+            let mode = match mods.get(1).copied() {
+                Some("up") => ShflMode::Up,
+                Some("down") => ShflMode::Down,
+                Some("bfly") => ShflMode::Bfly,
+                Some("idx") => ShflMode::Idx,
+                _ => return unsupported("shuffle mode"),
+            };
+            let (d, p) = match &ops[0] {
+                Operand::Pair(a, b) => (
+                    cx.dst(
+                        &Operand::Word {
+                            w: a.clone(),
+                            neg: false,
+                            minus: false,
+                        },
+                        line,
+                    )?,
+                    if b == "_" {
+                        None
+                    } else {
+                        Some(cx.pname(b, line)?)
+                    },
+                ),
+                o => (cx.dst(o, line)?, None),
+            };
+            Op::Shfl {
+                mode,
+                d,
+                p,
+                a: cx.src(&ops[1], Ty::B32, line)?,
+                b: cx.src(&ops[2], Ty::U32, line)?,
+                c: cx.src(&ops[3], Ty::U32, line)?,
+            }
+        }
+        "vote" if has("sync") => {
+            need(3)?;
+            let mode = match mods.get(1).copied() {
+                Some("all") => VoteMode::All,
+                Some("any") => VoteMode::Any,
+                Some("uni") => VoteMode::Uni,
+                Some("ballot") => VoteMode::Ballot,
+                _ => return unsupported("vote mode"),
+            };
+            let (d, dp) = if mode == VoteMode::Ballot {
+                (Some(cx.dst(&ops[0], line)?), None)
+            } else {
+                (None, Some(cx.pdst(&ops[0], line)?))
+            };
+            Op::Vote {
+                mode,
+                d,
+                dp,
+                a: cx.psrc(&ops[1], line)?,
+            }
+        }
+        "activemask" => {
+            need(1)?;
+            Op::Activemask {
+                d: cx.dst(&ops[0], line)?,
+            }
+        }
+        "membar" | "fence" | "prefetch" | "prefetchu" | "nanosleep" | "pmevent" | "discard"
+        | "griddepcontrol" | "brkpt" => Op::Nop,
+        _ => return unsupported("not simulated"),
+    })
+}
+
+fn atom_op(m: &str) -> Option<AtomOp> {
+    Some(match m {
+        "add" => AtomOp::Add,
+        "min" => AtomOp::Min,
+        "max" => AtomOp::Max,
+        "exch" => AtomOp::Exch,
+        "cas" => AtomOp::Cas,
+        "and" => AtomOp::And,
+        "or" => AtomOp::Or,
+        "xor" => AtomOp::Xor,
+        "inc" => AtomOp::Inc,
+        "dec" => AtomOp::Dec,
+        _ => return None,
+    })
+}
