@@ -34,13 +34,24 @@ struct Answer {
 
 impl Answer {
     fn from_output(mut output: RunOutput) -> Answer {
-        let output_bits = output.outputs.drain(..).map(|o| o.iter().map(|x| x.to_bits()).collect()).collect();
-        Answer { output_bits, rest: output }
+        let output_bits = output
+            .outputs
+            .drain(..)
+            .map(|o| o.iter().map(|x| x.to_bits()).collect())
+            .collect();
+        Answer {
+            output_bits,
+            rest: output,
+        }
     }
 
     fn into_output(self) -> RunOutput {
         let mut output = self.rest;
-        output.outputs = self.output_bits.into_iter().map(|o| o.into_iter().map(f32::from_bits).collect()).collect();
+        output.outputs = self
+            .output_bits
+            .into_iter()
+            .map(|o| o.into_iter().map(f32::from_bits).collect())
+            .collect();
         output
     }
 }
@@ -161,7 +172,10 @@ mod tests {
 
     #[test]
     fn nan_outputs_survive_the_wire() {
-        let output = RunOutput { outputs: vec![vec![1.5, f32::NAN]], ..RunOutput::default() };
+        let output = RunOutput {
+            outputs: vec![vec![1.5, f32::NAN]],
+            ..RunOutput::default()
+        };
         let text = serde_json::to_string(&Answer::from_output(output)).unwrap();
         let back = serde_json::from_str::<Answer>(&text).unwrap().into_output();
         assert_eq!(back.outputs[0][0], 1.5);
