@@ -147,16 +147,7 @@ pub fn load(source: &Source<'_>, job: &Job) -> Result<Loaded, Diagnostic> {
             )
             .map_err(driver)?;
     }
-    let inputs = job
-        .args
-        .iter()
-        .map(|arg| match arg {
-            Arg::Input { data, .. } => stream.clone_htod(data).map(Some),
-            Arg::Output { len, .. } => stream.clone_htod(&vec![f32::NAN; (*len).max(1)]).map(Some),
-            Arg::I32 { .. } => Ok(None),
-        })
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(driver)?;
+    let inputs = allocate(&stream, job).map_err(driver)?;
     let l = job.launch;
     let config = LaunchConfig {
         grid_dim: (l.grid[0], l.grid[1], l.grid[2]),
@@ -171,6 +162,22 @@ pub fn load(source: &Source<'_>, job: &Job) -> Result<Loaded, Diagnostic> {
         config,
         job: job.clone(),
     })
+}
+
+/// One device buffer per pointer argument (inputs filled, outputs poisoned with NaN), `None` for
+/// integers.
+fn allocate(
+    stream: &Arc<CudaStream>,
+    job: &Job,
+) -> Result<Vec<Option<CudaSlice<f32>>>, DriverError> {
+    job.args
+        .iter()
+        .map(|arg| match arg {
+            Arg::Input { data, .. } => stream.clone_htod(data).map(Some),
+            Arg::Output { len, .. } => stream.clone_htod(&vec![f32::NAN; (*len).max(1)]).map(Some),
+            Arg::I32 { .. } => Ok(None),
+        })
+        .collect()
 }
 
 impl Loaded {
@@ -203,6 +210,11 @@ impl Loaded {
         end.record(&self.stream)?;
         end.synchronize()?;
         start.elapsed_ms(&end)
+    }
+
+    /// A new set of device buffers for the same job: inputs copied again, outputs poisoned.
+    pub fn fresh_buffers(&self) -> Result<Vec<Option<CudaSlice<f32>>>, DriverError> {
+        allocate(&self.stream, &self.job)
     }
 
     /// The job's own device buffers (inputs and outputs, `None` for integers), in argument order.

@@ -4,15 +4,17 @@
 //! [`job::RunOutput`] with the outputs and any [`diag::Diagnostic`]s. Nothing here prints or
 //! exits: errors are values, so that a broken kernel never takes the runner down.
 
+pub mod bench;
 pub mod diag;
 pub mod entry;
 pub mod gpu;
 pub mod job;
 pub mod nvrtc;
+pub mod shape;
 pub mod sim;
 pub mod spec;
 pub mod worker;
 
 pub use diag::{Diagnostic, Kind};
 pub use job::{Arg, Budget, ConstUpload, Job, Launch, RunOutput};
-pub use spec::{Case, Param, ParamType, Puzzle, Scale, Tolerance};
+pub use spec::{Case, DeclaredLaunch, Param, ParamType, Puzzle, Scale, Tolerance};

@@ -5,7 +5,9 @@
 //! named cases, each already carrying the reference's expected output (computed in f64). The id
 //! `puzzle-NN` names the crate, the folder, the solution stem and the chapter file alike.
 
+use crate::diag::Diagnostic;
 use crate::job::{Arg, Budget, ConstUpload, Job, Launch};
+use crate::shape::LaunchShape;
 
 /// The C type of one kernel parameter, as the PTX entry must declare it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -113,6 +115,25 @@ pub struct Puzzle {
     pub cases: fn(Scale) -> Vec<Case>,
     /// Smaller versions of a failing case, smallest first, for reporting a minimal failure.
     pub shrink: Option<fn(&Case) -> Vec<Case>>,
+    /// Set where the kernel file chooses its own launch (puzzle 08): the cases' launches are
+    /// placeholders until [`Puzzle::resolve_launch`] fills them from the compiled PTX.
+    pub declared_launch: Option<DeclaredLaunch>,
+}
+
+/// A launch the kernel file declares as `extern "C" __device__ const int SYMBOL[3] =
+/// {THREADS, OUTPUTS_PER_BLOCK, SHARED_BYTES};` (see [`crate::shape`]). Cases of such a puzzle
+/// are built with [`DeclaredLaunch::PLACEHOLDER`], a launch of no blocks that no backend runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DeclaredLaunch {
+    pub symbol: &'static str,
+}
+
+impl DeclaredLaunch {
+    pub const PLACEHOLDER: Launch = Launch {
+        grid: [0, 1, 1],
+        block: [0, 1, 1],
+        shared_bytes: 0,
+    };
 }
 
 impl Puzzle {
@@ -129,6 +150,25 @@ impl Puzzle {
     /// The reference solution, relative to the workspace root.
     pub fn solution_path(&self) -> String {
         format!("solutions/{}.cu", self.id)
+    }
+
+    /// Sets each case's launch from the shape the kernel declares in `ptx` (compiled from
+    /// `file`), when the puzzle lets the kernel choose; otherwise leaves the cases as they are.
+    /// The grid of a case is one block per OUTPUTS_PER_BLOCK of its outputs, rounded up.
+    pub fn resolve_launch(
+        &self,
+        ptx: &str,
+        file: &str,
+        cases: &mut [Case],
+    ) -> Result<(), Diagnostic> {
+        let Some(declared) = self.declared_launch else {
+            return Ok(());
+        };
+        let shape = LaunchShape::from_ptx(ptx, declared.symbol, file)?;
+        for case in cases {
+            case.job.launch = shape.launch(case.expected.len());
+        }
+        Ok(())
     }
 }
 

@@ -6,6 +6,7 @@
 //! if it dies (a crash in the driver, say) the case gets a `launch_error`. Either way the parent
 //! goes on to the next case. The child side is [`serve`].
 
+use crate::bench::{Peaks, Plan, Timing};
 use crate::diag::{Diagnostic, Kind};
 use crate::job::{Job, RunOutput};
 use crate::nvrtc::{self, Source};
@@ -22,6 +23,25 @@ pub struct Request {
     pub file: String,
     pub macros: Vec<(String, String)>,
     pub job: Job,
+    pub task: Task,
+}
+
+/// Run once (a check), time many launches (a benchmark), or measure the device's limits.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+pub enum Task {
+    Run,
+    Bench(Plan),
+    /// Measure the FMA rate and copy bandwidth; the request's source and job are not used.
+    Peaks,
+}
+
+/// The worker's answer. `output` carries diagnostics for every task.
+#[derive(Clone, Debug, Default)]
+pub struct Reply {
+    pub output: RunOutput,
+    pub timing: Option<Timing>,
+    pub peaks: Option<Peaks>,
+    pub device: Option<crate::gpu::Device>,
 }
 
 /// The answer on the wire: JSON has no NaN (an unwritten output is NaN), so outputs travel as
@@ -30,29 +50,35 @@ pub struct Request {
 struct Answer {
     output_bits: Vec<Vec<u32>>,
     rest: RunOutput,
+    timing: Option<Timing>,
+    peaks: Option<Peaks>,
+    device: Option<crate::gpu::Device>,
 }
 
 impl Answer {
-    fn from_output(mut output: RunOutput) -> Answer {
-        let output_bits = output
-            .outputs
-            .drain(..)
-            .map(|o| o.iter().map(|x| x.to_bits()).collect())
-            .collect();
+    fn from_reply(reply: Reply) -> Answer {
+        let mut rest = reply.output;
+        let bits = |o: Vec<f32>| o.iter().map(|x| x.to_bits()).collect();
+        let output_bits = rest.outputs.drain(..).map(bits).collect();
         Answer {
             output_bits,
-            rest: output,
+            rest,
+            timing: reply.timing,
+            peaks: reply.peaks,
+            device: reply.device,
         }
     }
 
-    fn into_output(self) -> RunOutput {
+    fn into_reply(self) -> Reply {
         let mut output = self.rest;
-        output.outputs = self
-            .output_bits
-            .into_iter()
-            .map(|o| o.into_iter().map(f32::from_bits).collect())
-            .collect();
-        output
+        let floats = |o: Vec<u32>| o.into_iter().map(f32::from_bits).collect();
+        output.outputs = self.output_bits.into_iter().map(floats).collect();
+        Reply {
+            output,
+            timing: self.timing,
+            peaks: self.peaks,
+            device: self.device,
+        }
     }
 }
 
@@ -60,46 +86,72 @@ impl Answer {
 pub fn serve() -> std::io::Result<()> {
     let mut input = String::new();
     std::io::stdin().read_to_string(&mut input)?;
-    let output = match serde_json::from_str::<Request>(&input) {
+    let reply = match serde_json::from_str::<Request>(&input) {
         Ok(req) => run_here(&req),
-        Err(e) => RunOutput {
-            diagnostics: vec![Diagnostic::new(
-                Kind::LaunchError,
-                format!("bad worker request: {e}"),
-            )],
-            ..RunOutput::default()
-        },
+        Err(e) => failed(Kind::LaunchError, format!("bad worker request: {e}")),
     };
     let mut out = std::io::stdout().lock();
-    serde_json::to_writer(&mut out, &Answer::from_output(output))?;
+    serde_json::to_writer(&mut out, &Answer::from_reply(reply))?;
     out.flush()
 }
 
-fn run_here(req: &Request) -> RunOutput {
+fn failed(kind: Kind, message: String) -> Reply {
+    diagnosed(Diagnostic::new(kind, message))
+}
+
+fn diagnosed(d: Diagnostic) -> Reply {
+    Reply {
+        output: RunOutput {
+            diagnostics: vec![d],
+            ..RunOutput::default()
+        },
+        ..Reply::default()
+    }
+}
+
+fn run_here(req: &Request) -> Reply {
     let loaded = nvrtc::locate()
         .ok_or_else(|| nvrtc::Error::Missing("not found in the worker".into()))
         .and_then(|loc| nvrtc::load(&loc));
     if let Err(e) = loaded {
-        return RunOutput {
-            diagnostics: vec![e.diagnostic()],
-            ..RunOutput::default()
-        };
+        return diagnosed(e.diagnostic());
     }
     let source = Source {
         code: &req.code,
         file: &req.file,
         macros: &req.macros,
     };
-    crate::gpu::execute(&source, &req.job)
+    let device = crate::gpu::probe();
+    let mut reply = match req.task {
+        Task::Run => Reply {
+            output: crate::gpu::execute(&source, &req.job),
+            ..Reply::default()
+        },
+        Task::Bench(plan) => match crate::bench::time_job(&source, &req.job, plan) {
+            Ok(timing) => Reply {
+                timing: Some(timing),
+                ..Reply::default()
+            },
+            Err(d) => diagnosed(d),
+        },
+        Task::Peaks => {
+            let sms = device.as_ref().map_or(1, |d| d.multiprocessors as u32);
+            match crate::bench::measure_peaks(sms) {
+                Ok(peaks) => Reply {
+                    peaks: Some(peaks),
+                    ..Reply::default()
+                },
+                Err(d) => diagnosed(d),
+            }
+        }
+    };
+    reply.device = device;
+    reply
 }
 
 /// Parent side: runs `request` in `exe args..` (a worker), killing it after `limit`.
-pub fn run_isolated(exe: &Path, args: &[&str], request: &Request, limit: Duration) -> RunOutput {
+pub fn run_isolated(exe: &Path, args: &[&str], request: &Request, limit: Duration) -> Reply {
     let started = Instant::now();
-    let failed = |kind, msg: String| RunOutput {
-        diagnostics: vec![Diagnostic::new(kind, msg)],
-        ..RunOutput::default()
-    };
     let mut child = match Command::new(exe)
         .args(args)
         .stdin(Stdio::piped())
@@ -155,7 +207,7 @@ pub fn run_isolated(exe: &Path, args: &[&str], request: &Request, limit: Duratio
         );
     };
     match serde_json::from_slice::<Answer>(&stdout) {
-        Ok(answer) => answer.into_output(),
+        Ok(answer) => answer.into_reply(),
         Err(_) => failed(
             Kind::LaunchError,
             format!(
@@ -176,8 +228,15 @@ mod tests {
             outputs: vec![vec![1.5, f32::NAN]],
             ..RunOutput::default()
         };
-        let text = serde_json::to_string(&Answer::from_output(output)).unwrap();
-        let back = serde_json::from_str::<Answer>(&text).unwrap().into_output();
+        let reply = Reply {
+            output,
+            ..Reply::default()
+        };
+        let text = serde_json::to_string(&Answer::from_reply(reply)).unwrap();
+        let back = serde_json::from_str::<Answer>(&text)
+            .unwrap()
+            .into_reply()
+            .output;
         assert_eq!(back.outputs[0][0], 1.5);
         assert!(back.outputs[0][1].is_nan());
     }

@@ -54,6 +54,9 @@ pub struct CaseResult {
     pub instructions: Option<u64>,
     pub output: Vec<f32>,
     pub expected: Vec<f64>,
+    /// For a shrunk case: the case it was cut from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shrunk_from: Option<String>,
 }
 
 /// Everything one check found.
@@ -65,12 +68,66 @@ pub struct Outcome {
     pub backends: Vec<Backend>,
     pub cases: Vec<CaseResult>,
     pub diagnostics: Vec<Diagnostic>,
+    /// Where both backends ran a case: do their outputs agree bit for bit?
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backend_agreement: Option<Agreement>,
     /// Lines for people: what ran where, what was skipped and why.
     #[serde(skip)]
     pub notes: Vec<String>,
     /// The command that checks this file again.
     #[serde(skip)]
     pub rerun: String,
+}
+
+/// How the simulator's outputs compare with the GPU's on the cases both ran.
+#[derive(Clone, Debug, Serialize)]
+pub struct Agreement {
+    pub cases: usize,
+    /// Cases whose outputs are identical bit for bit.
+    pub identical: usize,
+    /// Largest difference in units in the last place over all elements.
+    pub max_ulp: u32,
+}
+
+/// Compares the sim and GPU outputs of every case both backends ran.
+fn agreement(results: &[CaseResult]) -> Option<Agreement> {
+    let ulps = |a: f32, b: f32| {
+        (a.to_bits() as i32)
+            .wrapping_sub(b.to_bits() as i32)
+            .unsigned_abs()
+    };
+    let pairs: Vec<(&CaseResult, &CaseResult)> = results
+        .iter()
+        .filter(|r| r.backend == Backend::Sim && !r.output.is_empty())
+        .filter_map(|s| {
+            let g = results
+                .iter()
+                .find(|g| g.backend == Backend::Gpu && g.name == s.name)?;
+            (g.output.len() == s.output.len()).then_some((s, g))
+        })
+        .collect();
+    if pairs.is_empty() {
+        return None;
+    }
+    let identical = pairs
+        .iter()
+        .filter(|(s, g)| {
+            s.output
+                .iter()
+                .zip(&g.output)
+                .all(|(a, b)| a.to_bits() == b.to_bits())
+        })
+        .count();
+    let max_ulp = pairs
+        .iter()
+        .flat_map(|(s, g)| s.output.iter().zip(&g.output).map(|(&a, &b)| ulps(a, b)))
+        .max()
+        .unwrap_or(0);
+    Some(Agreement {
+        cases: pairs.len(),
+        identical,
+        max_ulp,
+    })
 }
 
 /// What to check and how.
@@ -93,6 +150,7 @@ impl Outcome {
             backends: vec![],
             cases: vec![],
             diagnostics: vec![d],
+            backend_agreement: None,
             notes: vec![],
             rerun: req.rerun.clone(),
         }
@@ -133,8 +191,12 @@ pub fn evaluate(req: &Request) -> anyhow::Result<Outcome> {
     let mut macro_sets: Vec<&Vec<(String, String)>> = cases.iter().map(|c| &c.macros).collect();
     macro_sets.dedup();
     for macros in macro_sets {
-        let checked = ptx(&code, &file, macros)
-            .and_then(|ptx| kernels::entry::check(&ptx, puzzle.kernel, puzzle.params, &file));
+        // A puzzle whose kernel declares its launch (08) fails here too when the shape is
+        // missing or impossible; each case's launch is set from it in `run_case`.
+        let checked = ptx(&code, &file, macros).and_then(|ptx| {
+            kernels::entry::check(&ptx, puzzle.kernel, puzzle.params, &file)?;
+            puzzle.resolve_launch(&ptx, &file, &mut [])
+        });
         if let Err(d) = checked {
             return Ok(Outcome::failed_early(req, &file, locate(d, None)));
         }
@@ -164,17 +226,29 @@ pub fn evaluate(req: &Request) -> anyhow::Result<Outcome> {
         {
             let run = |case: &Case| run_case(backend, &code, &file, case, req);
             let (result, mut diags) = judge(puzzle, case, backend, run(case));
+            // Only wrong values shrink usefully (an unwritten element is as plain at any size), and
+            // the teaching cases are already as small as they are meant to be.
             let only_wrong = diags
                 .iter()
-                .all(|d| matches!(d.kind, Kind::WrongOutput | Kind::UnwrittenOutput));
-            let shrinkable = !result.passed && only_wrong && !result.output.is_empty();
+                .all(|d| matches!(d.kind, Kind::WrongOutput | Kind::UnwrittenOutput))
+                && diags.iter().any(|d| d.kind == Kind::WrongOutput)
+                && !case.name.starts_with("example");
+            // Shrink the first wrong case of each backend only: one small failure is enough to read.
+            let first_failure = !results
+                .iter()
+                .any(|r: &CaseResult| r.backend == backend && !r.passed);
+            let shrinkable =
+                first_failure && !result.passed && only_wrong && !result.output.is_empty();
             if let Some(smaller) = shrinkable
                 .then(|| shrink_failure(puzzle, case, backend, &run))
                 .flatten()
             {
                 diags.extend(smaller.1);
                 results.push(result);
-                results.push(smaller.0);
+                results.push(CaseResult {
+                    shrunk_from: Some(case.name.clone()),
+                    ..smaller.0
+                });
                 diagnostics.extend(diags.into_iter().map(|d| locate(d, Some(&case.name))));
                 continue;
             }
@@ -183,6 +257,13 @@ pub fn evaluate(req: &Request) -> anyhow::Result<Outcome> {
         }
     }
     dedup(&mut diagnostics);
+    let backend_agreement = agreement(&results);
+    if let Some(a) = &backend_agreement {
+        notes.push(format!(
+            "sim and gpu: {}/{} cases identical bit for bit (largest difference {} ulp)",
+            a.identical, a.cases, a.max_ulp
+        ));
+    }
     let passed = !results.is_empty() && results.iter().all(|r| r.passed) && diagnostics.is_empty();
     Ok(Outcome {
         puzzle: puzzle.id.to_string(),
@@ -191,12 +272,31 @@ pub fn evaluate(req: &Request) -> anyhow::Result<Outcome> {
         backends,
         cases: results,
         diagnostics,
+        backend_agreement,
         notes,
         rerun: req.rerun.clone(),
     })
 }
 
 fn run_case(backend: Backend, code: &str, file: &str, case: &Case, req: &Request) -> RunOutput {
+    let resolved;
+    let case = if req.puzzle.declared_launch.is_some() {
+        let mut own = case.clone();
+        let set = ptx(code, file, &case.macros).and_then(|ptx| {
+            req.puzzle
+                .resolve_launch(&ptx, file, std::slice::from_mut(&mut own))
+        });
+        if let Err(d) = set {
+            return RunOutput {
+                diagnostics: vec![d],
+                ..RunOutput::default()
+            };
+        }
+        resolved = own;
+        &resolved
+    } else {
+        case
+    };
     match backend {
         Backend::Sim => match ptx(code, file, &case.macros) {
             Ok(ptx) => kernels::sim::run(&ptx, &case.job),
@@ -211,9 +311,10 @@ fn run_case(backend: Backend, code: &str, file: &str, case: &Case, req: &Request
                 file: file.to_string(),
                 macros: case.macros.clone(),
                 job: case.job.clone(),
+                task: kernels::worker::Task::Run,
             };
             let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("runner"));
-            kernels::worker::run_isolated(&exe, &["gpu-worker"], &request, req.gpu_limit)
+            kernels::worker::run_isolated(&exe, &["gpu-worker"], &request, req.gpu_limit).output
         }
     }
 }
@@ -273,31 +374,41 @@ pub fn judge(
             .copied()
             .filter(|&i| output[i].is_nan())
             .collect();
-        let owner = |i: usize| owner_text(case, i);
+        let wrong: Vec<usize> = mismatches
+            .iter()
+            .copied()
+            .filter(|&i| !output[i].is_nan())
+            .collect();
+        let located = |d: Diagnostic, i: usize| match owner(case, i) {
+            Some((block, thread)) => d.in_thread(block, thread),
+            None => d,
+        };
         if let Some(&first) = unwritten.first() {
-            diagnostics.push(Diagnostic::new(
+            let d = Diagnostic::new(
                 Kind::UnwrittenOutput,
                 format!(
-                    "{} of {} output elements were never written (still NaN), the first is [{first}]{}: \
+                    "{} of {} output elements were never written (still NaN): {}; \
                      check the guard and that every output index is covered",
                     unwritten.len(),
                     output.len(),
-                    owner(first)
+                    listing(case, &unwritten, |_| String::new()),
                 ),
-            ));
+            );
+            diagnostics.push(located(d, first));
         }
-        if let Some(&first) = mismatches.iter().find(|&&i| !output[i].is_nan()) {
-            diagnostics.push(Diagnostic::new(
+        if let Some(&first) = wrong.first() {
+            let values =
+                |i: usize| format!(" yours {:.6}, expected {:.6}", output[i], case.expected[i]);
+            let d = Diagnostic::new(
                 Kind::WrongOutput,
                 format!(
-                    "{} of {} elements differ; the first is [{first}]: yours {:.6} but expected {:.6}{}",
-                    mismatches.len() - unwritten.len(),
+                    "{} of {} elements differ: {}",
+                    wrong.len(),
                     output.len(),
-                    output[first],
-                    case.expected[first],
-                    owner(first)
+                    listing(case, &wrong, values)
                 ),
-            ));
+            );
+            diagnostics.push(located(d, first));
         }
     }
     let passed = complete && mismatches.is_empty() && diagnostics.is_empty();
@@ -311,43 +422,68 @@ pub fn judge(
         instructions: out.instructions,
         output,
         expected: case.expected.clone(),
+        shrunk_from: None,
     };
     (result, diagnostics)
 }
 
-/// " (block (b,0,0) thread (t,0,0) owns it)" for 1D launches with one output per thread.
-pub fn owner_text(case: &Case, i: usize) -> String {
-    let l = case.job.launch;
-    let threads = u64::from(l.threads_per_block()) * l.blocks();
-    if l.grid[1] * l.grid[2] * l.block[1] * l.block[2] != 1
-        || (case.expected.len() as u64) > threads
-    {
-        return String::new();
+/// The first few of `indices`, each with `detail` and the thread that owns it.
+fn listing(case: &Case, indices: &[usize], detail: impl Fn(usize) -> String) -> String {
+    const SHOWN: usize = 3;
+    let mut parts: Vec<String> = indices
+        .iter()
+        .take(SHOWN)
+        .map(|&i| {
+            let who = owner(case, i)
+                .map(|(b, t)| format!(" (block {} thread {})", b[0], t[0]))
+                .unwrap_or_default();
+            format!("[{i}]{}{who}", detail(i))
+        })
+        .collect();
+    if indices.len() > SHOWN {
+        parts.push(format!("and {} more", indices.len() - SHOWN));
     }
-    let tpb = l.block[0] as usize;
-    format!(
-        ", owned by block ({},0,0) thread ({},0,0)",
-        i / tpb,
-        i % tpb
-    )
+    parts.join(", ")
 }
 
-/// Keeps the first few diagnostics of each kind and location, then one line with the count.
+/// The block and thread that own output `i`, for 1D launches with one output per thread.
+pub fn owner(case: &Case, i: usize) -> Option<([u32; 3], [u32; 3])> {
+    let l = case.job.launch;
+    let threads = u64::from(l.threads_per_block()) * l.blocks();
+    let one_dimensional = l.grid[1] * l.grid[2] * l.block[1] * l.block[2] == 1;
+    if !one_dimensional || (case.expected.len() as u64) > threads {
+        return None;
+    }
+    let tpb = l.block[0] as usize;
+    Some(([(i / tpb) as u32, 0, 0], [(i % tpb) as u32, 0, 0]))
+}
+
+/// Keeps the first diagnostics of each kind (one per source line, at most `KEEP`), and says how
+/// many more of that kind there were.
 fn dedup(diagnostics: &mut Vec<Diagnostic>) {
-    const KEEP: usize = 3;
-    let mut seen: HashMap<(Kind, Option<u32>, String), usize> = HashMap::new();
-    let mut kept = vec![];
+    const KEEP: usize = 2;
+    let mut kept: Vec<Diagnostic> = vec![];
+    let mut dropped: Vec<(Kind, usize)> = vec![];
     for d in diagnostics.drain(..) {
-        let key = (d.kind, d.line, d.message.clone());
-        let n = seen.entry(key).or_insert(0);
-        *n += 1;
-        let same_kind = kept
+        let same_kind = kept.iter().filter(|k| k.kind == d.kind).count();
+        let same_line = kept
             .iter()
-            .filter(|k: &&Diagnostic| k.kind == d.kind)
-            .count();
-        if *n == 1 && same_kind < KEEP {
+            .any(|k| k.kind == d.kind && k.line.is_some() && k.line == d.line);
+        if same_kind < KEEP && !same_line {
             kept.push(d);
+        } else if let Some(entry) = dropped.iter_mut().find(|(k, _)| *k == d.kind) {
+            entry.1 += 1;
+        } else {
+            dropped.push((d.kind, 1));
         }
+    }
+    for (kind, n) in dropped {
+        let last = kept
+            .iter_mut()
+            .rev()
+            .find(|k| k.kind == kind)
+            .expect("a kept one of each dropped kind");
+        last.message += &format!(" (and {n} more like it)");
     }
     *diagnostics = kept;
 }

@@ -47,6 +47,8 @@ enum Command {
     List(cmd::list::Args),
     /// Check a kernel against a puzzle's cases and report what is wrong.
     Check(cmd::check::Args),
+    /// Time a kernel on the GPU against the device's FMA peak and memory bandwidth.
+    Bench(cmd::bench::Args),
     /// Show the next hint for a puzzle (one more each time).
     Hint(cmd::hint::Args),
     /// Build the book and print (or open) a chapter's address.
@@ -80,6 +82,7 @@ fn main() -> ExitCode {
         Command::List(args) => cmd::list::execute(args),
         Command::Check(args) => cmd::check::execute(args),
         Command::Hint(args) => cmd::hint::execute(args),
+        Command::Bench(args) => cmd::bench::execute(args),
         Command::Book(args) => cmd::book::execute(args),
         Command::Validate(args) => cmd::validate::execute(args),
         Command::Grade(args) => cmd::grade::execute(args),

@@ -7,7 +7,16 @@ use kernels::Puzzle;
 
 /// Every puzzle, in the order a learner takes them.
 pub fn all() -> Vec<Puzzle> {
-    vec![puzzle_01::spec(), puzzle_02::spec(), puzzle_03::spec()]
+    vec![
+        puzzle_01::spec(),
+        puzzle_02::spec(),
+        puzzle_03::spec(),
+        puzzle_04::spec(),
+        puzzle_05::spec(),
+        puzzle_06::spec(),
+        puzzle_07::spec(),
+        puzzle_08::spec(),
+    ]
 }
 
 /// The puzzle named `name`; accepts `puzzle-05`, `05` and `5`. On failure, the message suggests the

@@ -59,11 +59,11 @@ pub fn human(outcome: &Outcome) -> String {
                     .collect();
                 out += &format!("  also failed: {}\n", others.join(", "));
             }
-            // The smallest failing version is the easiest to read: show its diff.
+            // A shrunk version of a failing case is the easiest to read: show its diff.
             let shown = failing
                 .iter()
-                .min_by_key(|c| c.expected.len())
-                .expect("not empty");
+                .find(|c| c.shrunk_from.is_some())
+                .unwrap_or(first);
             if !shown.output.is_empty() {
                 out += &diff(shown);
             }
@@ -131,9 +131,10 @@ fn diff(case: &CaseResult) -> String {
         .map(|i| line(i, format!("{:.4}", case.output[i])))
         .collect();
     let mut out = format!(
-        "  {} {} elements, showing [{start}..{end}); {} expected, {} yours:\n",
+        "  {} {} element{}, showing [{start}..{end}); {} expected, {} yours:\n",
         case.name.dimmed(),
         case.expected.len(),
+        if case.expected.len() == 1 { "" } else { "s" },
         "-".red(),
         "+".green()
     );

@@ -55,6 +55,7 @@ pub fn spec() -> Puzzle {
         tolerance: TOLERANCE,
         cases,
         shrink: Some(shrink),
+        declared_launch: None,
     }
 }
 

@@ -36,6 +36,7 @@ pub fn spec() -> Puzzle {
         tolerance: TOLERANCE,
         cases,
         shrink: Some(shrink),
+        declared_launch: None,
     }
 }
 

@@ -1,0 +1,158 @@
+//! Timing on the GPU: a job launched many times with device events, and the device's own limits.
+//!
+//! [`time_job`] warms up, then times each launch with CUDA events, rotating among several copies
+//! of the input buffers so that the L2 cache cannot hold them all and flatter the result.
+//! [`measure_peaks`] measures what the device can do: the FP32 FMA rate (independent FMA chains in
+//! every thread, a grid that fills every SM) and the device-to-device copy bandwidth (bytes read
+//! plus bytes written). Like [`crate::gpu::execute`], these run only inside a worker process.
+
+use crate::diag::Diagnostic;
+use crate::gpu::{self, launch_error};
+use crate::job::{Arg, Job, Launch};
+use crate::nvrtc::Source;
+use serde::{Deserialize, Serialize};
+
+/// How to time a job.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+pub struct Plan {
+    pub warmup: usize,
+    pub runs: usize,
+    /// Bytes of input copies to rotate through (more than the L2 cache holds).
+    pub rotate_bytes: usize,
+}
+
+/// Per-launch times in milliseconds, in the order they ran.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Timing {
+    pub times_ms: Vec<f32>,
+    pub copies: usize,
+}
+
+/// Times `job` per `plan`, after checking nothing: the caller checks correctness first.
+pub fn time_job(source: &Source<'_>, job: &Job, plan: Plan) -> Result<Timing, Diagnostic> {
+    let loaded = gpu::load(source, job)?;
+    let bytes: usize = job
+        .args
+        .iter()
+        .map(|a| match a {
+            Arg::Input { data, .. } => data.len() * 4,
+            Arg::Output { len, .. } => len * 4,
+            Arg::I32 { .. } => 0,
+        })
+        .sum();
+    let copies = plan.rotate_bytes.div_ceil(bytes.max(1)).clamp(1, 64);
+    let mut sets = vec![loaded.buffers().to_vec()];
+    for _ in 1..copies {
+        sets.push(loaded.fresh_buffers().map_err(|e| launch_error(&e))?);
+    }
+    let mut times_ms = Vec::with_capacity(plan.runs);
+    for n in 0..plan.warmup + plan.runs {
+        let ms = loaded
+            .launch_with(Some(&sets[n % copies]))
+            .map_err(|e| launch_error(&e))?;
+        if n >= plan.warmup {
+            times_ms.push(ms);
+        }
+    }
+    Ok(Timing { times_ms, copies })
+}
+
+/// What the device can do, measured.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+pub struct Peaks {
+    /// FP32 FMA rate, counting an FMA as two floating-point operations.
+    pub fma_tflops: f64,
+    /// Device-to-device copy, bytes read plus bytes written.
+    pub copy_gbps: f64,
+}
+
+const PEAK_SOURCE: &str = r#"
+extern "C" __global__ void fma_peak(float* out, int iters)
+{
+    float a[8];
+    for (int k = 0; k < 8; k++) a[k] = threadIdx.x + k;
+    const float b = 0.999f, c = 0.001f;
+    for (int i = 0; i < iters; i++) {
+        #pragma unroll
+        for (int k = 0; k < 8; k++) a[k] = fmaf(a[k], b, c);
+    }
+    float s = 0.0f;
+    for (int k = 0; k < 8; k++) s += a[k];
+    out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+
+extern "C" __global__ void copy(const float4* in, float4* out, int n)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        out[i] = in[i];
+    }
+}
+"#;
+
+fn median(times: &mut [f32]) -> f64 {
+    times.sort_by(f32::total_cmp);
+    f64::from(times[times.len() / 2])
+}
+
+/// Measures the device's FMA rate and copy bandwidth (about a second of GPU time).
+pub fn measure_peaks(sms: u32) -> Result<Peaks, Diagnostic> {
+    let source = Source {
+        code: PEAK_SOURCE,
+        file: "peaks.cu",
+        macros: &[],
+    };
+    let plan = Plan {
+        warmup: 3,
+        runs: 11,
+        rotate_bytes: 0,
+    };
+    let (threads, blocks, iters) = (256u32, sms * 16, 4096);
+    let fma = Job {
+        kernel: "fma_peak".into(),
+        launch: Launch::linear(blocks, threads),
+        args: vec![
+            Arg::Output {
+                name: "out".into(),
+                len: (threads * blocks) as usize,
+            },
+            Arg::I32 {
+                name: "iters".into(),
+                value: iters,
+            },
+        ],
+        constants: vec![],
+        budget: None,
+        work: 0,
+    };
+    let mut t = time_job(&source, &fma, plan)?.times_ms;
+    let flops = 2.0 * 8.0 * f64::from(iters) * f64::from(threads * blocks);
+    let fma_tflops = flops / (median(&mut t) * 1e-3) / 1e12;
+    let n4 = 64 << 20; // float4s: 1 GiB read and 1 GiB written
+    let copy = Job {
+        kernel: "copy".into(),
+        launch: Launch::linear(sms * 8, 512),
+        args: vec![
+            Arg::Input {
+                name: "in".into(),
+                data: vec![1.0; n4 * 4],
+            },
+            Arg::Output {
+                name: "out".into(),
+                len: n4 * 4,
+            },
+            Arg::I32 {
+                name: "n".into(),
+                value: n4 as i32,
+            },
+        ],
+        constants: vec![],
+        budget: None,
+        work: 0,
+    };
+    let mut t = time_job(&source, &copy, plan)?.times_ms;
+    let copy_gbps = 2.0 * (n4 * 16) as f64 / (median(&mut t) * 1e-3) / 1e9;
+    Ok(Peaks {
+        fma_tflops,
+        copy_gbps,
+    })
+}

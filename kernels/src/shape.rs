@@ -1,0 +1,279 @@
+//! A launch shape that the kernel file declares for itself (puzzle 08).
+//!
+//! Where a puzzle lets the learner choose the launch, the kernel file holds
+//! `extern "C" __device__ const int launch_shape[3] = {THREADS, OUTPUTS_PER_BLOCK, SHARED_BYTES};`.
+//! NVRTC keeps such an initialized array in the PTX even when no code reads it, as a
+//! `.global` (or, for `__constant__`, `.const`) byte array in little-endian order, with trailing
+//! zero bytes left out:
+//!
+//! ```text
+//! .global .align 4 .b8 launch_shape[12] = {64, 0, 0, 0, 0, 3};
+//! ```
+//!
+//! [`LaunchShape::from_ptx`] reads it back and checks it against the hardware's limits, so a
+//! missing, misspelled or impossible declaration is a diagnostic that says what to write, never a
+//! launch of zero blocks. The grid then follows from the case: one block per `OUTPUTS_PER_BLOCK`
+//! outputs, rounded up.
+
+use crate::diag::{Diagnostic, Kind};
+use crate::job::Launch;
+
+/// Threads a block may have on every CUDA GPU.
+pub const MAX_THREADS: u32 = 1024;
+/// Dynamic shared memory a block may ask for on sm_90 (227 KiB); the runner opts in past 48 KiB.
+pub const MAX_SHARED_BYTES: u32 = 227 * 1024;
+
+/// The launch a kernel declares: block size, outputs each block computes, dynamic shared bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchShape {
+    pub threads: u32,
+    pub outputs_per_block: u32,
+    pub shared_bytes: u32,
+}
+
+impl LaunchShape {
+    /// Reads the array `symbol` from `ptx`. Diagnostics are placed at `file`, line 1 (the PTX of a
+    /// global variable carries no line), and say what the declaration should look like.
+    pub fn from_ptx(ptx: &str, symbol: &str, file: &str) -> Result<Self, Diagnostic> {
+        let wanted = format!(
+            "extern \"C\" __device__ const int {symbol}[3] = {{THREADS, OUTPUTS_PER_BLOCK, SHARED_BYTES}};"
+        );
+        let fail = |why: String| {
+            Err(Diagnostic::new(
+                Kind::SignatureMismatch,
+                format!("{why}: declare `{wanted}`"),
+            )
+            .at_line(file, 1))
+        };
+        let Some(decl) = ptx.lines().map(str::trim).find(|l| declares(l, symbol)) else {
+            return fail(format!(
+                "the kernel file does not declare its launch shape `{symbol}`"
+            ));
+        };
+        let Some(words) = initializer(decl) else {
+            return fail(format!(
+                "`{symbol}` has no initializer the runner can read (`{decl}`)"
+            ));
+        };
+        let [threads, outputs_per_block, shared_bytes] = words[..] else {
+            return fail(format!("`{symbol}` holds {} ints, not 3", words.len()));
+        };
+        let shape = LaunchShape {
+            threads,
+            outputs_per_block,
+            shared_bytes,
+        };
+        shape.check().map_err(|why| {
+            Diagnostic::new(
+                Kind::SignatureMismatch,
+                format!("`{symbol}` = {{{threads}, {outputs_per_block}, {shared_bytes}}}: {why}"),
+            )
+            .at_line(file, 1)
+        })
+    }
+
+    /// Checks the shape against what every sm_90 GPU can launch.
+    pub fn check(self) -> Result<Self, String> {
+        if self.threads == 0 || self.threads > MAX_THREADS {
+            return Err(format!("THREADS must be between 1 and {MAX_THREADS}"));
+        }
+        if self.outputs_per_block == 0 {
+            return Err("OUTPUTS_PER_BLOCK must be at least 1".into());
+        }
+        if self.shared_bytes > MAX_SHARED_BYTES {
+            return Err(format!(
+                "SHARED_BYTES must be at most {MAX_SHARED_BYTES} (227 KiB)"
+            ));
+        }
+        Ok(self)
+    }
+
+    /// The launch for a case with `outputs` outputs: ceil(outputs / OUTPUTS_PER_BLOCK) blocks.
+    pub fn launch(&self, outputs: usize) -> Launch {
+        let blocks = outputs.div_ceil(self.outputs_per_block as usize).max(1);
+        Launch::linear(blocks as u32, self.threads).with_shared(self.shared_bytes)
+    }
+}
+
+/// Whether a PTX line declares the module-scope array `symbol` (`.global` or `.const`).
+fn declares(line: &str, symbol: &str) -> bool {
+    let line = line.strip_prefix(".visible ").unwrap_or(line);
+    (line.starts_with(".global ") || line.starts_with(".const "))
+        && line
+            .split_whitespace()
+            .any(|w| w.strip_prefix(symbol).is_some_and(|r| r.starts_with('[')))
+}
+
+/// The array's values as 32-bit words, from a `.b8` byte list or a `.b32`/`.u32`/`.s32` list.
+/// Trailing elements NVRTC left out are zero; the length comes from the `[N]` in the declaration.
+fn initializer(decl: &str) -> Option<Vec<u32>> {
+    let (head, body) = decl.split_once('=')?;
+    let len: usize = head
+        .split_once('[')?
+        .1
+        .split_once(']')?
+        .0
+        .trim()
+        .parse()
+        .ok()?;
+    let body = body
+        .trim()
+        .trim_end_matches(';')
+        .trim()
+        .strip_prefix('{')?
+        .strip_suffix('}')?;
+    let values: Vec<i64> = body
+        .split(',')
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .map(|v| v.parse::<i64>())
+        .collect::<Result<_, _>>()
+        .ok()?;
+    if head.contains(".b8") || head.contains(".u8") {
+        if !len.is_multiple_of(4) {
+            return None;
+        }
+        let mut bytes = vec![0u8; len];
+        for (b, v) in bytes.iter_mut().zip(&values) {
+            *b = u8::try_from(*v).ok()?;
+        }
+        Some(
+            bytes
+                .chunks(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect(),
+        )
+    } else if [".b32", ".u32", ".s32"].iter().any(|t| head.contains(t)) {
+        let mut words = vec![0u32; len];
+        for (w, v) in words.iter_mut().zip(&values) {
+            *w = u32::try_from(*v).ok()?;
+        }
+        Some(words)
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// NVRTC 13.0's PTX for `extern "C" __device__ const int launch_shape[3] = {64, 768, 0};`.
+    const NVRTC_PTX: &str = "\
+.version 9.0
+.target sm_90
+.address_size 64
+	// .globl	conv1d
+.global .align 4 .b8 launch_shape[12] = {64, 0, 0, 0, 0, 3};
+.visible .entry conv1d(
+";
+
+    #[test]
+    fn reads_nvrtc_byte_arrays_with_trailing_zeros_left_out() {
+        let shape = LaunchShape::from_ptx(NVRTC_PTX, "launch_shape", "k.cu").unwrap();
+        assert_eq!(
+            shape,
+            LaunchShape {
+                threads: 64,
+                outputs_per_block: 768,
+                shared_bytes: 0
+            }
+        );
+    }
+
+    #[test]
+    fn reads_constant_and_word_arrays() {
+        // NVRTC's PTX for `{256, 5000, 70000}` as `__constant__`, and a hand-written word list.
+        let bytes =
+            ".const .align 4 .b8 launch_shape[12] = {0, 1, 0, 0, 136, 19, 0, 0, 112, 17, 1};";
+        let shape = LaunchShape::from_ptx(bytes, "launch_shape", "k.cu").unwrap();
+        assert_eq!(
+            shape,
+            LaunchShape {
+                threads: 256,
+                outputs_per_block: 5000,
+                shared_bytes: 70000
+            }
+        );
+        let words = ".visible .global .align 4 .u32 launch_shape[3] = {128, 4096, 16384};";
+        let shape = LaunchShape::from_ptx(words, "launch_shape", "k.cu").unwrap();
+        assert_eq!(
+            shape,
+            LaunchShape {
+                threads: 128,
+                outputs_per_block: 4096,
+                shared_bytes: 16384
+            }
+        );
+    }
+
+    #[test]
+    fn a_missing_declaration_says_what_to_write() {
+        let d =
+            LaunchShape::from_ptx(".visible .entry conv1d(", "launch_shape", "k.cu").unwrap_err();
+        assert_eq!(
+            (d.kind, d.file.as_deref(), d.line),
+            (Kind::SignatureMismatch, Some("k.cu"), Some(1))
+        );
+        assert!(
+            d.message
+                .contains("extern \"C\" __device__ const int launch_shape[3]"),
+            "{}",
+            d.message
+        );
+        // A longer name that merely starts with the symbol is not the symbol.
+        let other = ".global .align 4 .b8 launch_shape_old[12] = {64, 0, 0, 0, 0, 3};";
+        assert!(LaunchShape::from_ptx(other, "launch_shape", "k.cu").is_err());
+    }
+
+    #[test]
+    fn wrong_lengths_and_impossible_shapes_are_refused() {
+        let two = ".global .align 4 .b8 launch_shape[8] = {1, 0, 0, 0, 2};";
+        let d = LaunchShape::from_ptx(two, "launch_shape", "k.cu").unwrap_err();
+        assert!(d.message.contains("holds 2 ints, not 3"), "{}", d.message);
+        for (ptx, why) in [
+            (
+                ".global .align 4 .b8 launch_shape[12] = {0, 0, 0, 0, 1};",
+                "THREADS",
+            ),
+            (
+                ".global .align 4 .u32 launch_shape[3] = {2048, 1, 0};",
+                "THREADS",
+            ),
+            (
+                ".global .align 4 .u32 launch_shape[3] = {256, 0, 0};",
+                "OUTPUTS_PER_BLOCK",
+            ),
+            (
+                ".global .align 4 .u32 launch_shape[3] = {256, 1, 300000};",
+                "SHARED_BYTES",
+            ),
+        ] {
+            let d = LaunchShape::from_ptx(ptx, "launch_shape", "k.cu").unwrap_err();
+            assert!(d.message.contains(why), "{ptx}: {}", d.message);
+        }
+        let uninitialized = ".global .align 4 .b8 launch_shape[12];";
+        assert!(
+            LaunchShape::from_ptx(uninitialized, "launch_shape", "k.cu")
+                .unwrap_err()
+                .message
+                .contains("initializer")
+        );
+    }
+
+    #[test]
+    fn the_grid_covers_every_output() {
+        let shape = LaunchShape {
+            threads: 64,
+            outputs_per_block: 768,
+            shared_bytes: 4096,
+        };
+        assert_eq!(shape.launch(768).grid, [1, 1, 1]);
+        assert_eq!(shape.launch(769).grid, [2, 1, 1]);
+        let full = shape.launch(1_498_954);
+        assert_eq!(
+            (full.grid[0], full.block[0], full.shared_bytes),
+            (1952, 64, 4096)
+        );
+    }
+}

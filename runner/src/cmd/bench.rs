@@ -1,0 +1,303 @@
+//! `runner bench <puzzle>`: time a kernel on the GPU against the hardware's limits.
+//!
+//! On the puzzle's full case: the kernel is checked first (a wrong kernel is not worth timing),
+//! then launched `--warmup` times and timed `--runs` times with device events, the input buffers
+//! rotated among copies larger than the L2 cache. It prints the median and spread, GFLOP/s, GB/s,
+//! the share of the device's FP32 FMA peak and copy bandwidth (measured once per device and cached),
+//! the floor those two limits set, and, side by side, the reference solution and the baseline
+//! (puzzle-04's solution on the valid contract, puzzle-01's on the classic one).
+
+use crate::engine::{self, Backend};
+use crate::{registry, toolchain, workbook};
+use anyhow::{Context, anyhow, bail};
+use colored::Colorize;
+use kernels::bench::{Peaks, Plan};
+use kernels::gpu::Device;
+use kernels::worker::{self, Request, Task};
+use kernels::{Case, Puzzle, Scale};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The puzzle, e.g. puzzle-06 (or 6).
+    puzzle: String,
+    /// Time the reference solution instead of your kernel.
+    #[arg(long, conflicts_with = "kernel")]
+    solution: bool,
+    /// Time this file instead of puzzles/<puzzle>/kernel.cu.
+    #[arg(long, value_name = "FILE")]
+    kernel: Option<PathBuf>,
+    /// Timed launches per kernel (at least 20).
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(20..))]
+    runs: u32,
+    /// Untimed launches first.
+    #[arg(long, default_value_t = 5)]
+    warmup: u32,
+    /// Measure the device's peaks again instead of using the cached figures.
+    #[arg(long)]
+    remeasure: bool,
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// One timed kernel.
+#[derive(Debug, Serialize)]
+struct Entry {
+    label: String,
+    file: String,
+    median_us: f64,
+    min_us: f64,
+    max_us: f64,
+    gflops: f64,
+    gbps: f64,
+    pct_fma_peak: f64,
+    pct_bandwidth: f64,
+}
+
+#[derive(Debug, Serialize)]
+struct Report {
+    puzzle: String,
+    device: Device,
+    peaks: Peaks,
+    case: String,
+    flop: f64,
+    bytes: f64,
+    floor_us: f64,
+    entries: Vec<Entry>,
+}
+
+pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
+    let puzzle = registry::find(&args.puzzle).map_err(|e| anyhow!(e))?;
+    let Some(device) = kernels::gpu::probe() else {
+        bail!(
+            "runner bench needs a CUDA GPU, and none was found here (libcuda did not load or reports no device); `runner check` works without one"
+        );
+    };
+    toolchain::ensure_nvrtc().map_err(|d| anyhow!(d.message))?;
+    let root = workbook::root();
+    let file = match (&args.kernel, args.solution) {
+        (Some(f), _) => f.clone(),
+        (None, true) => root.join(puzzle.solution_path()),
+        (None, false) => root.join(puzzle.kernel_path()),
+    };
+    let peaks = peaks(&device, args.remeasure)?;
+    let plan = Plan {
+        warmup: args.warmup as usize,
+        runs: args.runs as usize,
+        rotate_bytes: 256 << 20,
+    };
+    let baseline = registry::find(if puzzle.id >= "puzzle-04" {
+        "puzzle-04"
+    } else {
+        "puzzle-01"
+    })
+    .map_err(|e| anyhow!(e))?;
+    let mut lineup: Vec<(String, Puzzle, PathBuf)> = vec![("yours".into(), puzzle, file.clone())];
+    if args.kernel.is_some() || !args.solution {
+        lineup.push((
+            "reference".into(),
+            puzzle,
+            root.join(puzzle.solution_path()),
+        ));
+    } else {
+        lineup[0].0 = "reference".into();
+    }
+    if baseline.id != puzzle.id {
+        lineup.push((
+            format!("{} solution", baseline.id),
+            baseline,
+            root.join(baseline.solution_path()),
+        ));
+    }
+    let mut entries = vec![];
+    let mut shape = None;
+    for (label, p, path) in lineup {
+        let case = full_case(&p)?;
+        let work = case.job.work as f64;
+        let flop = 2.0 * work;
+        let bytes = case.job.args.iter().map(arg_bytes).sum::<usize>() as f64;
+        shape.get_or_insert((case.name.clone(), flop, bytes));
+        let times = time(&p, &case, &path, plan)?;
+        let Some(times) = times else {
+            return Ok(ExitCode::from(1));
+        };
+        let median = times[times.len() / 2] * 1e3;
+        let secs = median * 1e-6;
+        entries.push(Entry {
+            label,
+            file: workbook::display(&path),
+            median_us: median,
+            min_us: times[0] * 1e3,
+            max_us: times[times.len() - 1] * 1e3,
+            gflops: flop / secs / 1e9,
+            gbps: bytes / secs / 1e9,
+            pct_fma_peak: 100.0 * flop / secs / (peaks.fma_tflops * 1e12),
+            pct_bandwidth: 100.0 * bytes / secs / (peaks.copy_gbps * 1e9),
+        });
+    }
+    let (case, flop, bytes) = shape.expect("at least one entry");
+    let floor_us = (flop / (peaks.fma_tflops * 1e12)).max(bytes / (peaks.copy_gbps * 1e9)) * 1e6;
+    let report = Report {
+        puzzle: puzzle.id.into(),
+        device,
+        peaks,
+        case,
+        flop,
+        bytes,
+        floor_us,
+        entries,
+    };
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", table(&report));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn arg_bytes(arg: &kernels::Arg) -> usize {
+    match arg {
+        kernels::Arg::Input { data, .. } => data.len() * 4,
+        kernels::Arg::Output { len, .. } => len * 4,
+        kernels::Arg::I32 { .. } => 0,
+    }
+}
+
+fn full_case(puzzle: &Puzzle) -> anyhow::Result<Case> {
+    (puzzle.cases)(Scale::Full)
+        .into_iter()
+        .rev()
+        .find(|c| c.scale == Scale::Full)
+        .ok_or_else(|| anyhow!("{} has no full-scale case to time", puzzle.id))
+}
+
+fn exe() -> PathBuf {
+    std::env::current_exe().unwrap_or_else(|_| PathBuf::from("runner"))
+}
+
+/// Checks the kernel on the case, then times it. `None` (after printing why) when it is wrong.
+fn time(puzzle: &Puzzle, case: &Case, path: &Path, plan: Plan) -> anyhow::Result<Option<Vec<f64>>> {
+    let code =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let file = workbook::display(path);
+    let mut request = Request {
+        code,
+        file: file.clone(),
+        macros: case.macros.clone(),
+        job: case.job.clone(),
+        task: Task::Run,
+    };
+    let limit = Duration::from_secs(60);
+    let checked = worker::run_isolated(&exe(), &["gpu-worker"], &request, limit).output;
+    let (result, diagnostics) = engine::judge(puzzle, case, Backend::Gpu, checked);
+    if !result.passed {
+        println!(
+            "{} {file} is wrong on {} ({}), so it is not timed:",
+            "✗".red().bold(),
+            case.name,
+            puzzle.id
+        );
+        for d in diagnostics {
+            println!("  {d}");
+        }
+        println!("Run: runner check {} --kernel {file}", puzzle.id);
+        return Ok(None);
+    }
+    request.task = Task::Bench(plan);
+    let reply = worker::run_isolated(&exe(), &["gpu-worker"], &request, limit);
+    let timing = reply.timing.ok_or_else(|| {
+        anyhow!(
+            "timing {file} failed: {:?}",
+            reply.output.diagnostics.first().map(|d| &d.message)
+        )
+    })?;
+    let mut times: Vec<f64> = timing.times_ms.iter().map(|&t| f64::from(t)).collect();
+    times.sort_by(f64::total_cmp);
+    Ok(Some(times))
+}
+
+/// The device's FMA peak and copy bandwidth, measured once per device and cached.
+fn peaks(device: &Device, remeasure: bool) -> anyhow::Result<Peaks> {
+    let name: String = device
+        .name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let path = kernels::nvrtc::cache_dir().join(format!("peaks-{name}.json"));
+    let cached = std::fs::read_to_string(&path)
+        .ok()
+        .and_then(|s| serde_json::from_str(&s).ok());
+    if let Some(peaks) = cached.filter(|_| !remeasure) {
+        return Ok(peaks);
+    }
+    let request = Request {
+        code: String::new(),
+        file: String::new(),
+        macros: vec![],
+        job: kernels::Job {
+            kernel: String::new(),
+            launch: kernels::Launch::linear(1, 1),
+            args: vec![],
+            constants: vec![],
+            budget: None,
+            work: 0,
+        },
+        task: Task::Peaks,
+    };
+    let reply = worker::run_isolated(&exe(), &["gpu-worker"], &request, Duration::from_secs(120));
+    let peaks = reply.peaks.ok_or_else(|| {
+        anyhow!(
+            "measuring the device failed: {:?}",
+            reply.output.diagnostics.first().map(|d| &d.message)
+        )
+    })?;
+    let _ = std::fs::create_dir_all(kernels::nvrtc::cache_dir());
+    let _ = std::fs::write(&path, serde_json::to_string_pretty(&peaks)?);
+    Ok(peaks)
+}
+
+fn table(r: &Report) -> String {
+    let mut out = format!(
+        "{} on {} ({}): case {}, {:.2} GFLOP, {:.1} MB\n",
+        r.puzzle.bold(),
+        r.device.name,
+        r.device.arch(),
+        r.case,
+        r.flop / 1e9,
+        r.bytes / 1e6
+    );
+    out += &format!(
+        "measured peaks: FP32 FMA {:.1} TFLOP/s, device copy {:.0} GB/s; floor {:.1} us\n\n",
+        r.peaks.fma_tflops, r.peaks.copy_gbps, r.floor_us
+    );
+    out += &format!(
+        "{:<22}{:>11}{:>19}{:>10}{:>9}{:>8}{:>8}  {}\n",
+        "kernel",
+        "median us",
+        "min..max us",
+        "GFLOP/s",
+        "GB/s",
+        "% FMA",
+        "% BW",
+        "share of the FMA peak"
+    );
+    for e in &r.entries {
+        let bar = "█".repeat((e.pct_fma_peak / 4.0).round().clamp(0.0, 25.0) as usize);
+        out += &format!(
+            "{:<22}{:>11.1}{:>19}{:>10.0}{:>9.1}{:>8.1}{:>8.1}  {}\n",
+            e.label,
+            e.median_us,
+            format!("{:.1}..{:.1}", e.min_us, e.max_us),
+            e.gflops,
+            e.gbps,
+            e.pct_fma_peak,
+            e.pct_bandwidth,
+            bar.green()
+        );
+    }
+    out
+}
