@@ -4,10 +4,13 @@
 //! compile, or cannot be read, is a failed row, never an abort. Exit status 0 when grading
 //! completed (however the students did), 2 for a usage error.
 
-use crate::engine::{self, BackendChoice, CaseResult, Outcome};
+use crate::engine::{self, Backend, BackendChoice, CaseResult, Outcome};
 use crate::{registry, workbook};
 use anyhow::{Context, anyhow};
 use indicatif::{ProgressBar, ProgressDrawTarget};
+use kernels::Puzzle;
+use kernels::bench::Plan;
+use kernels::worker::{self, Task};
 use serde::Serialize;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -43,8 +46,8 @@ pub struct Row {
     pub diagnostics: Vec<String>,
     /// The first diagnostic's message.
     pub message: Option<String>,
-    /// Median seconds of `runner bench` on a GPU. Always empty for now: `runner bench` does not
-    /// exist yet; when it lands, it fills this column for the submissions that passed on a GPU.
+    /// Median seconds on the full case, timed as `runner bench` times it; only for a submission
+    /// that passed on a GPU (empty without one).
     pub bench_seconds: Option<f64>,
 }
 
@@ -76,7 +79,13 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
             rerun: String::new(),
         });
         rows.push(match outcome {
-            Ok(outcome) => row(name, &outcome),
+            Ok(outcome) => {
+                let mut row = row(name, &outcome);
+                if outcome.passed && outcome.backends.contains(&Backend::Gpu) {
+                    row.bench_seconds = bench(&puzzle, file);
+                }
+                row
+            }
             Err(e) if args.backend == BackendChoice::Gpu => return Err(e),
             Err(e) => unreadable(name, &e),
         });
@@ -146,6 +155,28 @@ fn row(file: String, outcome: &Outcome) -> Row {
         message: outcome.diagnostics.first().map(|d| d.message.clone()),
         bench_seconds: None,
     }
+}
+
+/// The median seconds of a (passed) kernel on the puzzle's full case, timed on the GPU as
+/// `runner bench` times it: warm-up launches, then timed ones with the inputs rotated.
+fn bench(puzzle: &Puzzle, file: &Path) -> Option<f64> {
+    let case = super::bench::full_case(puzzle).ok()?;
+    let request = worker::Request {
+        code: std::fs::read_to_string(file).ok()?,
+        file: workbook::display(file),
+        macros: case.macros.clone(),
+        job: case.job.clone(),
+        task: Task::Bench(Plan {
+            warmup: 5,
+            runs: 20,
+            rotate_bytes: 256 << 20,
+        }),
+    };
+    let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("runner"));
+    let reply = worker::run_isolated(&exe, &["gpu-worker"], &request, Duration::from_secs(60));
+    let mut times = reply.timing?.times_ms;
+    times.sort_by(f32::total_cmp);
+    times.get(times.len() / 2).map(|&ms| f64::from(ms) * 1e-3)
 }
 
 fn unreadable(file: String, e: &anyhow::Error) -> Row {
