@@ -5,15 +5,18 @@
 //! reported with the file, what happened and the next command; `anyhow` errors reach `main` only
 //! for usage problems and are printed with their context.
 
+mod book;
 mod cmd;
 mod engine;
 mod registry;
 mod report;
 mod toolchain;
+mod validate;
 mod workbook;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// Graded GPU convolution puzzles: write CUDA kernels, check them on a GPU or in a PTX simulator.
@@ -23,6 +26,10 @@ pub struct Cli {
     /// When to color the output.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true)]
     color: ColorChoice,
+    /// The workbook's folder (default: the nearest folder upwards holding puzzles/ and solutions/).
+    /// Tests point it at a copy of the workbook.
+    #[arg(long, value_name = "DIR", global = true)]
+    root: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -44,6 +51,12 @@ enum Command {
     Bench(cmd::bench::Args),
     /// Show the next hint for a puzzle (one more each time).
     Hint(cmd::hint::Args),
+    /// Build the book and print (or open) a chapter's address.
+    Book(cmd::book::Args),
+    /// For instructors: every solution passes, every skeleton fails, the book matches the code.
+    Validate(cmd::validate::Args),
+    /// For instructors: check a folder of submissions and write grade.csv and grade.json.
+    Grade(cmd::grade::Args),
     /// Run one GPU job from stdin (used by `check` to isolate the GPU in a child process).
     #[command(hide = true)]
     GpuWorker,
@@ -59,11 +72,20 @@ fn main() -> ExitCode {
         }
         ColorChoice::Auto => {}
     }
+    if let Some(dir) = &cli.root
+        && let Err(e) = workbook::set_root(dir)
+    {
+        eprintln!("error: {e:#}");
+        return ExitCode::from(2);
+    }
     let result = match cli.command {
         Command::List(args) => cmd::list::execute(args),
         Command::Check(args) => cmd::check::execute(args),
         Command::Hint(args) => cmd::hint::execute(args),
         Command::Bench(args) => cmd::bench::execute(args),
+        Command::Book(args) => cmd::book::execute(args),
+        Command::Validate(args) => cmd::validate::execute(args),
+        Command::Grade(args) => cmd::grade::execute(args),
         Command::GpuWorker => kernels::worker::serve()
             .map(|()| ExitCode::SUCCESS)
             .map_err(Into::into),

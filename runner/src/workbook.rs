@@ -1,16 +1,47 @@
 //! The learner's workbook on disk: where its root is, and what the learner has done so far.
 //!
-//! The root is the nearest folder upwards from the current directory that holds `puzzles/` and
-//! `solutions/`, else the folder this binary was built from. Progress (solved puzzles, hints
+//! The root is the folder given by `--root` (set once, at start-up, by `main`), else the nearest
+//! folder upwards from the current directory that holds `puzzles/` and `solutions/`, else the folder
+//! this binary was built from. Tests use `--root` to run `validate` over a copy of the workbook
+//! under `runner/tests/fixtures/`. Progress (solved puzzles, hints
 //! already shown) lives in `.workbook-state.json` at the root, ignored by git; a missing or
 //! unreadable state file is an empty state, never an error.
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// `--root`: the folder, and the argument as typed (repeated in the commands we suggest).
+static ROOT: OnceLock<(PathBuf, String)> = OnceLock::new();
+
+/// Makes `dir` the root for the rest of the process (`--root`); only the first call counts.
+pub fn set_root(dir: &Path) -> anyhow::Result<()> {
+    let abs =
+        std::fs::canonicalize(dir).map_err(|e| anyhow::anyhow!("--root {}: {e}", dir.display()))?;
+    if !abs.join("puzzles").is_dir() || !abs.join("solutions").is_dir() {
+        anyhow::bail!(
+            "--root {}: not a workbook (it needs puzzles/ and solutions/)",
+            dir.display()
+        );
+    }
+    let _ = ROOT.set((abs, dir.display().to_string()));
+    Ok(())
+}
+
+/// `runner`, with `--root DIR` when the root was given: the start of a command to suggest.
+pub fn runner_command() -> String {
+    match ROOT.get() {
+        Some((_, typed)) => format!("runner --root {typed}"),
+        None => "runner".to_string(),
+    }
+}
 
 /// The workbook's root folder.
 pub fn root() -> PathBuf {
+    if let Some((dir, _)) = ROOT.get() {
+        return dir.clone();
+    }
     let is_root = |d: &Path| d.join("puzzles").is_dir() && d.join("solutions").is_dir();
     let cwd = std::env::current_dir().unwrap_or_default();
     if let Some(found) = cwd.ancestors().find(|d| is_root(d)) {

@@ -167,7 +167,7 @@ fn arg_bytes(arg: &kernels::Arg) -> usize {
     }
 }
 
-fn full_case(puzzle: &Puzzle) -> anyhow::Result<Case> {
+pub fn full_case(puzzle: &Puzzle) -> anyhow::Result<Case> {
     (puzzle.cases)(Scale::Full)
         .into_iter()
         .rev()

@@ -1,0 +1,278 @@
+//! `runner grade <puzzle> <folder>`: checks every `.cu` file of a folder of submissions (sorted by
+//! name) against one puzzle, prints a table, and writes `grade.csv` and `grade.json` into the
+//! folder (or `--out DIR`). One row per file, whatever happened to it: a submission that does not
+//! compile, or cannot be read, is a failed row, never an abort. Exit status 0 when grading
+//! completed (however the students did), 2 for a usage error.
+
+use crate::engine::{self, Backend, BackendChoice, CaseResult, Outcome};
+use crate::{registry, workbook};
+use anyhow::{Context, anyhow};
+use indicatif::{ProgressBar, ProgressDrawTarget};
+use kernels::Puzzle;
+use kernels::bench::Plan;
+use kernels::worker::{self, Task};
+use serde::Serialize;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The puzzle the submissions solve, e.g. puzzle-03.
+    puzzle: String,
+    /// The folder of submissions: every `.cu` file in it is graded.
+    folder: PathBuf,
+    /// Where to write grade.csv and grade.json (default: the folder of submissions).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Where to run the cases.
+    #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
+    backend: BackendChoice,
+    /// Seconds a GPU case may run before it is stopped.
+    #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
+    timeout: f64,
+}
+
+/// One submission's grade: a row of the table, of grade.csv and of grade.json.
+#[derive(Debug, Serialize)]
+pub struct Row {
+    /// The file's name inside the folder.
+    pub file: String,
+    pub passed: bool,
+    pub cases_passed: usize,
+    pub cases_total: usize,
+    /// The kinds of its diagnostics, each once, in the order they came.
+    pub diagnostics: Vec<String>,
+    /// The first diagnostic's message.
+    pub message: Option<String>,
+    /// Median seconds on the full case, timed as `runner bench` times it; only for a submission
+    /// that passed on a GPU (empty without one).
+    pub bench_seconds: Option<f64>,
+}
+
+#[derive(Debug, Serialize)]
+struct Report<'a> {
+    puzzle: &'a str,
+    submissions: &'a [Row],
+}
+
+pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
+    let puzzle = registry::find(&args.puzzle).map_err(|e| anyhow!(e))?;
+    let files = submissions(&args.folder)?;
+    let out_dir = args.out.clone().unwrap_or_else(|| args.folder.clone());
+    std::fs::create_dir_all(&out_dir)
+        .with_context(|| format!("cannot create {}", out_dir.display()))?;
+    let bar = ProgressBar::new(files.len() as u64);
+    if !std::io::stderr().is_terminal() {
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    let mut rows = vec![];
+    for file in &files {
+        let name = file_name(file);
+        bar.set_message(name.clone());
+        let outcome = engine::evaluate(&engine::Request {
+            puzzle,
+            file: file.clone(),
+            backend: args.backend,
+            gpu_limit: Duration::from_secs_f64(args.timeout.max(0.1)),
+            rerun: String::new(),
+        });
+        rows.push(match outcome {
+            Ok(outcome) => {
+                let mut row = row(name, &outcome);
+                if outcome.passed && outcome.backends.contains(&Backend::Gpu) {
+                    row.bench_seconds = bench(&puzzle, file);
+                }
+                row
+            }
+            Err(e) if args.backend == BackendChoice::Gpu => return Err(e),
+            Err(e) => unreadable(name, &e),
+        });
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    print!("{}", table(&rows));
+    let csv_path = out_dir.join("grade.csv");
+    let json_path = out_dir.join("grade.json");
+    std::fs::write(&csv_path, csv(&rows))
+        .with_context(|| format!("cannot write {}", csv_path.display()))?;
+    let report = Report {
+        puzzle: puzzle.id,
+        submissions: &rows,
+    };
+    let json = serde_json::to_string_pretty(&report).expect("a report serializes") + "\n";
+    std::fs::write(&json_path, json)
+        .with_context(|| format!("cannot write {}", json_path.display()))?;
+    let passed = rows.iter().filter(|r| r.passed).count();
+    println!(
+        "{passed}/{} passed {}; wrote {} and {}",
+        rows.len(),
+        puzzle.id,
+        csv_path.display(),
+        json_path.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The `.cu` files of `folder`, sorted by name.
+fn submissions(folder: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let entries = std::fs::read_dir(folder)
+        .with_context(|| format!("cannot read the folder of submissions {}", folder.display()))?;
+    let mut files: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "cu"))
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        anyhow::bail!("no .cu files in {}: nothing to grade", folder.display());
+    }
+    Ok(files)
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| workbook::display(path))
+}
+
+fn row(file: String, outcome: &Outcome) -> Row {
+    let counted = cases_counted(&outcome.cases);
+    let mut kinds: Vec<String> = vec![];
+    for d in &outcome.diagnostics {
+        let kind = d.kind.name().to_string();
+        if !kinds.contains(&kind) {
+            kinds.push(kind);
+        }
+    }
+    Row {
+        file,
+        passed: outcome.passed,
+        cases_passed: counted.iter().filter(|c| c.passed).count(),
+        cases_total: counted.len(),
+        diagnostics: kinds,
+        message: outcome.diagnostics.first().map(|d| d.message.clone()),
+        bench_seconds: None,
+    }
+}
+
+/// The median seconds of a (passed) kernel on the puzzle's full case, timed on the GPU as
+/// `runner bench` times it: warm-up launches, then timed ones with the inputs rotated.
+fn bench(puzzle: &Puzzle, file: &Path) -> Option<f64> {
+    let case = super::bench::full_case(puzzle).ok()?;
+    let request = worker::Request {
+        code: std::fs::read_to_string(file).ok()?,
+        file: workbook::display(file),
+        macros: case.macros.clone(),
+        job: case.job.clone(),
+        task: Task::Bench(Plan {
+            warmup: 5,
+            runs: 20,
+            rotate_bytes: 256 << 20,
+        }),
+    };
+    let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("runner"));
+    let reply = worker::run_isolated(&exe, &["gpu-worker"], &request, Duration::from_secs(60));
+    let mut times = reply.timing?.times_ms;
+    times.sort_by(f32::total_cmp);
+    times.get(times.len() / 2).map(|&ms| f64::from(ms) * 1e-3)
+}
+
+fn unreadable(file: String, e: &anyhow::Error) -> Row {
+    Row {
+        file,
+        passed: false,
+        cases_passed: 0,
+        cases_total: 0,
+        diagnostics: vec!["unreadable".into()],
+        message: Some(format!("{e:#}")),
+        bench_seconds: None,
+    }
+}
+
+/// The cases as the puzzle names them: the engine follows a failing case with its shrunk
+/// version, named `<case> (cut to ...)`, which is not a case of its own.
+fn cases_counted(cases: &[CaseResult]) -> Vec<&CaseResult> {
+    cases
+        .iter()
+        .enumerate()
+        .filter(|&(i, c)| {
+            i == 0 || {
+                let prev = &cases[i - 1];
+                !(prev.backend == c.backend && c.name.starts_with(&format!("{} (", prev.name)))
+            }
+        })
+        .map(|(_, c)| c)
+        .collect()
+}
+
+fn table(rows: &[Row]) -> String {
+    let width = rows
+        .iter()
+        .map(|r| r.file.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(4)
+        + 2;
+    let mut out = format!(
+        "{:<width$}{:<8}{:<8}{:<10}diagnostics\n",
+        "file", "passed", "cases", "bench"
+    );
+    for r in rows {
+        let mark = if r.passed { "✓" } else { "✗" };
+        let bench = r
+            .bench_seconds
+            .map(|s| format!("{:.1} µs", s * 1e6))
+            .unwrap_or_else(|| "-".into());
+        let line = format!(
+            "{:<width$}{mark:<8}{:<8}{bench:<10}{}",
+            r.file,
+            format!("{}/{}", r.cases_passed, r.cases_total),
+            r.diagnostics.join(" ")
+        );
+        out += line.trim_end();
+        out += "\n";
+    }
+    out
+}
+
+fn csv(rows: &[Row]) -> String {
+    let mut out =
+        String::from("file,passed,cases_passed,cases_total,diagnostics,message,bench_seconds\n");
+    for r in rows {
+        let fields = [
+            quote(&r.file),
+            r.passed.to_string(),
+            r.cases_passed.to_string(),
+            r.cases_total.to_string(),
+            quote(&r.diagnostics.join(" ")),
+            quote(r.message.as_deref().unwrap_or("")),
+            r.bench_seconds.map(|s| s.to_string()).unwrap_or_default(),
+        ];
+        out += &fields.join(",");
+        out += "\n";
+    }
+    out
+}
+
+/// A CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break.
+fn quote(field: &str) -> String {
+    if field.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", field.replace('"', "\"\""))
+    } else {
+        field.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_fields_are_quoted_when_needed() {
+        assert_eq!(quote("plain"), "plain");
+        assert_eq!(quote("a, b"), "\"a, b\"");
+        assert_eq!(quote("say \"hi\"\nthere"), "\"say \"\"hi\"\"\nthere\"");
+    }
+}

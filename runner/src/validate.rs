@@ -1,0 +1,480 @@
+//! What `runner validate` checks, as functions that return findings and print nothing.
+//!
+//! For each puzzle: the skeleton compiles and fails on the simulator; the solution passes every
+//! case (simulator, and GPU where there is one) with no diagnostic and within its budgets; the two
+//! files are equal outside the learner's regions (`ANCHOR: solve` .. `ANCHOR_END: solve`); the
+//! chapter exists and is listed; its `{{#include}}` links resolve; it has at least two hints, none
+//! empty. For the book as a whole: the other pages' links resolve and mdBook builds it. Every
+//! failure is one line that says what is wrong and what to do about it.
+
+use crate::book;
+use crate::engine::{self, BackendChoice, Outcome};
+use crate::workbook;
+use kernels::{Kind, Puzzle};
+use std::path::Path;
+use std::time::Duration;
+
+/// One column of the summary table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Check {
+    /// The skeleton compiles and fails.
+    Skeleton,
+    /// The solution passes every case.
+    Solution,
+    /// Skeleton and solution agree outside the learner's part.
+    Sync,
+    Chapter,
+    Includes,
+    Hints,
+    /// The book builds through mdBook.
+    Builds,
+}
+
+impl Check {
+    pub const ALL: [Check; 7] = [
+        Check::Skeleton,
+        Check::Solution,
+        Check::Sync,
+        Check::Chapter,
+        Check::Includes,
+        Check::Hints,
+        Check::Builds,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Check::Skeleton => "skeleton",
+            Check::Solution => "solution",
+            Check::Sync => "in sync",
+            Check::Chapter => "chapter",
+            Check::Includes => "includes",
+            Check::Hints => "hints",
+            Check::Builds => "builds",
+        }
+    }
+}
+
+/// The result of one check of one subject (a puzzle id, or `book`).
+#[derive(Clone, Debug)]
+pub struct Finding {
+    pub subject: String,
+    pub check: Check,
+    /// Empty when it passed; else one line per problem: what is wrong, then the fix.
+    pub failures: Vec<String>,
+}
+
+/// Runs every check of `puzzles` and of the book under `root`. `step` is called before each
+/// check with its subject and check (for a progress bar); there are `steps(puzzles.len())`.
+pub fn run(root: &Path, puzzles: &[Puzzle], mut step: impl FnMut(&str, Check)) -> Vec<Finding> {
+    let mut findings = vec![];
+    let mut record = |subject: &str, check: Check, failures: Vec<String>| {
+        findings.push(Finding {
+            subject: subject.to_string(),
+            check,
+            failures,
+        });
+    };
+    for p in puzzles {
+        for check in &Check::ALL[..6] {
+            step(p.id, *check);
+            let failures = match check {
+                Check::Skeleton => skeleton(root, p).err().into_iter().collect(),
+                Check::Solution => solution(root, p).err().into_iter().collect(),
+                Check::Sync => in_sync(root, p).err().into_iter().collect(),
+                Check::Chapter => chapter(root, p).err().into_iter().collect(),
+                Check::Includes => includes(root, &p.chapter_file()),
+                _ => hints(p).err().into_iter().collect(),
+            };
+            record(p.id, *check, failures);
+        }
+    }
+    step("book", Check::Includes);
+    let chapters: Vec<String> = puzzles.iter().map(Puzzle::chapter_file).collect();
+    let others = other_pages(root, &chapters);
+    record(
+        "book",
+        Check::Includes,
+        others
+            .iter()
+            .flat_map(|page| includes(root, page))
+            .collect(),
+    );
+    step("book", Check::Builds);
+    let built = book::build(root).err().map(|e| {
+        format!(
+            "the book does not build: {e:#}: fix it, then run `{} book`",
+            workbook::runner_command()
+        )
+    });
+    record("book", Check::Builds, built.into_iter().collect());
+    findings
+}
+
+/// How many times [`run`] calls its `step` for `puzzles` puzzles.
+pub fn steps(puzzles: usize) -> usize {
+    puzzles * 6 + 2
+}
+
+fn check_command(p: &Puzzle, flag: &str) -> String {
+    format!("{} check {}{flag}", workbook::runner_command(), p.id)
+}
+
+fn evaluate(
+    root: &Path,
+    p: &Puzzle,
+    file: &str,
+    backend: BackendChoice,
+) -> Result<Outcome, String> {
+    engine::evaluate(&engine::Request {
+        puzzle: *p,
+        file: root.join(file),
+        backend,
+        gpu_limit: Duration::from_secs(10),
+        rerun: String::new(),
+    })
+    .map_err(|e| format!("{file}: {e:#}"))
+}
+
+/// The diagnostics that mean a file never reached its cases.
+fn does_not_build(o: &Outcome) -> Option<String> {
+    o.diagnostics
+        .iter()
+        .find(|d| {
+            matches!(
+                d.kind,
+                Kind::CompileError
+                    | Kind::KernelNotFound
+                    | Kind::SignatureMismatch
+                    | Kind::NvrtcMissing
+            )
+        })
+        .map(|d| format!("{}: {}", d.kind.name(), first_line(&d.message)))
+}
+
+/// The skeleton compiles and fails on the simulator.
+pub fn skeleton(root: &Path, p: &Puzzle) -> Result<(), String> {
+    let file = p.kernel_path();
+    let outcome = evaluate(root, p, &file, BackendChoice::Sim)?;
+    if let Some(why) = does_not_build(&outcome) {
+        return Err(format!(
+            "{file} does not compile ({why}): fix the skeleton, then run `{}`",
+            check_command(p, "")
+        ));
+    }
+    if outcome.passed {
+        return Err(format!(
+            "{file} passes every case, so the learner has nothing to do: cut the learner's part \
+             out between `ANCHOR: solve` and `ANCHOR_END: solve`"
+        ));
+    }
+    Ok(())
+}
+
+/// The solution passes every case on every backend here, with no diagnostic.
+pub fn solution(root: &Path, p: &Puzzle) -> Result<(), String> {
+    let file = p.solution_path();
+    let outcome = evaluate(root, p, &file, BackendChoice::Auto)?;
+    if outcome.passed {
+        return Ok(());
+    }
+    let rerun = check_command(p, " --solution");
+    if let Some(why) = does_not_build(&outcome) {
+        return Err(format!("{file} does not compile ({why}): run `{rerun}`"));
+    }
+    if let Some(case) = outcome.cases.iter().find(|c| !c.passed) {
+        return Err(format!(
+            "{file} fails case {} on {}: run `{rerun}`",
+            case.name,
+            case.backend.name()
+        ));
+    }
+    let why = outcome
+        .diagnostics
+        .first()
+        .map(|d| format!("{}: {}", d.kind.name(), first_line(&d.message)))
+        .unwrap_or_else(|| "no case ran".into());
+    Err(format!("{file} does not pass ({why}): run `{rerun}`"))
+}
+
+/// The skeleton equals the solution outside the learner's regions.
+pub fn in_sync(root: &Path, p: &Puzzle) -> Result<(), String> {
+    let (sk, so) = (p.kernel_path(), p.solution_path());
+    let read = |f: &str| std::fs::read_to_string(root.join(f)).map_err(|e| format!("{f}: {e}"));
+    compare(&read(&sk)?, &read(&so)?).map_err(|d| d.describe(&sk, &so))
+}
+
+/// The chapter's file exists and SUMMARY.md lists it.
+pub fn chapter(root: &Path, p: &Puzzle) -> Result<(), String> {
+    let page = p.chapter_file();
+    if !root.join("book/src").join(&page).is_file() {
+        return Err(format!(
+            "book/src/{page} is missing: write the chapter and list it in book/src/SUMMARY.md"
+        ));
+    }
+    let summary = std::fs::read_to_string(root.join("book/src/SUMMARY.md")).unwrap_or_default();
+    if !summary.contains(&format!("]({page})")) {
+        return Err(format!(
+            "book/src/SUMMARY.md does not list {page}: add `- [{}]({page})`",
+            p.title
+        ));
+    }
+    Ok(())
+}
+
+/// Every link of one page of the book resolves; one line per broken link.
+pub fn includes(root: &Path, page: &str) -> Vec<String> {
+    let path = root.join("book/src").join(page);
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return vec![]; // a missing chapter is the chapter check's finding
+    };
+    let dir = path.parent().unwrap_or(root);
+    book::check_includes(&format!("book/src/{page}"), &text, dir)
+        .into_iter()
+        .map(|b| {
+            format!(
+                "{}:{}: {} does not resolve ({}): fix the path or add the anchor",
+                b.chapter, b.line, b.link, b.problem
+            )
+        })
+        .collect()
+}
+
+/// At least two hints, none empty.
+pub fn hints(p: &Puzzle) -> Result<(), String> {
+    let empty = p.hints.iter().filter(|h| h.trim().is_empty()).count();
+    if p.hints.len() < 2 || empty > 0 {
+        return Err(format!(
+            "puzzles/{}/src/lib.rs has {} hints ({empty} empty): give at least two staged hints, none empty",
+            p.id,
+            p.hints.len()
+        ));
+    }
+    Ok(())
+}
+
+/// The book's markdown pages other than `chapters`, relative to `book/src`, sorted.
+fn other_pages(root: &Path, chapters: &[String]) -> Vec<String> {
+    let src = root.join("book/src");
+    let mut pages = vec![];
+    let mut dirs = vec![src.clone()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "md") {
+                let rel = path
+                    .strip_prefix(&src)
+                    .unwrap_or(&path)
+                    .display()
+                    .to_string();
+                if !chapters.contains(&rel) && !is_puzzle_chapter(&rel) {
+                    pages.push(rel);
+                }
+            }
+        }
+    }
+    pages.sort();
+    pages
+}
+
+/// Chapters of puzzles not being validated belong to their own puzzle's check.
+fn is_puzzle_chapter(page: &str) -> bool {
+    page.strip_prefix("puzzle-")
+        .and_then(|s| s.strip_suffix(".md"))
+        .is_some_and(|n| n.chars().all(|c| c.is_ascii_digit()))
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or("")
+}
+
+/// Where skeleton and solution first differ outside the learner's regions (1-based lines).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Drift {
+    pub skeleton_line: usize,
+    pub solution_line: usize,
+    pub problem: String,
+}
+
+impl Drift {
+    fn describe(&self, skeleton: &str, solution: &str) -> String {
+        format!(
+            "{skeleton}:{} and {solution}:{} differ outside the learner's part ({}): make them equal; \
+             only lines between `ANCHOR: solve` and `ANCHOR_END: solve` may differ",
+            self.skeleton_line, self.solution_line, self.problem
+        )
+    }
+}
+
+const START: &str = "ANCHOR:";
+const END: &str = "ANCHOR_END:";
+const REGION: &str = "solve";
+
+/// The lines outside the learner's regions, with their 1-based numbers; the marker lines are kept
+/// (both files must have the same regions). Errors: an unclosed region, or a stray end marker.
+fn outside(text: &str) -> Result<Vec<(usize, &str)>, (usize, String)> {
+    let mut kept = vec![];
+    let mut open: Option<usize> = None;
+    for (n, line) in text.lines().enumerate().map(|(i, l)| (i + 1, l.trim_end())) {
+        let starts = book::anchor_on(line, START) == Some(REGION);
+        let ends = book::anchor_on(line, END) == Some(REGION);
+        match (open, starts, ends) {
+            (None, true, _) => {
+                open = Some(n);
+                kept.push((n, line));
+            }
+            (Some(_), _, true) => {
+                open = None;
+                kept.push((n, line));
+            }
+            (Some(at), true, _) => {
+                return Err((
+                    n,
+                    format!("`ANCHOR: solve` again before the one of line {at} ends"),
+                ));
+            }
+            (None, _, true) => return Err((n, "`ANCHOR_END: solve` with no region open".into())),
+            (None, false, false) => kept.push((n, line)),
+            (Some(_), false, false) => {}
+        }
+    }
+    match open {
+        Some(at) => Err((
+            at,
+            "`ANCHOR: solve` is never closed by `ANCHOR_END: solve`".into(),
+        )),
+        None => Ok(kept),
+    }
+}
+
+/// Compares a skeleton with its solution outside the learner's regions, line by line (trailing
+/// whitespace ignored). The solution must have at least one region.
+pub fn compare(skeleton: &str, solution: &str) -> Result<(), Drift> {
+    let drift = |skeleton_line, solution_line, problem: String| Drift {
+        skeleton_line,
+        solution_line,
+        problem,
+    };
+    let sk = outside(skeleton).map_err(|(n, why)| drift(n, 0, format!("skeleton: {why}")))?;
+    let so = outside(solution).map_err(|(n, why)| drift(0, n, format!("solution: {why}")))?;
+    if !so
+        .iter()
+        .any(|(_, l)| book::anchor_on(l, START) == Some(REGION))
+    {
+        return Err(drift(
+            0,
+            0,
+            "the solution has no `ANCHOR: solve` region".into(),
+        ));
+    }
+    for i in 0..sk.len().max(so.len()) {
+        match (sk.get(i), so.get(i)) {
+            (Some((a, x)), Some((b, y))) if x != y => {
+                return Err(drift(
+                    *a,
+                    *b,
+                    format!("`{}` against `{}`", x.trim(), y.trim()),
+                ));
+            }
+            (Some(_), Some(_)) => {}
+            (Some((a, x)), None) => {
+                let end = solution.lines().count();
+                return Err(drift(
+                    *a,
+                    end,
+                    format!("the skeleton goes on with `{}`", x.trim()),
+                ));
+            }
+            (None, Some((b, y))) => {
+                let end = skeleton.lines().count();
+                return Err(drift(
+                    end,
+                    *b,
+                    format!("the solution goes on with `{}`", y.trim()),
+                ));
+            }
+            (None, None) => unreachable!("i is below the longer length"),
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SOLUTION: &str = "// head\nvoid k() {\n    // ANCHOR: solve\n    int i = 1;\n    out[i] = 2;\n    // ANCHOR_END: solve\n}\n";
+    const SKELETON: &str = "// head\nvoid k() {\n    // ANCHOR: solve\n    // Your code here.\n    // ANCHOR_END: solve\n}\n";
+
+    #[test]
+    fn skeleton_equal_outside_the_region_agrees() {
+        assert_eq!(compare(SKELETON, SOLUTION), Ok(()));
+        // Trailing whitespace is not drift.
+        assert_eq!(compare(&SKELETON.replace("{\n", "{  \n"), SOLUTION), Ok(()));
+    }
+
+    #[test]
+    fn a_changed_line_is_reported_with_both_line_numbers() {
+        let solution = SOLUTION.replace("}\n", "}\n// tail\n");
+        let skeleton = SKELETON.replace("}\n", "}\n// tall\n");
+        let d = compare(&skeleton, &solution).unwrap_err();
+        assert_eq!((d.skeleton_line, d.solution_line), (7, 8), "{d:?}");
+        assert!(d.problem.contains("`// tall` against `// tail`"), "{d:?}");
+    }
+
+    #[test]
+    fn a_signature_change_is_drift() {
+        let d = compare(&SKELETON.replace("void k()", "void k(int n)"), SOLUTION).unwrap_err();
+        assert_eq!((d.skeleton_line, d.solution_line), (2, 2));
+    }
+
+    #[test]
+    fn a_skeleton_without_markers_drifts_at_the_marker() {
+        let skeleton = SOLUTION
+            .replace("    // ANCHOR: solve\n", "")
+            .replace("    // ANCHOR_END: solve\n", "");
+        let d = compare(&skeleton, SOLUTION).unwrap_err();
+        assert_eq!((d.skeleton_line, d.solution_line), (3, 3), "{d:?}");
+    }
+
+    #[test]
+    fn extra_lines_at_the_end_are_drift() {
+        let d = compare(&format!("{SKELETON}// extra\n"), SOLUTION).unwrap_err();
+        assert_eq!((d.skeleton_line, d.solution_line), (7, 7), "{d:?}");
+        assert!(d.problem.contains("skeleton goes on"), "{d:?}");
+    }
+
+    #[test]
+    fn unclosed_or_missing_regions_are_errors() {
+        let open = SKELETON.replace("    // ANCHOR_END: solve\n", "");
+        let d = compare(&open, SOLUTION).unwrap_err();
+        assert!(d.problem.contains("never closed"), "{d:?}");
+        assert_eq!(d.skeleton_line, 3);
+        let none = "void k() {}\n";
+        assert!(
+            compare(none, none)
+                .unwrap_err()
+                .problem
+                .contains("no `ANCHOR: solve`")
+        );
+    }
+
+    #[test]
+    fn the_real_skeletons_agree_with_their_solutions() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        for p in crate::registry::all() {
+            assert_eq!(in_sync(root, &p), Ok(()), "{}", p.id);
+        }
+    }
+
+    #[test]
+    fn hints_need_two_non_empty() {
+        let mut p = crate::registry::all()[0];
+        assert_eq!(hints(&p), Ok(()));
+        p.hints = &["only one"];
+        assert!(hints(&p).is_err());
+        p.hints = &["one", "  "];
+        assert!(hints(&p).unwrap_err().contains("1 empty"));
+    }
+}
