@@ -52,6 +52,9 @@ pub struct CaseResult {
     pub seconds: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub instructions: Option<u64>,
+    /// The most global reads and writes any one thread made (simulator only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stats: Option<kernels::job::AccessStats>,
     pub output: Vec<f32>,
     pub expected: Vec<f64>,
     /// For a shrunk case: the case it was cut from.
@@ -139,6 +142,8 @@ pub struct Request {
     pub gpu_limit: Duration,
     /// The command line that runs this check again, for the report's last lines.
     pub rerun: String,
+    /// Run only the case of this name.
+    pub only_case: Option<String>,
 }
 
 impl Outcome {
@@ -187,7 +192,18 @@ pub fn evaluate(req: &Request) -> anyhow::Result<Outcome> {
     } else {
         Scale::Small
     };
-    let cases = (puzzle.cases)(scale);
+    let mut cases = (puzzle.cases)(scale);
+    if let Some(only) = &req.only_case {
+        let names: Vec<String> = cases.iter().map(|c| c.name.clone()).collect();
+        cases.retain(|c| &c.name == only);
+        if cases.is_empty() {
+            anyhow::bail!(
+                "{} has no case `{only}` here; its cases are: {}",
+                puzzle.id,
+                names.join(", ")
+            );
+        }
+    }
     let mut macro_sets: Vec<&Vec<(String, String)>> = cases.iter().map(|c| &c.macros).collect();
     macro_sets.dedup();
     for macros in macro_sets {
@@ -420,6 +436,7 @@ pub fn judge(
         params: case.params().into_iter().collect(),
         seconds: out.seconds,
         instructions: out.instructions,
+        stats: out.stats,
         output,
         expected: case.expected.clone(),
         shrunk_from: None,
@@ -463,7 +480,8 @@ pub fn owner(case: &Case, i: usize) -> Option<([u32; 3], [u32; 3])> {
 fn dedup(diagnostics: &mut Vec<Diagnostic>) {
     const KEEP: usize = 2;
     let mut kept: Vec<Diagnostic> = vec![];
-    let mut dropped: Vec<(Kind, usize)> = vec![];
+    // Per kind: the other cases where it was seen again.
+    let mut again: Vec<(Kind, Vec<String>)> = vec![];
     for d in diagnostics.drain(..) {
         let same_kind = kept.iter().filter(|k| k.kind == d.kind).count();
         let same_line = kept
@@ -471,19 +489,29 @@ fn dedup(diagnostics: &mut Vec<Diagnostic>) {
             .any(|k| k.kind == d.kind && k.line.is_some() && k.line == d.line);
         if same_kind < KEEP && !same_line {
             kept.push(d);
-        } else if let Some(entry) = dropped.iter_mut().find(|(k, _)| *k == d.kind) {
-            entry.1 += 1;
-        } else {
-            dropped.push((d.kind, 1));
+            continue;
+        }
+        let case = d.case.unwrap_or_default();
+        match again.iter_mut().find(|(k, _)| *k == d.kind) {
+            Some((_, cases)) if !cases.contains(&case) => cases.push(case),
+            Some(_) => {}
+            None => again.push((d.kind, vec![case])),
         }
     }
-    for (kind, n) in dropped {
+    for (kind, cases) in again {
         let last = kept
             .iter_mut()
             .rev()
             .find(|k| k.kind == kind)
-            .expect("a kept one of each dropped kind");
-        last.message += &format!(" (and {n} more like it)");
+            .expect("a kept one of each repeated kind");
+        let shown: Vec<&str> = cases.iter().take(3).map(String::as_str).collect();
+        let more = cases.len().saturating_sub(shown.len());
+        let tail = if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        };
+        last.message += &format!(" [also in case {}{tail}]", shown.join(", "));
     }
     *diagnostics = kept;
 }

@@ -8,7 +8,7 @@ use crate::engine::{CaseResult, Outcome};
 use crate::registry;
 use colored::Colorize;
 use kernels::Kind;
-use similar::{ChangeTag, TextDiff};
+use similar::{DiffTag, TextDiff};
 
 /// Elements shown around the first mismatch.
 const WINDOW: usize = 12;
@@ -64,7 +64,12 @@ pub fn human(outcome: &Outcome) -> String {
                 .iter()
                 .find(|c| c.shrunk_from.is_some())
                 .unwrap_or(first);
-            if !shown.output.is_empty() {
+            let differs = shown
+                .output
+                .iter()
+                .zip(&shown.expected)
+                .any(|(&o, &e)| o.is_nan() || f64::from(o) != e);
+            if !shown.output.is_empty() && differs {
                 out += &diff(shown);
             }
         }
@@ -113,6 +118,23 @@ pub fn human(outcome: &Outcome) -> String {
     out
 }
 
+/// Per simulated case, each thread's highest global access counts against the puzzle's budget.
+pub fn stats(outcome: &Outcome, budget: Option<kernels::Budget>) -> String {
+    let of = |n: Option<u32>| n.map(|n| format!("/{n}")).unwrap_or_default();
+    let mut out = format!(
+        "{:<28}{:>10}{:>10}  (most by any one thread)\n",
+        "case", "reads", "writes"
+    );
+    for c in outcome.cases.iter().filter(|c| c.shrunk_from.is_none()) {
+        if let Some(s) = c.stats {
+            let reads = format!("{}{}", s.max_reads, of(budget.map(|b| b.reads)));
+            let writes = format!("{}{}", s.max_writes, of(budget.map(|b| b.writes)));
+            out += &format!("{:<28}{reads:>10}{writes:>10}\n", c.name);
+        }
+    }
+    out
+}
+
 /// A line-per-element diff of expected against yours, around the first mismatch.
 fn diff(case: &CaseResult) -> String {
     let first = case
@@ -138,13 +160,25 @@ fn diff(case: &CaseResult) -> String {
         "-".red(),
         "+".green()
     );
-    for change in TextDiff::from_lines(&expected, &yours).iter_all_changes() {
-        let text = change.value().trim_end();
-        out += &match change.tag() {
-            ChangeTag::Equal => format!("    {text}\n"),
-            ChangeTag::Delete => format!("  {} {}\n", "-".red(), text.red()),
-            ChangeTag::Insert => format!("  {} {}\n", "+".green(), text.green()),
-        };
+    // Changed runs are shown element by element (expected, then yours) so each pair lines up.
+    let diff = TextDiff::from_lines(&expected, &yours);
+    let (old, new): (Vec<&str>, Vec<&str>) = (expected.lines().collect(), yours.lines().collect());
+    for op in diff.ops() {
+        let (_, old_range, new_range) = op.as_tag_tuple();
+        if op.tag() == DiffTag::Equal {
+            for line in &old[old_range] {
+                out += &format!("    {line}\n");
+            }
+            continue;
+        }
+        for k in 0..old_range.len().max(new_range.len()) {
+            if let Some(line) = old.get(old_range.start + k).filter(|_| k < old_range.len()) {
+                out += &format!("  {} {}\n", "-".red(), line.red());
+            }
+            if let Some(line) = new.get(new_range.start + k).filter(|_| k < new_range.len()) {
+                out += &format!("  {} {}\n", "+".green(), line.green());
+            }
+        }
     }
     out
 }

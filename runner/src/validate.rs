@@ -131,6 +131,7 @@ fn evaluate(
         backend,
         gpu_limit: Duration::from_secs(10),
         rerun: String::new(),
+        only_case: None,
     })
     .map_err(|e| format!("{file}: {e:#}"))
 }

@@ -28,6 +28,12 @@ pub struct Args {
     /// Print one JSON object instead of the report.
     #[arg(long)]
     json: bool,
+    /// Run only this case (names as the report prints them, e.g. random-2).
+    #[arg(long, value_name = "NAME")]
+    case: Option<String>,
+    /// Also print, per simulated case, the most global reads and writes of any one thread.
+    #[arg(long)]
+    stats: bool,
     /// Seconds a GPU case may run before it is stopped.
     #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
     timeout: f64,
@@ -48,9 +54,12 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         backend: args.backend,
         gpu_limit: Duration::from_secs_f64(args.timeout.max(0.1)),
         rerun: rerun(&args),
+        only_case: args.case.clone(),
     })?;
     let text = if args.json {
         report::json(&outcome) + "\n"
+    } else if args.stats {
+        report::stats(&outcome, puzzle.budget) + &report::human(&outcome)
     } else {
         report::human(&outcome)
     };
@@ -76,6 +85,9 @@ fn rerun(args: &Args) -> String {
     }
     if let Some(file) = &args.kernel {
         cmd += &format!(" --kernel {}", file.display());
+    }
+    if let Some(case) = &args.case {
+        cmd += &format!(" --case {case}");
     }
     if args.backend != BackendChoice::Auto {
         cmd += &format!(

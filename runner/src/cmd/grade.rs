@@ -77,6 +77,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
             backend: args.backend,
             gpu_limit: Duration::from_secs_f64(args.timeout.max(0.1)),
             rerun: String::new(),
+            only_case: None,
         });
         rows.push(match outcome {
             Ok(outcome) => {
@@ -191,20 +192,9 @@ fn unreadable(file: String, e: &anyhow::Error) -> Row {
     }
 }
 
-/// The cases as the puzzle names them: the engine follows a failing case with its shrunk
-/// version, named `<case> (cut to ...)`, which is not a case of its own.
+/// The cases as the puzzle names them: a shrunk retry of a failing case is not a case of its own.
 fn cases_counted(cases: &[CaseResult]) -> Vec<&CaseResult> {
-    cases
-        .iter()
-        .enumerate()
-        .filter(|&(i, c)| {
-            i == 0 || {
-                let prev = &cases[i - 1];
-                !(prev.backend == c.backend && c.name.starts_with(&format!("{} (", prev.name)))
-            }
-        })
-        .map(|(_, c)| c)
-        .collect()
+    cases.iter().filter(|c| c.shrunk_from.is_none()).collect()
 }
 
 fn table(rows: &[Row]) -> String {
