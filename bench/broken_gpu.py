@@ -44,7 +44,7 @@ for path in sorted(glob.glob("kernels/tests/fixtures/broken/*.cu")):
     expect = re.search(r"expect: (\w+)", src).group(1)
     line = next(i + 1 for i, l in enumerate(src.splitlines()) if "expect:" in l)
     sim = check(puzzle, path, "sim")
-    gpu = check(puzzle, path, "gpu")
+    gpu = check(puzzle, path, "gpu", "random-1")
     san = "skipped (endless loop)" if expect == "timeout" else sanitize(puzzle, path, TOOL.get(expect, "memcheck"), "random-1")
     row = f"{name:<26} expect {expect}@{line:<3} | sim {sim} | gpu {gpu} | {san}"
     print(row, flush=True)
