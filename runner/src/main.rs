@@ -7,7 +7,9 @@
 
 mod book;
 mod cmd;
+mod drift;
 mod engine;
+mod judge;
 mod registry;
 mod report;
 mod toolchain;

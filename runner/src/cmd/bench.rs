@@ -202,7 +202,7 @@ fn time(puzzle: &Puzzle, case: &Case, path: &Path, plan: Plan) -> anyhow::Result
     };
     let limit = Duration::from_secs(60);
     let checked = worker::run_isolated(&exe(), &["gpu-worker"], &request, limit).output;
-    let (result, diagnostics) = engine::judge(puzzle, case, Backend::Gpu, checked);
+    let (result, diagnostics) = crate::judge::judge(puzzle, case, Backend::Gpu, checked);
     if !result.passed {
         println!(
             "{} {file} is wrong on {} ({}), so it is not timed:",

@@ -1,0 +1,180 @@
+//! Judging a run: its output against the case's reference, element by element, and the two
+//! backends' outputs against each other.
+//!
+//! [`judge`] turns a backend's [`RunOutput`] into a [`CaseResult`] and the diagnostics it earned:
+//! `unwritten_output` for elements still NaN, `wrong_output` for the rest outside the puzzle's
+//! tolerance, each naming the first indices and the threads that own them. A backend's own
+//! diagnostics (a fault, a race) make the case fail even when every value is right.
+
+use crate::engine::{Backend, CaseResult};
+use kernels::{Case, Diagnostic, Kind, Puzzle, RunOutput};
+use serde::Serialize;
+
+/// How the simulator's outputs compare with the GPU's on the cases both ran.
+#[derive(Clone, Debug, Serialize)]
+pub struct Agreement {
+    pub cases: usize,
+    /// Cases whose outputs are identical bit for bit.
+    pub identical: usize,
+    /// Largest difference in units in the last place over all elements.
+    pub max_ulp: u32,
+}
+
+/// Compares the sim and GPU outputs of every case both backends ran.
+pub fn agreement(results: &[CaseResult]) -> Option<Agreement> {
+    let ulps = |a: f32, b: f32| {
+        (a.to_bits() as i32)
+            .wrapping_sub(b.to_bits() as i32)
+            .unsigned_abs()
+    };
+    let pairs: Vec<(&CaseResult, &CaseResult)> = results
+        .iter()
+        .filter(|r| r.backend == Backend::Sim && !r.output.is_empty())
+        .filter_map(|s| {
+            let g = results
+                .iter()
+                .find(|g| g.backend == Backend::Gpu && g.name == s.name)?;
+            (g.output.len() == s.output.len()).then_some((s, g))
+        })
+        .collect();
+    if pairs.is_empty() {
+        return None;
+    }
+    let identical = pairs
+        .iter()
+        .filter(|(s, g)| {
+            s.output
+                .iter()
+                .zip(&g.output)
+                .all(|(a, b)| a.to_bits() == b.to_bits())
+        })
+        .count();
+    let max_ulp = pairs
+        .iter()
+        .flat_map(|(s, g)| s.output.iter().zip(&g.output).map(|(&a, &b)| ulps(a, b)))
+        .max()
+        .unwrap_or(0);
+    Some(Agreement {
+        cases: pairs.len(),
+        identical,
+        max_ulp,
+    })
+}
+
+/// Compares a run with the case's reference; returns the result and the diagnostics it earned.
+pub fn judge(
+    puzzle: &Puzzle,
+    case: &Case,
+    backend: Backend,
+    out: RunOutput,
+) -> (CaseResult, Vec<Diagnostic>) {
+    let output = out.outputs.into_iter().next().unwrap_or_default();
+    let mut diagnostics = out.diagnostics;
+    let complete = output.len() == case.expected.len();
+    let mismatches: Vec<usize> = if complete {
+        (0..output.len())
+            .filter(|&i| !puzzle.tolerance.accepts(output[i], case.expected[i]))
+            .collect()
+    } else {
+        vec![]
+    };
+    let max_abs_err = complete
+        .then(|| {
+            output
+                .iter()
+                .zip(&case.expected)
+                .map(|(&o, &e)| (f64::from(o) - e).abs())
+                .fold(0.0, f64::max)
+        })
+        .filter(|e: &f64| e.is_finite());
+    let launched_ok = diagnostics.is_empty();
+    if complete && !mismatches.is_empty() && launched_ok {
+        let unwritten: Vec<usize> = mismatches
+            .iter()
+            .copied()
+            .filter(|&i| output[i].is_nan())
+            .collect();
+        let wrong: Vec<usize> = mismatches
+            .iter()
+            .copied()
+            .filter(|&i| !output[i].is_nan())
+            .collect();
+        let located = |d: Diagnostic, i: usize| match owner(case, i) {
+            Some((block, thread)) => d.in_thread(block, thread),
+            None => d,
+        };
+        if let Some(&first) = unwritten.first() {
+            let d = Diagnostic::new(
+                Kind::UnwrittenOutput,
+                format!(
+                    "{} of {} output elements were never written (still NaN): {}; \
+                     check the guard and that every output index is covered",
+                    unwritten.len(),
+                    output.len(),
+                    listing(case, &unwritten, |_| String::new()),
+                ),
+            );
+            diagnostics.push(located(d, first));
+        }
+        if let Some(&first) = wrong.first() {
+            let values =
+                |i: usize| format!(" yours {:.6}, expected {:.6}", output[i], case.expected[i]);
+            let d = Diagnostic::new(
+                Kind::WrongOutput,
+                format!(
+                    "{} of {} elements differ: {}",
+                    wrong.len(),
+                    output.len(),
+                    listing(case, &wrong, values)
+                ),
+            );
+            diagnostics.push(located(d, first));
+        }
+    }
+    let passed = complete && mismatches.is_empty() && diagnostics.is_empty();
+    let result = CaseResult {
+        name: case.name.clone(),
+        backend,
+        passed,
+        max_abs_err,
+        params: case.params().into_iter().collect(),
+        seconds: out.seconds,
+        instructions: out.instructions,
+        stats: out.stats,
+        output,
+        expected: case.expected.clone(),
+        shrunk_from: None,
+    };
+    (result, diagnostics)
+}
+
+/// The first few of `indices`, each with `detail` and the thread that owns it.
+fn listing(case: &Case, indices: &[usize], detail: impl Fn(usize) -> String) -> String {
+    const SHOWN: usize = 3;
+    let mut parts: Vec<String> = indices
+        .iter()
+        .take(SHOWN)
+        .map(|&i| {
+            let who = owner(case, i)
+                .map(|(b, t)| format!(" (block {} thread {})", b[0], t[0]))
+                .unwrap_or_default();
+            format!("[{i}]{}{who}", detail(i))
+        })
+        .collect();
+    if indices.len() > SHOWN {
+        parts.push(format!("and {} more", indices.len() - SHOWN));
+    }
+    parts.join(", ")
+}
+
+/// The block and thread that own output `i`, for 1D launches with one output per thread.
+pub fn owner(case: &Case, i: usize) -> Option<([u32; 3], [u32; 3])> {
+    let l = case.job.launch;
+    let threads = u64::from(l.threads_per_block()) * l.blocks();
+    let one_dimensional = l.grid[1] * l.grid[2] * l.block[1] * l.block[2] == 1;
+    if !one_dimensional || (case.expected.len() as u64) > threads {
+        return None;
+    }
+    let tpb = l.block[0] as usize;
+    Some(([(i / tpb) as u32, 0, 0], [(i % tpb) as u32, 0, 0]))
+}
