@@ -19,10 +19,14 @@ inline dim3 blockDim, gridDim;
 inline std::barrier<>* emu_barrier = nullptr;
 inline void __syncthreads() { emu_barrier->arrive_and_wait(); }
 
+struct alignas(8) float2 {
+    float x, y;
+};
 struct alignas(16) float4 {
     float x, y, z, w;
 };
 inline float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
+inline float2 make_float2(float x, float y) { return {x, y}; }
 
 alignas(16) inline char emu_dynamic_shared[256 * 1024];
 
