@@ -11,9 +11,7 @@
 
 use crate::diag::{Diagnostic, Kind};
 use cudarc::nvrtc::{result, sys};
-use std::collections::hash_map::DefaultHasher;
 use std::ffi::CString;
-use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Mutex, OnceLock};
@@ -236,18 +234,63 @@ fn memo() -> &'static Memo {
 /// Compiles `source` for `target`. A compile error is a [`Kind::CompileError`] diagnostic carrying
 /// NVRTC's log at the learner's file and first error line. NVRTC must be [`load`]ed first.
 pub fn compile(source: &Source<'_>, target: &Target) -> Result<Compiled, Diagnostic> {
-    let mut hasher = DefaultHasher::new();
-    (source, target, env!("CARGO_PKG_VERSION")).hash(&mut hasher);
-    let key = hasher.finish();
+    let key = cache_key(source, target);
     if let Some(hit) = memo().lock().expect("memo lock").get(&key) {
         return hit.clone();
     }
-    let result = compile_uncached(source, target);
+    let on_disk = cache_dir().join("compiled").join(format!(
+        "{key:016x}.{}",
+        match target {
+            Target::Ptx => "ptx",
+            Target::Cubin { .. } => "cubin",
+        }
+    ));
+    let cached = std::fs::read(&on_disk).ok().map(|bytes| match target {
+        Target::Ptx => Compiled::Ptx(String::from_utf8_lossy(&bytes).into_owned()),
+        Target::Cubin { .. } => Compiled::Cubin(bytes),
+    });
+    let result = match cached {
+        Some(hit) => Ok(hit),
+        None => compile_uncached(source, target),
+    };
+    if let Ok(compiled) = &result {
+        // A failed write only costs a recompilation next time.
+        let bytes = match compiled {
+            Compiled::Ptx(text) => text.as_bytes(),
+            Compiled::Cubin(bytes) => bytes,
+        };
+        let _ = std::fs::create_dir_all(on_disk.parent().expect("a cache folder"));
+        let partial = on_disk.with_extension(format!("partial{}", std::process::id()));
+        if std::fs::write(&partial, bytes).is_ok() {
+            let _ = std::fs::rename(&partial, &on_disk);
+        }
+    }
     memo()
         .lock()
         .expect("memo lock")
         .insert(key, result.clone());
     result
+}
+
+/// A key that is the same in every process and every build of this version: FNV-1a over the
+/// source, the file name (it is written into the line info), the options and NVRTC's version.
+fn cache_key(source: &Source<'_>, target: &Target) -> u64 {
+    // SAFETY: NVRTC is loaded before any compile (see `load`); the call writes two ints.
+    let version = unsafe {
+        let (mut major, mut minor) = (0, 0);
+        sys::nvrtcVersion(&mut major, &mut minor);
+        (major, minor)
+    };
+    let text = format!(
+        "{}\0{}\0{}\0{version:?}\0{}",
+        source.code,
+        source.file,
+        options(source, target).join(" "),
+        env!("CARGO_PKG_VERSION")
+    );
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 fn options(source: &Source<'_>, target: &Target) -> Vec<String> {
