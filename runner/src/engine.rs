@@ -316,10 +316,10 @@ fn dedup(diagnostics: &mut Vec<Diagnostic>) {
     let mut again: Vec<(Kind, Vec<String>)> = vec![];
     for d in diagnostics.drain(..) {
         let same_kind = kept.iter().filter(|k| k.kind == d.kind).count();
-        let same_line = kept
-            .iter()
-            .any(|k| k.kind == d.kind && k.line.is_some() && k.line == d.line);
-        if same_kind < KEEP && !same_line {
+        let same_place = kept.iter().any(|k| {
+            k.kind == d.kind && ((k.line.is_some() && k.line == d.line) || k.message == d.message)
+        });
+        if same_kind < KEEP && !same_place {
             kept.push(d);
             continue;
         }

@@ -109,6 +109,10 @@ pub fn human(outcome: &Outcome) -> String {
             out += &format!("  --> {}\n", at.join(", "));
         }
     }
+    let teaching = |k: Kind| !matches!(k, Kind::WrongOutput | Kind::UnwrittenOutput);
+    if outcome.diagnostics.iter().any(|d| teaching(d.kind)) {
+        out += "What each kind means: book/src/introduction.md#the-diagnostic-kinds\n";
+    }
     out += &format!("Fix it, then run: {}\n", outcome.rerun);
     out += &format!("Hint: runner hint {}\n", outcome.puzzle);
     out += &format!(
@@ -145,7 +149,7 @@ fn diff(case: &CaseResult) -> String {
         .unwrap_or(0);
     let start = first.saturating_sub(WINDOW / 4);
     let end = (start + WINDOW).min(case.expected.len());
-    let line = |i: usize, v: String| format!("out[{i:>4}] {v:>12}\n");
+    let line = |i: usize, v: String| format!("[{i:>4}] {v:>12}\n");
     let expected: String = (start..end)
         .map(|i| line(i, format!("{:.4}", case.expected[i])))
         .collect();

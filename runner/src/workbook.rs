@@ -53,6 +53,15 @@ pub fn root() -> PathBuf {
         .unwrap_or_default()
 }
 
+/// A file the learner named: as given when it exists from here, else relative to the workbook's
+/// root (so `--kernel solutions/puzzle-01.cu` works from any folder of the workbook).
+pub fn resolve(path: &Path) -> PathBuf {
+    if path.is_relative() && !path.exists() && root().join(path).exists() {
+        return root().join(path);
+    }
+    path.to_path_buf()
+}
+
 /// A path relative to the root when it lies inside it, as the learner would type it.
 pub fn display(path: &Path) -> String {
     let root = root();

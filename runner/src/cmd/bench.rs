@@ -80,7 +80,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     toolchain::ensure_nvrtc().map_err(|d| anyhow!(d.message))?;
     let root = workbook::root();
     let file = match (&args.kernel, args.solution) {
-        (Some(f), _) => f.clone(),
+        (Some(f), _) => workbook::resolve(f),
         (None, true) => root.join(puzzle.solution_path()),
         (None, false) => root.join(puzzle.kernel_path()),
     };

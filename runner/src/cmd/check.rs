@@ -44,7 +44,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     let root = workbook::root();
     let own_file = args.kernel.is_none() && !args.solution;
     let file = match (&args.kernel, args.solution) {
-        (Some(file), _) => file.clone(),
+        (Some(file), _) => workbook::resolve(file),
         (None, true) => root.join(puzzle.solution_path()),
         (None, false) => root.join(puzzle.kernel_path()),
     };
