@@ -273,7 +273,8 @@ pub fn compile(source: &Source<'_>, target: &Target) -> Result<Compiled, Diagnos
 }
 
 /// A key that is the same in every process and every build of this version: FNV-1a over the
-/// source, the file name (it is written into the line info), the options and NVRTC's version.
+/// source, the file name, the options and NVRTC's version. (The PTX is made independent of the
+/// working directory by [`relative_file_names`], so the cache holds across checkouts.)
 fn cache_key(source: &Source<'_>, target: &Target) -> u64 {
     // SAFETY: NVRTC is loaded before any compile (see `load`); the call writes two ints.
     let version = unsafe {
@@ -330,13 +331,12 @@ fn compile_uncached(source: &Source<'_>, target: &Target) -> Result<Compiled, Di
             // SAFETY: compilation succeeded, so the PTX is there to copy.
             Target::Ptx => unsafe { result::get_ptx(prog) }
                 .map(|chars| {
-                    Compiled::Ptx(
-                        chars
-                            .iter()
-                            .take_while(|&&c| c != 0)
-                            .map(|&c| c as u8 as char)
-                            .collect(),
-                    )
+                    let text = chars
+                        .iter()
+                        .take_while(|&&c| c != 0)
+                        .map(|&c| c as u8 as char)
+                        .collect();
+                    Compiled::Ptx(relative_file_names(text, source.file))
                 })
                 .map_err(nvrtc_error),
             Target::Cubin { .. } => cubin(prog).map(Compiled::Cubin).map_err(nvrtc_error),
@@ -345,6 +345,20 @@ fn compile_uncached(source: &Source<'_>, target: &Target) -> Result<Compiled, Di
     // SAFETY: nothing uses `prog` after this.
     let _ = unsafe { result::destroy_program(prog) };
     output
+}
+
+/// NVRTC writes a relative program name into `.file` joined to its working directory; put back
+/// the name as the learner knows it, so diagnostics and cached PTX do not depend on where the
+/// runner was started.
+fn relative_file_names(ptx: String, file: &str) -> String {
+    let Ok(cwd) = std::env::current_dir() else {
+        return ptx;
+    };
+    if Path::new(file).is_absolute() {
+        return ptx;
+    }
+    let joined = format!("\"{}\"", cwd.join(file).display());
+    ptx.replace(&joined, &format!("\"{file}\""))
 }
 
 fn cubin(prog: sys::nvrtcProgram) -> Result<Vec<u8>, result::NvrtcError> {
@@ -409,5 +423,25 @@ mod tests {
         assert!(opts.contains(&"--gpu-architecture=sm_90".to_string()));
         assert!(opts.contains(&"-DTPB=8".to_string()));
         assert!(opts.contains(&"--generate-line-info".to_string()));
+    }
+}
+
+#[cfg(test)]
+mod file_name_tests {
+    use super::*;
+
+    #[test]
+    fn file_names_lose_the_working_directory() {
+        let cwd = std::env::current_dir().unwrap();
+        let ptx = format!("\t.file\t1 \"{}\"\n", cwd.join("puzzles/p.cu").display());
+        assert_eq!(
+            relative_file_names(ptx, "puzzles/p.cu"),
+            "\t.file\t1 \"puzzles/p.cu\"\n"
+        );
+        let absolute = "\t.file\t1 \"/elsewhere/p.cu\"\n".to_string();
+        assert_eq!(
+            relative_file_names(absolute.clone(), "/elsewhere/p.cu"),
+            absolute
+        );
     }
 }

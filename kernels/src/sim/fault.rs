@@ -103,9 +103,9 @@ impl Located {
 }
 
 impl Program {
-    /// The `.file` name of index `file` as the runner gave it to NVRTC. NVRTC prefixes a
-    /// relative program name with its working directory; the simulator runs in the process that
-    /// compiled, so stripping the current directory gives the name back as given.
+    /// The `.file` name of index `file` as the runner gave it to NVRTC. `kernels::nvrtc` already
+    /// writes it back relative; for PTX compiled elsewhere (NVRTC prefixes a relative program name
+    /// with its working directory), the current directory is stripped as well.
     pub fn file_name(&self, file: u32) -> String {
         let Some((_, p)) = self.files.iter().find(|(i, _)| *i == file) else {
             return "kernel.cu".to_string();
