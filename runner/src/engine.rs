@@ -205,21 +205,19 @@ pub fn evaluate(req: &Request) -> anyhow::Result<Outcome> {
                 .any(|r: &CaseResult| r.backend == backend && !r.passed);
             let shrinkable =
                 first_failure && !result.passed && only_wrong && !result.output.is_empty();
-            if let Some(smaller) = shrinkable
+            let smaller = shrinkable
                 .then(|| shrink_failure(puzzle, case, backend, &run))
-                .flatten()
-            {
-                diags.extend(smaller.1);
-                results.push(result);
+                .flatten();
+            results.push(result);
+            if let Some((smaller, more)) = smaller {
+                diags.extend(more);
+                let shrunk_from = Some(case.name.clone());
                 results.push(CaseResult {
-                    shrunk_from: Some(case.name.clone()),
-                    ..smaller.0
+                    shrunk_from,
+                    ..smaller
                 });
-                diagnostics.extend(diags.into_iter().map(|d| locate(d, Some(&case.name))));
-                continue;
             }
             diagnostics.extend(diags.into_iter().map(|d| locate(d, Some(&case.name))));
-            results.push(result);
         }
     }
     dedup(&mut diagnostics);
@@ -244,25 +242,33 @@ pub fn evaluate(req: &Request) -> anyhow::Result<Outcome> {
     })
 }
 
+/// `case` with its launch set from the shape the kernel declares, for puzzles that let the
+/// kernel choose (08); otherwise the case as it is.
+pub fn with_declared_launch(
+    puzzle: &Puzzle,
+    code: &str,
+    file: &str,
+    case: &Case,
+) -> Result<Case, Diagnostic> {
+    let mut own = case.clone();
+    if puzzle.declared_launch.is_some() {
+        let ptx = ptx(code, file, &case.macros)?;
+        puzzle.resolve_launch(&ptx, file, std::slice::from_mut(&mut own))?;
+    }
+    Ok(own)
+}
+
 fn run_case(backend: Backend, code: &str, file: &str, case: &Case, req: &Request) -> RunOutput {
-    let resolved;
-    let case = if req.puzzle.declared_launch.is_some() {
-        let mut own = case.clone();
-        let set = ptx(code, file, &case.macros).and_then(|ptx| {
-            req.puzzle
-                .resolve_launch(&ptx, file, std::slice::from_mut(&mut own))
-        });
-        if let Err(d) = set {
+    let case = match with_declared_launch(&req.puzzle, code, file, case) {
+        Ok(case) => case,
+        Err(d) => {
             return RunOutput {
                 diagnostics: vec![d],
                 ..RunOutput::default()
             };
         }
-        resolved = own;
-        &resolved
-    } else {
-        case
     };
+    let case = &case;
     match backend {
         Backend::Sim => match ptx(code, file, &case.macros) {
             Ok(ptx) => kernels::sim::run(&ptx, &case.job),

@@ -184,14 +184,14 @@ fn time(puzzle: &Puzzle, case: &Case, path: &Path, plan: Plan) -> anyhow::Result
     let code =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     let file = workbook::display(path);
-    let mut case = case.clone();
-    let resolved = engine::ptx(&code, &file, &case.macros)
-        .and_then(|ptx| puzzle.resolve_launch(&ptx, &file, std::slice::from_mut(&mut case)));
-    if let Err(d) = resolved {
-        println!("{} {file} cannot be timed: {d}", "✗".red().bold());
-        println!("Run: runner check {} --kernel {file}", puzzle.id);
-        return Ok(None);
-    }
+    let case = match engine::with_declared_launch(puzzle, &code, &file, case) {
+        Ok(case) => case,
+        Err(d) => {
+            println!("{} {file} cannot be timed: {d}", "✗".red().bold());
+            println!("Run: runner check {} --kernel {file}", puzzle.id);
+            return Ok(None);
+        }
+    };
     let case = &case;
     let mut request = Request {
         code,
