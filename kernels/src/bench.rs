@@ -1,7 +1,8 @@
 //! Timing on the GPU: a job launched many times with device events, and the device's own limits.
 //!
 //! [`time_job`] warms up, then times each launch with CUDA events, rotating among several copies
-//! of the input buffers so that the L2 cache cannot hold them all and flatter the result.
+//! of the input buffers so that the L2 cache cannot hold them all and flatter the result. The timed
+//! launches are queued back to back, so no sample includes the host's submission of its launch.
 //! [`measure_peaks`] measures what the device can do: the FP32 FMA rate (independent FMA chains in
 //! every thread, a grid that fills every SM) and the device-to-device copy bandwidth (bytes read
 //! plus bytes written). Like [`crate::gpu::execute`], these run only inside a worker process.
@@ -45,15 +46,24 @@ pub fn time_job(source: &Source<'_>, job: &Job, plan: Plan) -> Result<Timing, Di
     for _ in 1..copies {
         sets.push(loaded.fresh_buffers().map_err(|e| launch_error(&e))?);
     }
-    let mut times_ms = Vec::with_capacity(plan.runs);
-    for n in 0..plan.warmup + plan.runs {
-        let ms = loaded
+    let launch_error = |e| launch_error(&e);
+    for n in 0..plan.warmup {
+        loaded
             .launch_with(Some(&sets[n % copies]))
-            .map_err(|e| launch_error(&e))?;
-        if n >= plan.warmup {
-            times_ms.push(ms);
-        }
+            .map_err(launch_error)?;
     }
+    // The timed runs are queued back to back and waited for once: each pair of events then times
+    // one kernel, not the host's submission of it (which an idle GPU would otherwise wait for).
+    let events = (0..plan.runs)
+        .map(|n| loaded.enqueue(&sets[n % copies]))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(launch_error)?;
+    loaded.stream.synchronize().map_err(launch_error)?;
+    let times_ms = events
+        .iter()
+        .map(|(start, end)| start.elapsed_ms(end))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(launch_error)?;
     Ok(Timing { times_ms, copies })
 }
 

@@ -11,7 +11,7 @@ use crate::diag::{Diagnostic, Kind};
 use crate::job::{Arg, Job, RunOutput};
 use crate::nvrtc::{self, Compiled, Source, Target};
 use cudarc::driver::{
-    CudaContext, CudaSlice, CudaStream, DriverError, LaunchConfig, PushKernelArg, sys,
+    CudaContext, CudaEvent, CudaSlice, CudaStream, DriverError, LaunchConfig, PushKernelArg, sys,
 };
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -181,19 +181,25 @@ fn allocate(
 }
 
 impl Loaded {
-    /// Launches once with the buffers given (defaults to the job's own), timing it with events.
-    /// Returns milliseconds.
+    /// Launches once with the buffers given (defaults to the job's own), timing it with events,
+    /// and waits for it. Returns milliseconds.
     pub fn launch_with(
         &self,
         buffers: Option<&[Option<CudaSlice<f32>>]>,
     ) -> Result<f32, DriverError> {
-        let buffers = buffers.unwrap_or(&self.inputs);
-        let start = self
-            .ctx
-            .new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))?;
-        let end = self
-            .ctx
-            .new_event(Some(sys::CUevent_flags::CU_EVENT_DEFAULT))?;
+        let (start, end) = self.enqueue(buffers.unwrap_or(&self.inputs))?;
+        end.synchronize()?;
+        start.elapsed_ms(&end)
+    }
+
+    /// Queues one launch between two timing events, without waiting: launches queued back to
+    /// back keep the GPU busy, so the events time the kernel and not the host's submission.
+    pub fn enqueue(
+        &self,
+        buffers: &[Option<CudaSlice<f32>>],
+    ) -> Result<(CudaEvent, CudaEvent), DriverError> {
+        let timing = Some(sys::CUevent_flags::CU_EVENT_DEFAULT);
+        let (start, end) = (self.ctx.new_event(timing)?, self.ctx.new_event(timing)?);
         let mut builder = self.stream.launch_builder(&self.function);
         for (arg, buf) in self.job.args.iter().zip(buffers) {
             match (arg, buf) {
@@ -208,8 +214,7 @@ impl Loaded {
         // Out-of-bounds accesses by the kernel are caught by the driver and reported as errors.
         unsafe { builder.launch(self.config) }?;
         end.record(&self.stream)?;
-        end.synchronize()?;
-        start.elapsed_ms(&end)
+        Ok((start, end))
     }
 
     /// A new set of device buffers for the same job: inputs copied again, outputs poisoned.

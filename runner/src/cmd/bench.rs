@@ -1,7 +1,8 @@
 //! `runner bench <puzzle>`: time a kernel on the GPU against the hardware's limits.
 //!
 //! On the puzzle's full case: the kernel is checked first (a wrong kernel is not worth timing),
-//! then launched `--warmup` times and timed `--runs` times with device events, the input buffers
+//! then launched `--warmup` times and timed `--runs` times with device events (queued back to
+//! back, so the host's submission is not timed), the input buffers
 //! rotated among copies larger than the L2 cache. It prints the median and spread, GFLOP/s, GB/s,
 //! the share of the device's FP32 FMA peak and copy bandwidth (measured once per device and cached),
 //! the floor those two limits set, and, side by side, the reference solution and the baseline
