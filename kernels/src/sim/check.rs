@@ -1,16 +1,19 @@
-//! The teaching checks: shadow state beside the memory, and what it found.
+//! The teaching checks of shared memory: shadow state beside the memory, and what it found.
 //!
 //! Shared memory has one [`Word`] of shadow per 4 bytes, reset for each block: who last wrote it,
 //! at which instruction and in which barrier epoch (the epoch grows at every released
 //! `bar.sync`), and who read it in the current epoch. Two different threads touching one word in
 //! the same epoch, one of them writing, is a race, whatever warp they are in: code that relies on
-//! lockstep counts too. A read of a word no thread of the block has written yet is held until the
-//! epoch ends: if another thread writes it later in the same epoch the race is the diagnosis,
-//! otherwise it is an uninitialized read. Global buffers have one [`Elem`] per 4-byte element for
-//! the whole launch (writers everywhere, readers in output buffers only), and per-thread counts of
-//! global reads and writes held to the job's budget. Atomics never race with each other. What the
+//! lockstep counts too, unless a `__syncwarp()` (`bar.warp.sync`) orders them: two threads of
+//! one warp are ordered when both have passed a `__syncwarp()` of their warp since the earlier
+//! access (each lane remembers the last one it executed; a `__syncwarp()` counts for the lanes
+//! that execute it together, whatever its mask says). A read of a word no thread of the block has
+//! written yet is held until the epoch ends: if another thread writes it later in the same epoch
+//! without such an order the race is the diagnosis, otherwise it is an uninitialized read. Global
+//! memory and the budget are in `check_global`. Atomics never race with each other. What the
 //! checks find are [`Finding`] values, capped per kind; `report` turns them into diagnostics.
 
+use super::check_global::Elem;
 pub use super::finding::Acc;
 use super::finding::{Access, Finding, Kept};
 use super::ir::Program;
@@ -20,7 +23,7 @@ use crate::job::{AccessStats, Budget};
 pub const CAP: usize = 3;
 /// Reads of never-written shared words waiting for their epoch to end.
 const PENDING_CAP: usize = 4096;
-const ATOMIC: u32 = u32::MAX;
+pub(super) const ATOMIC: u32 = u32::MAX;
 
 /// Shadow of one shared 4-byte word. Thread fields hold the block-linear id plus one (0: none).
 #[derive(Clone, Copy, Default)]
@@ -32,33 +35,29 @@ struct Word {
     r2: u32,
     r_inst: u32,
     r_epoch: u32,
-}
-
-/// Shadow of one global 4-byte element. Thread fields hold the launch-linear id plus one.
-#[derive(Clone, Copy, Default)]
-struct Elem {
-    w: u32,
-    w_inst: u32,
-    r: u32,
-    r2: u32,
-    r_inst: u32,
+    /// The writer's (the latest reader's) warp `__syncwarp()` count at the access.
+    w_seq: u32,
+    r_seq: u32,
 }
 
 /// The checks of one launch.
 pub struct Checks {
     pub on: bool,
     /// The learner's line of each instruction.
-    lines: Vec<u32>,
-    budget: Option<Budget>,
-    tpb: u32,
-    block: u32,
+    pub(super) lines: Vec<u32>,
+    pub(super) budget: Option<Budget>,
+    pub(super) tpb: u32,
+    pub(super) block: u32,
     epoch: u32,
     shared: Vec<Word>,
-    pending: Vec<(u32, u32, Access)>,
-    globals: Vec<Vec<Elem>>,
-    track_reads: Vec<bool>,
-    reads: Vec<u32>,
-    writes: Vec<u32>,
+    pending: Vec<(u32, u32, Access, u32)>,
+    /// `__syncwarp()`s executed per warp of the block, and the latest each thread executed.
+    warp_seq: Vec<u32>,
+    lane_seq: Vec<u32>,
+    pub(super) globals: Vec<Vec<Elem>>,
+    pub(super) track_reads: Vec<bool>,
+    pub(super) reads: Vec<u32>,
+    pub(super) writes: Vec<u32>,
     pub stats: AccessStats,
     pub kept: Vec<Kept>,
 }
@@ -90,6 +89,8 @@ impl Checks {
             epoch: 1,
             shared: vec![],
             pending: vec![],
+            warp_seq: vec![0; tpb.div_ceil(32) as usize],
+            lane_seq: vec![0; tpb as usize],
             globals,
             track_reads: outputs.to_vec(),
             reads: vec![0; tpb as usize],
@@ -99,7 +100,7 @@ impl Checks {
         }
     }
 
-    fn report(&mut self, f: Finding) {
+    pub(super) fn report(&mut self, f: Finding) {
         let key = f.key(&self.lines);
         let lines = &self.lines;
         if let Some(k) = self.kept.iter_mut().find(|k| k.finding.key(lines) == key) {
@@ -129,6 +130,8 @@ impl Checks {
         self.shared.clear();
         self.shared
             .resize(shared_bytes.div_ceil(4), Word::default());
+        self.warp_seq.iter_mut().for_each(|s| *s = 0);
+        self.lane_seq.iter_mut().for_each(|s| *s = 0);
         self.reads.iter_mut().for_each(|r| *r = 0);
         self.writes.iter_mut().for_each(|w| *w = 0);
     }
@@ -139,6 +142,37 @@ impl Checks {
             self.flush();
             self.epoch += 1;
         }
+    }
+
+    /// The lanes `exec` of the warp whose first thread is `tid0` executed a `__syncwarp()`.
+    pub fn syncwarp(&mut self, tid0: u32, exec: u32) {
+        if !self.on {
+            return;
+        }
+        let Some(seq) = self.warp_seq.get_mut(tid0 as usize / 32) else {
+            return;
+        };
+        *seq += 1;
+        for l in (0..32).filter(|l| exec >> l & 1 == 1) {
+            if let Some(s) = self.lane_seq.get_mut(tid0 as usize + l) {
+                *s = *seq;
+            }
+        }
+    }
+
+    /// The warp `__syncwarp()` count of thread `tid` now.
+    #[inline]
+    fn seq(&self, tid: u32) -> u32 {
+        self.warp_seq.get(tid as usize / 32).copied().unwrap_or(0)
+    }
+
+    /// Whether an access by thread `a` when its warp's count was `seq` happens before any later
+    /// access by thread `b` in the same epoch: both of one warp and both past a later
+    /// `__syncwarp()`.
+    #[inline]
+    fn ordered(&self, a: u32, b: u32, seq: u32) -> bool {
+        let passed = |t: u32| self.lane_seq.get(t as usize).is_some_and(|&s| s > seq);
+        a / 32 == b / 32 && passed(a) && passed(b)
     }
 
     pub fn end_block(&mut self) {
@@ -157,9 +191,10 @@ impl Checks {
     /// Reports the held reads of never-written words that no other thread wrote in their epoch.
     fn flush(&mut self) {
         let pending = std::mem::take(&mut self.pending);
-        for (word, epoch, reader) in pending {
+        for (word, epoch, reader, seq) in pending {
             let s = self.shared[word as usize];
-            if s.w_epoch == epoch && s.w != reader.thread + 1 {
+            let t = reader.thread;
+            if s.w_epoch == epoch && s.w != t + 1 && !self.ordered(t, s.w - 1, seq) {
                 continue; // reported as a race when the other thread wrote it
             }
             let block = self.block;
@@ -192,29 +227,35 @@ impl Checks {
     }
 
     fn shared_read(&mut self, word: usize, tid: u32, inst: u32) {
-        let (t, e) = (tid + 1, self.epoch);
-        let Some(s) = self.shared.get_mut(word) else {
+        let (t, e, q) = (tid + 1, self.epoch, self.seq(tid));
+        let Some(&s0) = self.shared.get(word) else {
             return;
         };
+        let race = s0.w_epoch == e && s0.w != t && !self.ordered(s0.w - 1, tid, s0.w_seq);
+        // Earlier readers ordered before this one by a `__syncwarp()` are done with the word.
+        let past = |r: u32| r == 0 || r == t || self.ordered(r - 1, tid, s0.r_seq);
+        let fresh = s0.r_epoch != e || past(s0.r) && past(s0.r2);
+        let s = &mut self.shared[word];
         let me = Access {
             thread: tid,
             inst,
             write: false,
         };
-        let race = (s.w_epoch == e && s.w != t).then(|| Access {
+        let race = race.then(|| Access {
             thread: s.w - 1,
             inst: s.w_inst,
             write: true,
         });
         let uninit = s.w == 0;
-        if s.r_epoch != e {
+        if fresh {
             (s.r_epoch, s.r, s.r2, s.r_inst) = (e, t, 0, inst);
         } else if s.r != t && s.r2 == 0 {
             s.r2 = t;
         }
+        s.r_seq = q;
         if uninit {
             if self.pending.len() < PENDING_CAP {
-                self.pending.push((word as u32, e, me));
+                self.pending.push((word as u32, e, me, q));
             }
         } else if let Some(first) = race {
             let block = self.block;
@@ -228,27 +269,29 @@ impl Checks {
     }
 
     fn shared_write(&mut self, word: usize, tid: u32, inst: u32) {
-        let (t, e) = (tid + 1, self.epoch);
-        let Some(s) = self.shared.get_mut(word) else {
+        let (t, e, q) = (tid + 1, self.epoch, self.seq(tid));
+        let Some(&s0) = self.shared.get(word) else {
             return;
         };
-        let other = if s.w_epoch == e && s.w != t {
+        let after = |x: u32, seq: u32| x == t || self.ordered(x - 1, tid, seq);
+        let reader = [s0.r, s0.r2]
+            .into_iter()
+            .find(|&r| s0.r_epoch == e && r != 0 && !after(r, s0.r_seq));
+        let other = if s0.w_epoch == e && !after(s0.w, s0.w_seq) {
             Some(Access {
-                thread: s.w - 1,
-                inst: s.w_inst,
+                thread: s0.w - 1,
+                inst: s0.w_inst,
                 write: true,
             })
-        } else if s.r_epoch == e && (s.r != t || s.r2 != 0) {
-            let r = if s.r != t { s.r } else { s.r2 };
-            Some(Access {
+        } else {
+            reader.map(|r| Access {
                 thread: r - 1,
-                inst: s.r_inst,
+                inst: s0.r_inst,
                 write: false,
             })
-        } else {
-            None
         };
-        (s.w, s.w_inst, s.w_epoch) = (t, inst, e);
+        let s = &mut self.shared[word];
+        (s.w, s.w_inst, s.w_epoch, s.w_seq) = (t, inst, e, q);
         if let Some(first) = other {
             let block = self.block;
             self.report(Finding::SharedRace {
@@ -261,131 +304,6 @@ impl Checks {
                     write: true,
                 },
             });
-        }
-    }
-
-    /// A global access to buffer `buf` (0-based region) at byte `off` by block-linear `tid`.
-    #[inline]
-    pub fn global(&mut self, buf: usize, off: usize, tid: u32, inst: u32, kind: Acc) {
-        let g = self.block * self.tpb + tid;
-        let me = Access {
-            thread: g,
-            inst,
-            write: kind != Acc::Read,
-        };
-        let t = tid as usize;
-        let (count, limit) = match kind {
-            Acc::Read => {
-                self.reads[t] += 1;
-                (self.reads[t], self.budget.map(|b| b.reads))
-            }
-            Acc::Write | Acc::Atomic => {
-                self.writes[t] += 1;
-                (self.writes[t], self.budget.map(|b| b.writes))
-            }
-            Acc::Quiet => return,
-        };
-        if let Some(limit) = limit.filter(|&l| count == l + 1) {
-            self.report(Finding::OverBudget { at: me, limit });
-        }
-        let track = self.track_reads.get(buf).copied().unwrap_or(false);
-        let Some(s) = self.globals.get_mut(buf).and_then(|v| v.get_mut(off / 4)) else {
-            return;
-        };
-        let g1 = g + 1;
-        let other = match kind {
-            Acc::Read if !track => None,
-            Acc::Read => {
-                let race = (s.w != 0 && s.w != ATOMIC && s.w != g1).then(|| Access {
-                    thread: s.w - 1,
-                    inst: s.w_inst,
-                    write: true,
-                });
-                if s.r == 0 {
-                    (s.r, s.r_inst) = (g1, inst);
-                } else if s.r != g1 && s.r2 == 0 {
-                    s.r2 = g1;
-                }
-                race
-            }
-            Acc::Write => {
-                let other = if s.w != 0 && s.w != ATOMIC && s.w != g1 {
-                    Some(Access {
-                        thread: s.w - 1,
-                        inst: s.w_inst,
-                        write: true,
-                    })
-                } else if s.r != 0 && (s.r != g1 || s.r2 != 0) {
-                    let r = if s.r != g1 { s.r } else { s.r2 };
-                    Some(Access {
-                        thread: r - 1,
-                        inst: s.r_inst,
-                        write: false,
-                    })
-                } else {
-                    None
-                };
-                (s.w, s.w_inst) = (g1, inst);
-                other
-            }
-            _ => {
-                (s.w, s.w_inst) = (ATOMIC, inst);
-                None
-            }
-        };
-        if let Some(first) = other {
-            self.report(Finding::GlobalRace {
-                buf,
-                index: off / 4,
-                first,
-                second: me,
-            });
-        }
-    }
-
-    /// After the launch: output buffers with elements nobody wrote (`outputs`: region indices).
-    pub fn finish(&mut self, outputs: &[usize], threads: u64) {
-        if !self.on {
-            return;
-        }
-        for &buf in outputs {
-            let Some(elems) = self.globals.get(buf) else {
-                continue;
-            };
-            let unwritten: Vec<usize> = (0..elems.len()).filter(|&i| elems[i].w == 0).collect();
-            let Some(&first) = unwritten.first() else {
-                continue;
-            };
-            // One thread per element at a fixed offset: the owner follows from the pattern.
-            let mut offsets = elems
-                .iter()
-                .enumerate()
-                .filter(|(_, e)| e.w != 0 && e.w != ATOMIC)
-                .map(|(i, e)| i64::from(e.w - 1) - i as i64);
-            let pattern = offsets
-                .next()
-                .filter(|&d| offsets.all(|x| x == d))
-                .map(|d| first as i64 + d);
-            let owner = pattern
-                .filter(|&g| g >= 0 && (g as u64) < threads)
-                .map(|g| g as u32);
-            let short = pattern.filter(|&g| g as u64 >= threads).map(|_| threads);
-            let store = elems
-                .iter()
-                .enumerate()
-                .filter(|(_, e)| e.w != 0)
-                .min_by_key(|(i, _)| i.abs_diff(first))
-                .map(|(_, e)| e.w_inst);
-            let f = Finding::Unwritten {
-                buf,
-                count: unwritten.len(),
-                len: elems.len(),
-                first,
-                owner,
-                store,
-                short,
-            };
-            self.report(f);
         }
     }
 }

@@ -31,6 +31,8 @@ pub(super) struct Ctx {
     pub symbols: HashMap<String, u64>,
     pub labels: HashMap<String, u32>,
     pub prog: Program,
+    /// Shared symbols named by instructions, for `provenance`.
+    pub shared_uses: Vec<(u32, u32, bool)>,
 }
 
 fn align_up(x: u64, a: u64) -> u64 {
@@ -133,6 +135,7 @@ impl Ctx {
             return Ok(Src::Reg(s));
         }
         if let Some(&a) = self.symbols.get(w.as_str()) {
+            self.note_shared(w, false);
             return Ok(Src::Imm(a));
         }
         let text = if *minus { format!("-{w}") } else { w.clone() };
@@ -196,11 +199,14 @@ impl Ctx {
                     base: Some(s),
                     off: *off,
                 }),
-                _ => match self.symbols.get(b.as_str()) {
-                    Some(&a) => Ok(Addr {
-                        base: None,
-                        off: (a as i64).wrapping_add(*off),
-                    }),
+                _ => match self.symbols.get(b.as_str()).copied() {
+                    Some(a) => {
+                        self.note_shared(b, true);
+                        Ok(Addr {
+                            base: None,
+                            off: (a as i64).wrapping_add(*off),
+                        })
+                    }
                     None => self.bad(line, format!("unknown address base `{b}`")),
                 },
             },
@@ -287,6 +293,7 @@ pub fn decode(src: &str, kernel: &str) -> Result<Program, DecodeError> {
             files: module.files.clone(),
             ..Program::default()
         },
+        shared_uses: vec![],
     };
     for p in &entry.params {
         let size = p.count.saturating_mul(elem_bytes(&p.ty));
@@ -302,6 +309,7 @@ pub fn decode(src: &str, kernel: &str) -> Result<Program, DecodeError> {
         cx.declare_var(v);
     }
     body(&mut cx, entry)?;
+    cx.prog.access_array = super::provenance::attribute(&cx.prog, &cx.shared_uses);
     Ok(cx.prog)
 }
 

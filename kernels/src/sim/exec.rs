@@ -258,6 +258,7 @@ impl Machine<'_> {
                         let local_bytes = prog.local_bytes as usize;
                         let (mem, local) = (&mut self.mem, &mut w.local);
                         let mut sp = Spaces {
+                            prog,
                             mem,
                             shared,
                             local,

@@ -54,6 +54,16 @@ fn oob_message(write: bool, m: &MemFault) -> String {
             "{verb} global address {:#x}, which is outside every buffer of this launch",
             m.index
         ),
+        (Space::Shared, Some(name)) if m.index < 0 => format!(
+            "{verb} `{name}[{}]`, before the start of the shared array `{name}` ({} elements); an index went negative",
+            m.index, m.len
+        ),
+        (Space::Shared, Some(name)) => format!(
+            "{verb} `{name}[{}]`, but the shared array `{name}` has only {} elements (valid indices 0..{}); on a GPU this would silently touch the shared memory next to it: an index or a loop bound is off",
+            m.index,
+            m.len,
+            m.len.saturating_sub(1)
+        ),
         (Space::Shared, _) => format!(
             "{verb} shared memory at byte {}, but the block has only {} bytes of shared memory (static arrays plus the dynamic size of the launch)",
             m.index, m.len

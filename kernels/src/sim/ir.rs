@@ -198,6 +198,8 @@ pub struct Program {
     pub static_shared: u64,
     pub dyn_shared_offset: u64,
     pub dyn_shared_name: Option<String>,
+    /// The shared array each access instruction is attributed to (`provenance`).
+    pub access_array: Vec<u32>,
     pub consts: Vec<Symbol>,
     pub const_init: Vec<u8>,
     /// Module `.global` variables and their initial bytes.

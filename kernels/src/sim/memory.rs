@@ -11,7 +11,8 @@
 //! vectors here, indexed the same way.
 
 use super::check::{Acc, Checks};
-use super::ir::Space;
+use super::ir::{Program, Space};
+use super::provenance::{self, NONE};
 
 pub const REGION_SHIFT: u32 = 40;
 pub const SHARED_REGION: u64 = 0xF00;
@@ -68,8 +69,10 @@ pub struct Memory {
 
 /// A view of every space for one warp: the launch memory, its block's shared memory and its
 /// lanes' local memory (`local_bytes` per lane, lane-major), and the launch's checks with the
-/// warp's first thread (block-linear) and the instruction, to record each access.
+/// warp's first thread (block-linear) and the instruction, to record each access and to
+/// hold a shared access to the array it is attributed to (`provenance`).
 pub struct Spaces<'a> {
+    pub prog: &'a Program,
     pub mem: &'a mut Memory,
     pub shared: &'a mut [u8],
     pub local: &'a mut [u8],
@@ -123,7 +126,13 @@ impl Spaces<'_> {
             s => (s, addr),
         };
         let len = match space {
-            Space::Shared => self.shared.len(),
+            Space::Shared => {
+                let a = self.prog.access_array.get(self.inst as usize);
+                if let Some(&a) = a.filter(|&&a| a != NONE) {
+                    self.in_array(a, off, n)?;
+                }
+                self.shared.len()
+            }
             Space::Const => self.mem.consts.len(),
             Space::Param => self.mem.params.len(),
             Space::Local => self.local_bytes,
@@ -147,6 +156,30 @@ impl Spaces<'_> {
                 off
             },
         ))
+    }
+
+    /// Checks that a shared access of `n` bytes at `off` stays in array `a`.
+    #[inline]
+    fn in_array(&self, a: u32, off: u64, n: usize) -> Result<(), MemFault> {
+        let (lo, hi) = provenance::range(self.prog, a, self.shared.len());
+        if off >= lo && off.checked_add(n as u64).is_some_and(|end| end <= hi) {
+            return Ok(());
+        }
+        // A 32-bit address that went below zero wraps at 2^32, a 64-bit one at 2^64.
+        let d = off.wrapping_sub(lo);
+        let d = if off >> 32 == 0 {
+            i64::from(d as u32 as i32)
+        } else {
+            d as i64
+        };
+        let e = n.max(1) as i64;
+        Err(MemFault {
+            space: Space::Shared,
+            name: Some(provenance::name(self.prog, a)),
+            index: d.div_euclid(e),
+            len: (hi - lo) / e as u64,
+            elem: e as u32,
+        })
     }
 
     #[inline]

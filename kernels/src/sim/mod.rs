@@ -4,7 +4,8 @@
 //! `decode` and `opcode` (syntax to the [`ir::Program`], once), then `exec` and `step` (the
 //! launch), over the spaces of `memory`. It never panics on a learner's kernel: what it cannot
 //! parse or execute becomes an `unsupported_instruction` diagnostic, and a fault (out of
-//! bounds, timeout, barrier divergence) stops the launch with a diagnostic at the learner's
+//! bounds, of a buffer or of the `__shared__` array an address derives from, see `provenance`;
+//! timeout, barrier divergence) stops the launch with a diagnostic at the learner's
 //! source line (from `.loc`), block and thread. The checks of `check` (races, uninitialized
 //! shared reads, the access budget, unwritten outputs) let the launch finish and add their
 //! diagnostics, a few of each kind. Output buffers are poisoned with NaN before the launch.
@@ -13,6 +14,7 @@
 mod atom;
 mod barrier;
 mod check;
+mod check_global;
 mod convert;
 mod decode;
 mod exec;
@@ -27,6 +29,7 @@ mod opcode_mem;
 mod ops;
 pub mod parse;
 mod parse_body;
+mod provenance;
 mod step;
 mod step_mem;
 mod types;

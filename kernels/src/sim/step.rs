@@ -332,7 +332,8 @@ pub(super) fn step(
         | Op::Shfl { .. }
         | Op::Vote { .. }
         | Op::Activemask { .. } => return super::step_mem::step_mem(op, &mut cx, sp),
-        Op::BarWarp | Op::Nop => {}
+        Op::BarWarp => sp.chk.syncwarp(sp.tid0, exec),
+        Op::Nop => {}
         Op::Bra { .. } | Op::Exit | Op::Bar | Op::Unsupported { .. } => {}
     }
     Ok(())

@@ -5,6 +5,8 @@
 
 #![allow(dead_code)]
 
+pub mod broken;
+
 use kernels::job::{Arg, Job, Launch};
 use kernels::spec::Rng;
 
