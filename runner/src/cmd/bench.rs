@@ -8,6 +8,7 @@
 //! the floor those two limits set, and, side by side, the reference solution and the baseline
 //! (puzzle-04's solution on the valid contract, puzzle-01's on the classic one).
 
+use super::KernelChoice;
 use crate::engine::{self, Backend};
 use crate::{registry, toolchain, workbook};
 use anyhow::{Context, anyhow, bail};
@@ -23,14 +24,8 @@ use std::time::Duration;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The puzzle, e.g. puzzle-06 (or 6).
-    puzzle: String,
-    /// Time the reference solution instead of your kernel.
-    #[arg(long, conflicts_with = "kernel")]
-    solution: bool,
-    /// Time this file instead of puzzles/<puzzle>/kernel.cu.
-    #[arg(long, value_name = "FILE")]
-    kernel: Option<PathBuf>,
+    #[command(flatten)]
+    target: KernelChoice,
     /// Timed launches per kernel (at least 20).
     #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(20..))]
     runs: u32,
@@ -72,7 +67,7 @@ struct Report {
 }
 
 pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
-    let puzzle = registry::find(&args.puzzle).map_err(|e| anyhow!(e))?;
+    let (puzzle, file) = args.target.resolve()?;
     let Some(device) = kernels::gpu::probe() else {
         bail!(
             "runner bench needs a CUDA GPU, and none was found here (libcuda did not load or reports no device); `runner check` works without one"
@@ -80,11 +75,6 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     };
     toolchain::ensure_nvrtc().map_err(|d| anyhow!(d.message))?;
     let root = workbook::root();
-    let file = match (&args.kernel, args.solution) {
-        (Some(f), _) => workbook::resolve(f),
-        (None, true) => root.join(puzzle.solution_path()),
-        (None, false) => root.join(puzzle.kernel_path()),
-    };
     let peaks = peaks(&device, args.remeasure)?;
     let plan = Plan {
         warmup: args.warmup as usize,
@@ -98,7 +88,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     })
     .map_err(|e| anyhow!(e))?;
     let mut lineup: Vec<(String, Puzzle, PathBuf)> = vec![("yours".into(), puzzle, file.clone())];
-    if args.kernel.is_some() || !args.solution {
+    if !args.target.solution {
         lineup.push((
             "reference".into(),
             puzzle,

@@ -4,24 +4,17 @@
 //! submission); `--json` prints the DESIGN.md contract. Passing with the learner's own file marks
 //! the puzzle solved for `runner list`.
 
+use super::KernelChoice;
 use crate::engine::{self, BackendChoice};
-use crate::{registry, report, workbook};
-use anyhow::anyhow;
+use crate::{report, workbook};
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The puzzle, e.g. puzzle-05 (or 5).
-    puzzle: String,
-    /// Check the reference solution instead of your kernel.
-    #[arg(long, conflicts_with = "kernel")]
-    solution: bool,
-    /// Check this file instead of puzzles/<puzzle>/kernel.cu.
-    #[arg(long, value_name = "FILE")]
-    kernel: Option<PathBuf>,
+    #[command(flatten)]
+    target: KernelChoice,
     /// Where to run the cases.
     #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
     backend: BackendChoice,
@@ -40,14 +33,8 @@ pub struct Args {
 }
 
 pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
-    let puzzle = registry::find(&args.puzzle).map_err(|e| anyhow!(e))?;
-    let root = workbook::root();
-    let own_file = args.kernel.is_none() && !args.solution;
-    let file = match (&args.kernel, args.solution) {
-        (Some(file), _) => workbook::resolve(file),
-        (None, true) => root.join(puzzle.solution_path()),
-        (None, false) => root.join(puzzle.kernel_path()),
-    };
+    let (puzzle, file) = args.target.resolve()?;
+    let own_file = args.target.is_own();
     let outcome = engine::evaluate(&engine::Request {
         puzzle,
         file,
@@ -79,11 +66,11 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
 
 /// `runner check ...` with the arguments that choose the file and backend, as typed.
 fn rerun(args: &Args) -> String {
-    let mut cmd = format!("runner check {}", args.puzzle);
-    if args.solution {
+    let mut cmd = format!("runner check {}", args.target.puzzle);
+    if args.target.solution {
         cmd += " --solution";
     }
-    if let Some(file) = &args.kernel {
+    if let Some(file) = &args.target.kernel {
         cmd += &format!(" --kernel {}", file.display());
     }
     if let Some(case) = &args.case {

@@ -8,3 +8,39 @@ pub mod grade;
 pub mod hint;
 pub mod list;
 pub mod validate;
+
+use crate::{registry, workbook};
+use kernels::Puzzle;
+use std::path::PathBuf;
+
+/// Which puzzle, and which file of it: the learner's kernel, the reference solution, or any file.
+#[derive(Debug, clap::Args)]
+pub struct KernelChoice {
+    /// The puzzle, e.g. puzzle-05 (or 5).
+    pub puzzle: String,
+    /// Use the reference solution instead of your kernel.
+    #[arg(long, conflicts_with = "kernel")]
+    pub solution: bool,
+    /// Use this file instead of puzzles/<puzzle>/kernel.cu.
+    #[arg(long, value_name = "FILE")]
+    pub kernel: Option<PathBuf>,
+}
+
+impl KernelChoice {
+    /// The puzzle and the file chosen, or a usage error with a close-match suggestion.
+    pub fn resolve(&self) -> anyhow::Result<(Puzzle, PathBuf)> {
+        let puzzle = registry::find(&self.puzzle).map_err(|e| anyhow::anyhow!(e))?;
+        let root = workbook::root();
+        let file = match (&self.kernel, self.solution) {
+            (Some(file), _) => workbook::resolve(file),
+            (None, true) => root.join(puzzle.solution_path()),
+            (None, false) => root.join(puzzle.kernel_path()),
+        };
+        Ok((puzzle, file))
+    }
+
+    /// True when the learner's own kernel is chosen.
+    pub fn is_own(&self) -> bool {
+        self.kernel.is_none() && !self.solution
+    }
+}
