@@ -60,8 +60,8 @@ fn wheel_lib_dir(site: &Path) -> PathBuf {
     site.join("nvidia").join("cu13").join("lib")
 }
 
-/// Folders that may hold `libnvrtc.so.13`, in search order (without the loader path).
-fn candidate_dirs() -> Vec<PathBuf> {
+/// Folders of a CUDA install that may hold `libnvrtc.so.13`, searched before the loader path.
+fn install_dirs() -> Vec<PathBuf> {
     let mut dirs = Vec::new();
     for var in ["CUDA_PATH", "CUDA_HOME"] {
         if let Some(root) = std::env::var_os(var) {
@@ -71,8 +71,16 @@ fn candidate_dirs() -> Vec<PathBuf> {
     }
     dirs.push(PathBuf::from("/usr/local/cuda/lib64"));
     dirs.push(PathBuf::from("/usr/local/cuda/targets/x86_64-linux/lib"));
-    dirs.push(PathBuf::from("/usr/lib/x86_64-linux-gnu"));
-    dirs.extend(python_site_dirs().iter().map(|s| wheel_lib_dir(s)));
+    dirs
+}
+
+/// Folders of the `nvidia-cuda-nvrtc` wheel, searched after the loader path: Python's
+/// site-packages, then the workbook's own cache.
+fn wheel_dirs() -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = python_site_dirs()
+        .iter()
+        .map(|s| wheel_lib_dir(s))
+        .collect();
     dirs.push(wheel_lib_dir(&cache_dir().join("nvrtc")));
     dirs
 }
@@ -105,15 +113,17 @@ pub enum Location {
 
 /// Searches for NVRTC without loading it into this process for good.
 pub fn locate() -> Option<Location> {
-    if let Some(dir) = candidate_dirs()
-        .into_iter()
-        .find(|d| d.join(SONAME).is_file())
-    {
-        return Some(Location::Path(dir.join(SONAME)));
-    }
+    let in_dirs = |dirs: Vec<PathBuf>| {
+        dirs.into_iter()
+            .map(|d| d.join(SONAME))
+            .find(|lib| lib.is_file())
+            .map(Location::Path)
+    };
     // SAFETY: opening NVRTC runs only its initializers; the handle is dropped at once.
-    let on_loader_path = unsafe { libloading::Library::new(SONAME) }.is_ok();
-    on_loader_path.then_some(Location::LoaderPath)
+    let on_loader_path = || unsafe { libloading::Library::new(SONAME) }.is_ok();
+    in_dirs(install_dirs())
+        .or_else(|| on_loader_path().then_some(Location::LoaderPath))
+        .or_else(|| in_dirs(wheel_dirs()))
 }
 
 /// Installs the pinned wheel into the cache with pip, under a lock so that parallel runners (or
