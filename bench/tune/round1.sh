@@ -12,9 +12,9 @@ nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.limit --format=csv > "
 nvcc --version | tail -1 >> "$out/log.txt"
 X="-DSTAGE_U=0 -DVEC=2 -DSPLIT=2"
 variants="base|$SOL|
-new|exp/new.cu|
+new|../../solutions/puzzle-08.cu|
 new_o1|exp/new_o1.cu|
-new2|exp/new.cu|
+new2|../../solutions/puzzle-08.cu|
 x12stage|exp/p08x.cu|-DPER_THREAD=12 -DTHREADS=160 -DSTAGE_U=0 -DVEC=4 -DSPLIT=2 -DPF=0 -DORDER=0
 x18u|exp/p08x.cu|-DPER_THREAD=18 -DTHREADS=640 $X -DPF=1 -DORDER=0
 x18u1|exp/p08x.cu|-DPER_THREAD=18 -DTHREADS=640 $X -DPF=1 -DORDER=1
