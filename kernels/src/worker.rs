@@ -1,7 +1,7 @@
 //! Running GPU work in a child process with a time limit.
 //!
 //! The parent ([`run_isolated`]) starts a worker (the runner's hidden `gpu-worker` subcommand),
-//! writes one [`Request`] to its stdin as JSON and reads one [`RunOutput`] from its stdout. If the
+//! writes one [`Request`] to its stdin as JSON and reads one [`Reply`] from its stdout. If the
 //! worker does not answer within the limit it is killed and the case gets a `timeout` diagnostic;
 //! if it dies (a crash in the driver, say) the case gets a `launch_error`. Either way the parent
 //! goes on to the next case. The child side is [`serve`].
@@ -16,22 +16,32 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// What the worker is asked to do.
+/// A kernel for the worker: the learner's source, the macros to compile it with, and the launch.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Request {
+pub struct KernelRun {
     pub code: String,
     pub file: String,
     pub macros: Vec<(String, String)>,
     pub job: Job,
-    pub task: Task,
 }
 
-/// Run once (a check), time many launches (a benchmark), or measure the device's limits.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
-pub enum Task {
-    Run,
-    Bench(Plan),
-    /// Measure the FMA rate and copy bandwidth; the request's source and job are not used.
+impl KernelRun {
+    fn source(&self) -> Source<'_> {
+        Source {
+            code: &self.code,
+            file: &self.file,
+            macros: &self.macros,
+        }
+    }
+}
+
+/// What the worker is asked to do: run a kernel once (a check), time many launches of it (a
+/// benchmark), or measure the device's limits.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum Request {
+    Run(KernelRun),
+    Bench(KernelRun, Plan),
+    /// Measure the FMA rate and copy bandwidth.
     Peaks,
 }
 
@@ -116,25 +126,20 @@ fn run_here(req: &Request) -> Reply {
     if let Err(e) = loaded {
         return diagnosed(e.diagnostic());
     }
-    let source = Source {
-        code: &req.code,
-        file: &req.file,
-        macros: &req.macros,
-    };
     let device = crate::gpu::probe();
-    let mut reply = match req.task {
-        Task::Run => Reply {
-            output: crate::gpu::execute(&source, &req.job),
+    let mut reply = match req {
+        Request::Run(run) => Reply {
+            output: crate::gpu::execute(&run.source(), &run.job),
             ..Reply::default()
         },
-        Task::Bench(plan) => match crate::bench::time_job(&source, &req.job, plan) {
+        Request::Bench(run, plan) => match crate::bench::time_job(&run.source(), &run.job, *plan) {
             Ok(timing) => Reply {
                 timing: Some(timing),
                 ..Reply::default()
             },
             Err(d) => diagnosed(d),
         },
-        Task::Peaks => {
+        Request::Peaks => {
             let sms = device.as_ref().map_or(1, |d| d.multiprocessors as u32);
             match crate::bench::measure_peaks(sms) {
                 Ok(peaks) => Reply {

@@ -10,6 +10,7 @@
 use crate::judge::{Agreement, agreement, judge};
 use crate::toolchain;
 use kernels::nvrtc::{self, Compiled, Source, Target};
+use kernels::worker::{self, KernelRun, Reply};
 use kernels::{Case, Diagnostic, Kind, Puzzle, RunOutput, Scale};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -278,17 +279,30 @@ fn run_case(backend: Backend, code: &str, file: &str, case: &Case, req: &Request
             },
         },
         Backend::Gpu => {
-            let request = kernels::worker::Request {
-                code: code.to_string(),
-                file: file.to_string(),
-                macros: case.macros.clone(),
-                job: case.job.clone(),
-                task: kernels::worker::Task::Run,
-            };
-            let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("runner"));
-            kernels::worker::run_isolated(&exe, &["gpu-worker"], &request, req.gpu_limit).output
+            on_gpu(
+                &worker::Request::Run(kernel_run(code, file, case)),
+                req.gpu_limit,
+            )
+            .output
         }
     }
+}
+
+/// `case` as the GPU worker takes it.
+pub fn kernel_run(code: &str, file: &str, case: &Case) -> KernelRun {
+    KernelRun {
+        code: code.to_string(),
+        file: file.to_string(),
+        macros: case.macros.clone(),
+        job: case.job.clone(),
+    }
+}
+
+/// Runs `request` in a GPU worker: this same binary's `gpu-worker`, in a child process that is
+/// killed after `limit`.
+pub fn on_gpu(request: &worker::Request, limit: Duration) -> Reply {
+    let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("runner"));
+    worker::run_isolated(&exe, &["gpu-worker"], request, limit)
 }
 
 /// The PTX of `code` with `macros` (NVRTC memoizes: each macro set compiles once per process).

@@ -11,11 +11,11 @@
 use super::KernelChoice;
 use crate::engine::{self, Backend};
 use crate::{registry, toolchain, workbook};
-use anyhow::{Context, anyhow, bail};
+use anyhow::{anyhow, bail};
 use colored::Colorize;
 use kernels::bench::{Peaks, Plan};
 use kernels::gpu::Device;
-use kernels::worker::{self, Request, Task};
+use kernels::worker::{KernelRun, Request};
 use kernels::{Case, Puzzle, Scale};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -166,34 +166,54 @@ pub fn full_case(puzzle: &Puzzle) -> anyhow::Result<Case> {
         .ok_or_else(|| anyhow!("{} has no full-scale case to time", puzzle.id))
 }
 
-fn exe() -> PathBuf {
-    std::env::current_exe().unwrap_or_else(|_| PathBuf::from("runner"))
+/// The worker's run of `path` on `case`, and the case with the launch the kernel declares (if it
+/// declares one) resolved.
+fn kernel_run(puzzle: &Puzzle, case: &Case, path: &Path) -> Result<(KernelRun, Case), String> {
+    let code = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let file = workbook::display(path);
+    let case =
+        engine::with_declared_launch(puzzle, &code, &file, case).map_err(|d| d.to_string())?;
+    Ok((engine::kernel_run(&code, &file, &case), case))
 }
+
+/// Launch times of `run` per `plan`, in milliseconds, sorted.
+pub fn timings(run: KernelRun, plan: Plan) -> Result<Vec<f64>, String> {
+    let reply = engine::on_gpu(&Request::Bench(run, plan), LIMIT);
+    let timing = reply.timing.ok_or_else(|| {
+        let why = reply.output.diagnostics.first().map(|d| d.message.clone());
+        why.unwrap_or_else(|| "no timing came back".into())
+    })?;
+    let mut times: Vec<f64> = timing.times_ms.iter().map(|&t| f64::from(t)).collect();
+    times.sort_by(f64::total_cmp);
+    Ok(times)
+}
+
+/// The median seconds of `path` on the puzzle's full case, for `runner grade` (which has already
+/// checked it): `None` when it cannot be timed.
+pub fn median_seconds(puzzle: &Puzzle, path: &Path, plan: Plan) -> Option<f64> {
+    let case = full_case(puzzle).ok()?;
+    let (run, _) = kernel_run(puzzle, &case, path).ok()?;
+    let times = timings(run, plan).ok()?;
+    times.get(times.len() / 2).map(|ms| ms * 1e-3)
+}
+
+/// How long one worker may take for a check or a timing of the full case.
+const LIMIT: Duration = Duration::from_secs(60);
 
 /// Checks the kernel on the case, then times it. `None` (after printing why) when it is wrong.
 fn time(puzzle: &Puzzle, case: &Case, path: &Path, plan: Plan) -> anyhow::Result<Option<Vec<f64>>> {
-    let code =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     let file = workbook::display(path);
-    let case = match engine::with_declared_launch(puzzle, &code, &file, case) {
-        Ok(case) => case,
-        Err(d) => {
-            println!("{} {file} cannot be timed: {d}", "✗".red().bold());
+    let (run, case) = match kernel_run(puzzle, case, path) {
+        Ok(prepared) => prepared,
+        Err(why) => {
+            println!("{} {file} cannot be timed: {why}", "✗".red().bold());
             println!("Run: runner check {} --kernel {file}", puzzle.id);
             return Ok(None);
         }
     };
-    let case = &case;
-    let mut request = Request {
-        code,
-        file: file.clone(),
-        macros: case.macros.clone(),
-        job: case.job.clone(),
-        task: Task::Run,
-    };
-    let limit = Duration::from_secs(60);
-    let checked = worker::run_isolated(&exe(), &["gpu-worker"], &request, limit).output;
-    let (result, diagnostics) = crate::judge::judge(puzzle, case, Backend::Gpu, checked);
+    let checked = engine::on_gpu(&Request::Run(run.clone()), LIMIT).output;
+    let (result, diagnostics) = crate::judge::judge(puzzle, &case, Backend::Gpu, checked);
     if !result.passed {
         println!(
             "{} {file} is wrong on {} ({}), so it is not timed:",
@@ -207,17 +227,9 @@ fn time(puzzle: &Puzzle, case: &Case, path: &Path, plan: Plan) -> anyhow::Result
         println!("Run: runner check {} --kernel {file}", puzzle.id);
         return Ok(None);
     }
-    request.task = Task::Bench(plan);
-    let reply = worker::run_isolated(&exe(), &["gpu-worker"], &request, limit);
-    let timing = reply.timing.ok_or_else(|| {
-        anyhow!(
-            "timing {file} failed: {:?}",
-            reply.output.diagnostics.first().map(|d| &d.message)
-        )
-    })?;
-    let mut times: Vec<f64> = timing.times_ms.iter().map(|&t| f64::from(t)).collect();
-    times.sort_by(f64::total_cmp);
-    Ok(Some(times))
+    timings(run, plan)
+        .map(Some)
+        .map_err(|why| anyhow!("timing {file} failed: {why}"))
 }
 
 /// The device's FMA peak and copy bandwidth, measured once per device and cached.
@@ -234,21 +246,7 @@ fn peaks(device: &Device, remeasure: bool) -> anyhow::Result<Peaks> {
     if let Some(peaks) = cached.filter(|_| !remeasure) {
         return Ok(peaks);
     }
-    let request = Request {
-        code: String::new(),
-        file: String::new(),
-        macros: vec![],
-        job: kernels::Job {
-            kernel: String::new(),
-            launch: kernels::Launch::linear(1, 1),
-            args: vec![],
-            constants: vec![],
-            budget: None,
-            work: 0,
-        },
-        task: Task::Peaks,
-    };
-    let reply = worker::run_isolated(&exe(), &["gpu-worker"], &request, Duration::from_secs(120));
+    let reply = engine::on_gpu(&Request::Peaks, Duration::from_secs(120));
     let peaks = reply.peaks.ok_or_else(|| {
         anyhow!(
             "measuring the device failed: {:?}",

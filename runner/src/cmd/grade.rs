@@ -7,12 +7,9 @@
 use crate::engine::{self, Backend, BackendChoice, CaseResult, Outcome};
 use crate::{registry, workbook};
 use anyhow::{Context, anyhow};
-use indicatif::{ProgressBar, ProgressDrawTarget};
-use kernels::Puzzle;
+use indicatif::ProgressBar;
 use kernels::bench::Plan;
-use kernels::worker::{self, Task};
 use serde::Serialize;
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -51,6 +48,13 @@ pub struct Row {
     pub bench_seconds: Option<f64>,
 }
 
+/// How `grade` times a passing submission: as `runner bench` does, with fewer runs.
+const GRADE_PLAN: Plan = Plan {
+    warmup: 5,
+    runs: 20,
+    rotate_bytes: 256 << 20,
+};
+
 #[derive(Debug, Serialize)]
 struct Report<'a> {
     puzzle: &'a str,
@@ -64,9 +68,6 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     std::fs::create_dir_all(&out_dir)
         .with_context(|| format!("cannot create {}", out_dir.display()))?;
     let bar = ProgressBar::new(files.len() as u64);
-    if !std::io::stderr().is_terminal() {
-        bar.set_draw_target(ProgressDrawTarget::hidden());
-    }
     let mut rows = vec![];
     for file in &files {
         let name = file_name(file);
@@ -83,7 +84,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
             Ok(outcome) => {
                 let mut row = row(name, &outcome);
                 if outcome.passed && outcome.backends.contains(&Backend::Gpu) {
-                    row.bench_seconds = bench(&puzzle, file);
+                    row.bench_seconds = super::bench::median_seconds(&puzzle, file, GRADE_PLAN);
                 }
                 row
             }
@@ -156,28 +157,6 @@ fn row(file: String, outcome: &Outcome) -> Row {
         message: outcome.diagnostics.first().map(|d| d.message.clone()),
         bench_seconds: None,
     }
-}
-
-/// The median seconds of a (passed) kernel on the puzzle's full case, timed on the GPU as
-/// `runner bench` times it: warm-up launches, then timed ones with the inputs rotated.
-fn bench(puzzle: &Puzzle, file: &Path) -> Option<f64> {
-    let case = super::bench::full_case(puzzle).ok()?;
-    let request = worker::Request {
-        code: std::fs::read_to_string(file).ok()?,
-        file: workbook::display(file),
-        macros: case.macros.clone(),
-        job: case.job.clone(),
-        task: Task::Bench(Plan {
-            warmup: 5,
-            runs: 20,
-            rotate_bytes: 256 << 20,
-        }),
-    };
-    let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("runner"));
-    let reply = worker::run_isolated(&exe, &["gpu-worker"], &request, Duration::from_secs(60));
-    let mut times = reply.timing?.times_ms;
-    times.sort_by(f32::total_cmp);
-    times.get(times.len() / 2).map(|&ms| f64::from(ms) * 1e-3)
 }
 
 fn unreadable(file: String, e: &anyhow::Error) -> Row {

@@ -8,8 +8,7 @@ use crate::validate::{self, Check, Finding};
 use crate::{registry, workbook};
 use anyhow::anyhow;
 use colored::Colorize;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::io::IsTerminal;
+use indicatif::{ProgressBar, ProgressStyle};
 use std::process::ExitCode;
 
 #[derive(Debug, clap::Args)]
@@ -29,9 +28,6 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     };
     let root = workbook::root();
     let bar = ProgressBar::new(validate::steps(puzzles.len()) as u64);
-    if !std::io::stderr().is_terminal() {
-        bar.set_draw_target(ProgressDrawTarget::hidden());
-    }
     bar.set_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}")
             .expect("a valid template")
