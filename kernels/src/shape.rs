@@ -10,7 +10,7 @@
 //! .global .align 4 .b8 launch_shape[12] = {64, 0, 0, 0, 0, 3};
 //! ```
 //!
-//! [`LaunchShape::from_ptx`] reads it back and checks it against the hardware's limits, so a
+//! [`LaunchShape::from_ptx`] reads it back through the simulator's PTX parser and checks it against the hardware's limits, so a
 //! missing, misspelled or impossible declaration is a diagnostic that says what to write, never a
 //! launch of zero blocks. The grid then follows from the case: one block per `OUTPUTS_PER_BLOCK`
 //! outputs, rounded up.
@@ -45,16 +45,21 @@ impl LaunchShape {
             )
             .at_line(file, 1))
         };
-        let Some(decl) = ptx.lines().map(str::trim).find(|l| declares(l, symbol)) else {
+        let Some(array) = crate::sim::module_array(ptx, symbol) else {
             return fail(format!(
                 "the kernel file does not declare its launch shape `{symbol}`"
             ));
         };
-        let Some(words) = initializer(decl) else {
+        if !array.initialized || !array.bytes.len().is_multiple_of(4) {
             return fail(format!(
-                "`{symbol}` has no initializer the runner can read (`{decl}`)"
+                "`{symbol}` has no initializer of ints the runner can read"
             ));
-        };
+        }
+        let words: Vec<u32> = array
+            .bytes
+            .chunks(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
         let [threads, outputs_per_block, shared_bytes] = words[..] else {
             return fail(format!("`{symbol}` holds {} ints, not 3", words.len()));
         };
@@ -95,70 +100,12 @@ impl LaunchShape {
     }
 }
 
-/// Whether a PTX line declares the module-scope array `symbol` (`.global` or `.const`).
-fn declares(line: &str, symbol: &str) -> bool {
-    let line = line.strip_prefix(".visible ").unwrap_or(line);
-    (line.starts_with(".global ") || line.starts_with(".const "))
-        && line
-            .split_whitespace()
-            .any(|w| w.strip_prefix(symbol).is_some_and(|r| r.starts_with('[')))
-}
-
-/// The array's values as 32-bit words, from a `.b8` byte list or a `.b32`/`.u32`/`.s32` list.
-/// Trailing elements NVRTC left out are zero; the length comes from the `[N]` in the declaration.
-fn initializer(decl: &str) -> Option<Vec<u32>> {
-    let (head, body) = decl.split_once('=')?;
-    let len: usize = head
-        .split_once('[')?
-        .1
-        .split_once(']')?
-        .0
-        .trim()
-        .parse()
-        .ok()?;
-    let body = body
-        .trim()
-        .trim_end_matches(';')
-        .trim()
-        .strip_prefix('{')?
-        .strip_suffix('}')?;
-    let values: Vec<i64> = body
-        .split(',')
-        .map(str::trim)
-        .filter(|v| !v.is_empty())
-        .map(|v| v.parse::<i64>())
-        .collect::<Result<_, _>>()
-        .ok()?;
-    if head.contains(".b8") || head.contains(".u8") {
-        if !len.is_multiple_of(4) {
-            return None;
-        }
-        let mut bytes = vec![0u8; len];
-        for (b, v) in bytes.iter_mut().zip(&values) {
-            *b = u8::try_from(*v).ok()?;
-        }
-        Some(
-            bytes
-                .chunks(4)
-                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect(),
-        )
-    } else if [".b32", ".u32", ".s32"].iter().any(|t| head.contains(t)) {
-        let mut words = vec![0u32; len];
-        for (w, v) in words.iter_mut().zip(&values) {
-            *w = u32::try_from(*v).ok()?;
-        }
-        Some(words)
-    } else {
-        None
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// NVRTC 13.0's PTX for `extern "C" __device__ const int launch_shape[3] = {64, 768, 0};`.
+    /// NVRTC 13.0's PTX for `extern "C" __device__ const int launch_shape[3] = {64, 768, 0};`
+    /// (the kernel's body cut to `ret`).
     const NVRTC_PTX: &str = "\
 .version 9.0
 .target sm_90
@@ -166,6 +113,11 @@ mod tests {
 	// .globl	conv1d
 .global .align 4 .b8 launch_shape[12] = {64, 0, 0, 0, 0, 3};
 .visible .entry conv1d(
+	.param .u64 conv1d_param_0
+)
+{
+	ret;
+}
 ";
 
     #[test]

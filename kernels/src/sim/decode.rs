@@ -45,7 +45,7 @@ fn elem_bytes(ty: &str) -> u64 {
 }
 
 /// The initial bytes of a variable (zeros where there is no initializer).
-fn init_bytes(v: &Var) -> Vec<u8> {
+pub(super) fn init_bytes(v: &Var) -> Vec<u8> {
     let eb = elem_bytes(&v.ty) as usize;
     let n = (v.count.unwrap_or(0) as usize).saturating_mul(eb);
     let mut out = vec![0u8; n.min(1 << 24)];

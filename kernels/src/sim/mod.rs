@@ -39,6 +39,27 @@ use crate::job::{Arg, Job, RunOutput};
 use memory::{Buffer, Memory, global_base};
 use std::time::Instant;
 
+/// A module-scope `.global` or `.const` array of a PTX module, as the simulator lays it out.
+pub struct ModuleArray {
+    /// Its bytes, little-endian, zeros where the initializer stops (NVRTC leaves trailing zero
+    /// elements out).
+    pub bytes: Vec<u8>,
+    /// Whether the declaration has an initializer at all.
+    pub initialized: bool,
+}
+
+/// The array `symbol` declared at module scope in `ptx`, if the PTX parses and declares it.
+pub fn module_array(ptx: &str, symbol: &str) -> Option<ModuleArray> {
+    let module = parse::parse(ptx).ok()?;
+    let var = module.vars.iter().find(|v| {
+        v.name == symbol && matches!(v.space.trim_start_matches('.'), "global" | "const")
+    })?;
+    Some(ModuleArray {
+        bytes: decode::init_bytes(var),
+        initialized: !var.init.is_empty(),
+    })
+}
+
 /// Switches for one simulated launch.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SimOptions {
