@@ -59,6 +59,9 @@ pub struct CaseResult {
     pub stats: Option<kernels::job::AccessStats>,
     pub output: Vec<f32>,
     pub expected: Vec<f64>,
+    /// The first element outside the puzzle's tolerance (or still NaN), for the report's diff.
+    #[serde(skip)]
+    pub first_mismatch: Option<usize>,
     /// For a shrunk case: the case it was cut from.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shrunk_from: Option<String>,

@@ -143,6 +143,7 @@ pub fn judge(
         stats: out.stats,
         output,
         expected: case.expected.clone(),
+        first_mismatch: mismatches.first().copied(),
         shrunk_from: None,
     };
     (result, diagnostics)
