@@ -51,7 +51,6 @@ pub struct Reply {
     pub output: RunOutput,
     pub timing: Option<Timing>,
     pub peaks: Option<Peaks>,
-    pub device: Option<crate::gpu::Device>,
 }
 
 /// The answer on the wire: JSON has no NaN (an unwritten output is NaN), so outputs travel as
@@ -62,7 +61,6 @@ struct Answer {
     rest: RunOutput,
     timing: Option<Timing>,
     peaks: Option<Peaks>,
-    device: Option<crate::gpu::Device>,
 }
 
 impl Answer {
@@ -75,7 +73,6 @@ impl Answer {
             rest,
             timing: reply.timing,
             peaks: reply.peaks,
-            device: reply.device,
         }
     }
 
@@ -87,7 +84,6 @@ impl Answer {
             output,
             timing: self.timing,
             peaks: self.peaks,
-            device: self.device,
         }
     }
 }
@@ -126,8 +122,7 @@ fn run_here(req: &Request) -> Reply {
     if let Err(e) = loaded {
         return diagnosed(e.diagnostic());
     }
-    let device = crate::gpu::probe();
-    let mut reply = match req {
+    match req {
         Request::Run(run) => Reply {
             output: crate::gpu::execute(&run.source(), &run.job),
             ..Reply::default()
@@ -140,7 +135,7 @@ fn run_here(req: &Request) -> Reply {
             Err(d) => diagnosed(d),
         },
         Request::Peaks => {
-            let sms = device.as_ref().map_or(1, |d| d.multiprocessors as u32);
+            let sms = crate::gpu::probe().map_or(1, |d| d.multiprocessors as u32);
             match crate::bench::measure_peaks(sms) {
                 Ok(peaks) => Reply {
                     peaks: Some(peaks),
@@ -149,9 +144,7 @@ fn run_here(req: &Request) -> Reply {
                 Err(d) => diagnosed(d),
             }
         }
-    };
-    reply.device = device;
-    reply
+    }
 }
 
 /// Parent side: runs `request` in `exe args..` (a worker), killing it after `limit`.
