@@ -208,7 +208,7 @@ fn open_global(path: &Path) -> Result<(), String> {
 }
 
 /// What to compile for: PTX for the simulator, or CUBIN for one real GPU.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Target {
     Ptx,
     /// `sm_XY` for compute capability X.Y.
@@ -219,7 +219,7 @@ pub enum Target {
 }
 
 /// One compilation's inputs: the learner's source and how to compile it.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Source<'a> {
     pub code: &'a str,
     /// The path shown in errors and written into `.loc`/`.file`, as the learner knows it.
