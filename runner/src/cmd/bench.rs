@@ -239,7 +239,10 @@ fn peaks(device: &Device, remeasure: bool) -> anyhow::Result<Peaks> {
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
         .collect();
-    let path = kernels::nvrtc::cache_dir().join(format!("peaks-{name}.json"));
+    let path = kernels::nvrtc::cache_dir().join(format!(
+        "peaks-v{}-{name}.json",
+        kernels::bench::PEAKS_VERSION
+    ));
     let cached = std::fs::read_to_string(&path)
         .ok()
         .and_then(|s| serde_json::from_str(&s).ok());
