@@ -127,4 +127,47 @@ pub struct RunOutput {
     pub instructions: Option<u64>,
     /// Per-thread global access maxima (simulator only).
     pub stats: Option<AccessStats>,
+    /// What the kernel's `printf` calls printed, in order, up to [`PRINTED_MAX`] entries.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub printed: Vec<Printed>,
+    /// Entries printed past [`PRINTED_MAX`], counted but not kept.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub printed_more: u64,
+}
+
+/// Entries of [`RunOutput::printed`] kept per run: enough to debug with, bounded when every thread
+/// of a large case prints.
+pub const PRINTED_MAX: usize = 200;
+
+/// Characters kept of one entry's text.
+pub const PRINTED_CHARS: usize = 2000;
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// Text one `printf` call printed. The simulator knows the thread that printed it; on a GPU the
+/// driver hands back the text alone, one entry per line.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Printed {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub block: Option<[u32; 3]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thread: Option<[u32; 3]>,
+    pub text: String,
+}
+
+impl RunOutput {
+    /// Keeps `p` if fewer than [`PRINTED_MAX`] entries are kept, else counts it.
+    pub fn print(&mut self, mut p: Printed) {
+        if self.printed.len() < PRINTED_MAX {
+            if let Some((cut, _)) = p.text.char_indices().nth(PRINTED_CHARS) {
+                p.text.truncate(cut);
+                p.text.push_str("...");
+            }
+            self.printed.push(p);
+        } else {
+            self.printed_more += 1;
+        }
+    }
 }

@@ -5,6 +5,7 @@
 //! exits: errors are values, so that a broken kernel never takes the runner down.
 
 pub mod bench;
+mod capture;
 pub mod diag;
 pub mod entry;
 pub mod gpu;

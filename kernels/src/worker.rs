@@ -88,17 +88,29 @@ impl Answer {
     }
 }
 
+/// What the kernel printed is read back up to this many bytes (`RunOutput::print` keeps fewer).
+const PRINTED_BYTES: u64 = 1 << 20;
+
 /// Child side: reads a request from stdin, runs it on the GPU, writes the output to stdout.
+/// What the kernel's `printf` printed comes back in the output, one entry per line, instead of
+/// mixing with the answer on stdout.
 pub fn serve() -> std::io::Result<()> {
     let mut input = String::new();
     std::io::stdin().read_to_string(&mut input)?;
-    let reply = match serde_json::from_str::<Request>(&input) {
+    let mut capture = crate::capture::stdout()?;
+    let mut reply = match serde_json::from_str::<Request>(&input) {
         Ok(req) => run_here(&req),
         Err(e) => failed(Kind::LaunchError, format!("bad worker request: {e}")),
     };
-    let mut out = std::io::stdout().lock();
-    serde_json::to_writer(&mut out, &Answer::from_reply(reply))?;
-    out.flush()
+    for line in capture.text(PRINTED_BYTES).lines() {
+        reply.output.print(crate::job::Printed {
+            block: None,
+            thread: None,
+            text: line.to_string(),
+        });
+    }
+    serde_json::to_writer(&mut capture.answer, &Answer::from_reply(reply))?;
+    capture.answer.flush()
 }
 
 fn failed(kind: Kind, message: String) -> Reply {

@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use kernels::job::Launch;
+use kernels::job::{Launch, Printed};
 use kernels::sim::{self, SimOptions};
 use kernels::{Diagnostic, Kind};
 
@@ -71,23 +71,48 @@ fn barrier_inside_a_branch_is_divergence_not_a_hang() {
 }
 
 #[test]
-fn printf_is_an_unsupported_instruction_at_its_line() {
+fn printf_prints_with_its_thread() {
     for arch in ARCHS {
-        let d = run_broken("with_printf", arch, 64, 3, Launch::linear(1, 64));
-        assert_eq!(d[0].kind, Kind::UnsupportedInstruction, "{arch}: {:?}", d);
-        assert!(d[0].message.contains("`call"), "{}", d[0].message);
-        assert_eq!(d[0].line, Some(43), "{arch}");
-        assert_eq!(d[0].thread, Some([3, 0, 0]));
+        let (a, b) = signal(5, 64, 3);
+        let job = conv_job("with_printf", a.clone(), b, 64, Launch::linear(2, 32));
+        let out = sim::run(&ptx("broken", arch), &job);
+        assert!(out.diagnostics.is_empty(), "{arch}: {:?}", out.diagnostics);
+        assert_eq!(out.outputs[0], a, "{arch}");
+        assert_eq!(
+            out.printed,
+            [Printed {
+                block: Some([0, 0, 0]),
+                thread: Some([3, 0, 0]),
+                text: "hello 3\n".into(),
+            }],
+            "{arch}"
+        );
     }
 }
 
 #[test]
-fn printf_in_code_nobody_reaches_is_harmless() {
+fn printf_in_code_nobody_reaches_prints_nothing() {
     let (a, b) = signal(5, 3, 3);
     let job = conv_job("with_printf", a.clone(), b, 3, Launch::linear(1, 32));
     let out = sim::run(&ptx("broken", "sm90"), &job);
     assert!(out.diagnostics.is_empty(), "{:?}", out.diagnostics);
+    assert!(out.printed.is_empty());
     assert_eq!(out.outputs[0], a);
+}
+
+#[test]
+fn a_call_to_another_function_is_an_unsupported_instruction_at_its_line() {
+    for arch in ARCHS {
+        let d = run_broken("with_malloc", arch, 64, 3, Launch::linear(1, 64));
+        assert_eq!(d[0].kind, Kind::UnsupportedInstruction, "{arch}: {:?}", d);
+        assert!(
+            d[0].message.contains("`call` to `malloc`"),
+            "{}",
+            d[0].message
+        );
+        assert_eq!(d[0].line, Some(51), "{arch}");
+        assert_eq!(d[0].thread, Some([0, 0, 0]));
+    }
 }
 
 #[test]

@@ -65,6 +65,16 @@ pub struct CaseResult {
     /// For a shrunk case: the case it was cut from.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shrunk_from: Option<String>,
+    /// What the kernel's `printf` calls printed (the simulator names the thread of each).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub printed: Vec<kernels::job::Printed>,
+    /// Entries printed past the ones kept.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub printed_more: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Everything one check found.

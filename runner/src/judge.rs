@@ -145,6 +145,8 @@ pub fn judge(
         expected: case.expected.clone(),
         first_mismatch: mismatches.first().copied(),
         shrunk_from: None,
+        printed: out.printed,
+        printed_more: out.printed_more,
     };
     (result, diagnostics)
 }

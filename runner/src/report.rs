@@ -29,6 +29,7 @@ pub fn human(outcome: &Outcome) -> String {
     for note in &outcome.notes {
         out += &format!("{}\n", note.dimmed());
     }
+    out += &printed(outcome);
     if outcome.passed {
         out += &format!(
             "{} {} passed ({passed}/{} cases, {backends})\n",
@@ -116,6 +117,74 @@ pub fn human(outcome: &Outcome) -> String {
         outcome.puzzle, outcome.puzzle
     );
     out
+}
+
+/// Lines of `printf` output shown; `--json` has every one kept.
+const PRINTED_LINES: usize = 20;
+
+/// What the kernel printed in the first case where it printed anything, each line after the thread
+/// that printed it (the simulator knows it; a GPU hands back the text alone), and which other cases
+/// printed too.
+fn printed(outcome: &Outcome) -> String {
+    let printing: Vec<&CaseResult> = outcome
+        .cases
+        .iter()
+        .filter(|c| !c.printed.is_empty())
+        .collect();
+    let Some(first) = printing.first() else {
+        return String::new();
+    };
+    let mut out = format!(
+        "Your kernel printed (case {}, {}):\n",
+        first.name,
+        first.backend.name()
+    );
+    let mut lines = Vec::new();
+    for p in &first.printed {
+        let tag = match (p.block, p.thread) {
+            (Some(b), Some(t)) => format!(
+                "[block ({},{},{}) thread ({},{},{})] ",
+                b[0], b[1], b[2], t[0], t[1], t[2]
+            ),
+            _ => String::new(),
+        };
+        let text = p.text.strip_suffix('\n').unwrap_or(&p.text);
+        for (i, line) in text.split('\n').enumerate() {
+            let lead = if i == 0 { tag.as_str() } else { "  " };
+            lines.push(format!("  {lead}{line}"));
+        }
+    }
+    let more = lines.len().saturating_sub(PRINTED_LINES) as u64 + first.printed_more;
+    for line in lines.iter().take(PRINTED_LINES) {
+        out += line;
+        out += "\n";
+    }
+    if more > 0 {
+        out += &format!(
+            "  ... and {more} more (--json keeps the first {})\n",
+            kernels::job::PRINTED_MAX
+        );
+    }
+    if printing.len() > 1 {
+        let names: Vec<String> = printing[1..]
+            .iter()
+            .map(|c| format!("{} ({})", c.name, c.backend.name()))
+            .collect();
+        out += &format!(
+            "  printed in other cases too: {} (--case NAME shows one)\n",
+            fold(&names, 4)
+        );
+    }
+    out
+}
+
+/// The first `n` of `names`, then how many more.
+fn fold(names: &[String], n: usize) -> String {
+    if names.len() <= n {
+        names.join(", ")
+    } else {
+        format!("{} and {} more", names[..n].join(", "), names.len() - n)
+    }
 }
 
 /// Per simulated case, each thread's highest global access counts against the puzzle's budget.

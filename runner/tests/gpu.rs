@@ -84,6 +84,41 @@ fn every_solution_passes_on_the_gpu_and_matches_the_simulator_bit_for_bit() {
 
 #[test]
 #[ignore = "needs a CUDA GPU: run with --ignored on a GPU machine"]
+fn printf_on_the_gpu_comes_back_beside_the_answer() {
+    require_gpu();
+    // The driver writes what a kernel printed to the worker's stdout, where its answer goes too.
+    let check = |extra: &[&str]| {
+        let file = "runner/tests/fixtures/printf.cu";
+        let args = ["check", "puzzle-01", "--kernel", file, "--backend", "gpu"];
+        run(&[&args[..], extra].concat())
+    };
+    let out = check(&["--case", "example-2", "--json"]);
+    let o = json(&out);
+    assert_eq!(out.status.code(), Some(0), "{o}");
+    let mut printed: Vec<&str> = o["cases"][0]["printed"]
+        .as_array()
+        .expect("printed lines")
+        .iter()
+        .map(|p| p["text"].as_str().unwrap())
+        .collect();
+    printed.sort();
+    assert_eq!(
+        printed,
+        [
+            "i = 0 of 15: a[i] = 0.00, last tap 3",
+            "i = 14 of 15: a[i] = 14.00, last tap 3"
+        ]
+    );
+    let human = check(&[]);
+    let text = String::from_utf8_lossy(&human.stdout);
+    assert!(
+        text.contains("Your kernel printed (case example-1, gpu):\n  i = "),
+        "{text}"
+    );
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run with --ignored on a GPU machine"]
 fn an_illegal_address_and_an_endless_loop_end_in_diagnostics() {
     require_gpu();
     let cases = [

@@ -33,6 +33,9 @@ pub(super) struct Ctx {
     pub prog: Program,
     /// Shared symbols named by instructions, for `provenance`.
     pub shared_uses: Vec<(u32, u32, bool)>,
+    /// `.param` variables declared in the body: a call's arguments and return value, laid out in
+    /// local memory (the kernel's own parameters are not among them).
+    pub call_params: std::collections::HashSet<String>,
 }
 
 fn align_up(x: u64, a: u64) -> u64 {
@@ -252,6 +255,9 @@ impl Ctx {
                 self.symbols.insert(v.name.clone(), at);
             }
             ".local" | ".param" => {
+                if v.space == ".param" {
+                    self.call_params.insert(v.name.clone());
+                }
                 let at = align_up(p.local_bytes, align);
                 p.locals.push(Symbol {
                     space: Space::Local,
@@ -294,6 +300,7 @@ pub fn decode(src: &str, kernel: &str) -> Result<Program, DecodeError> {
             ..Program::default()
         },
         shared_uses: vec![],
+        call_params: Default::default(),
     };
     for p in &entry.params {
         let size = p.count.saturating_mul(elem_bytes(&p.ty));

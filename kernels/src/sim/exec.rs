@@ -48,6 +48,8 @@ pub(super) struct Machine<'p> {
     pub executed: u64,
     pub block_id: [u32; 3],
     pub chk: Checks,
+    /// The run's output so far: what `printf` printed.
+    pub out: crate::job::RunOutput,
 }
 
 impl Machine<'_> {
@@ -242,6 +244,12 @@ impl Machine<'_> {
                     w.active &= !exec;
                     w.pc += 1;
                 }
+                Op::Printf { fmt, args, ret } => {
+                    if exec != 0 {
+                        self.printf(w, shared, exec, pc, [*fmt, *args], *ret)?;
+                    }
+                    w.pc += 1;
+                }
                 Op::Unsupported { why } => {
                     if exec != 0 {
                         return Err(self.fault(
@@ -288,6 +296,63 @@ impl Machine<'_> {
                 resched(w);
             }
         }
+    }
+}
+
+impl Machine<'_> {
+    /// `printf` in each executing lane, in lane order: reads the format and argument addresses
+    /// from the call's parameters in the lane's local memory and keeps the text with the thread.
+    fn printf(
+        &mut self,
+        w: &mut Warp,
+        shared: &mut [u8],
+        exec: u32,
+        pc: usize,
+        [fmt, args]: [u64; 2],
+        ret: Option<u64>,
+    ) -> Result<(), Located> {
+        let prog = self.prog;
+        let mut printed = Vec::new();
+        let result = {
+            let mut sp = Spaces {
+                prog,
+                mem: &mut self.mem,
+                shared,
+                local: &mut w.local,
+                local_bytes: prog.local_bytes as usize,
+                chk: &mut self.chk,
+                tid0: w.first_tid,
+                inst: pc as u32,
+            };
+            (0..32).filter(|l| exec >> l & 1 == 1).try_for_each(|l| {
+                let one = |sp: &mut Spaces<'_>| {
+                    let f = sp.load(Space::Local, fmt, 8, l)?;
+                    let a = sp.load(Space::Local, args, 8, l)?;
+                    let (text, n) = super::printf::vprintf(sp, l, f, a)?;
+                    if let Some(r) = ret {
+                        sp.store(Space::Local, r, 4, n, l)?;
+                    }
+                    Ok(text)
+                };
+                printed.push((l, one(&mut sp).map_err(|e| (e, l))?));
+                Ok(())
+            })
+        };
+        for (l, text) in printed {
+            self.out.print(crate::job::Printed {
+                block: Some(self.block_id),
+                thread: Some(self.thread_of(w.first_tid + l as u32)),
+                text,
+            });
+        }
+        result.map_err(|(mem, l)| {
+            self.fault(
+                Fault::OutOfBounds { write: false, mem },
+                Some(pc),
+                Some(w),
+                Some(l),
+            )
+        })
     }
 }
 

@@ -154,6 +154,13 @@ pub enum Op {
         d: Slot,
     },
     Nop,
+    /// `call vprintf, (format, args)`: the local offsets of the call's two parameters (each
+    /// holding a generic address) and of its return value, if read.
+    Printf {
+        fmt: u64,
+        args: u64,
+        ret: Option<u64>,
+    },
     /// An instruction the simulator does not know; stops the run if a thread reaches it.
     Unsupported {
         why: String,

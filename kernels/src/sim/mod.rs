@@ -6,7 +6,8 @@
 //! parse or execute becomes an `unsupported_instruction` diagnostic, and a fault (out of
 //! bounds, of a buffer or of the `__shared__` array an address derives from, see `provenance`;
 //! timeout, barrier divergence) stops the launch with a diagnostic at the learner's
-//! source line (from `.loc`), block and thread. The checks of `check` (races, uninitialized
+//! source line (from `.loc`), block and thread. A kernel's `printf` runs (`printf`), its text kept with
+//! the thread that printed it. The checks of `check` (races, uninitialized
 //! shared reads, the access budget, unwritten outputs) let the launch finish and add their
 //! diagnostics, a few of each kind. Output buffers are poisoned with NaN before the launch.
 //! Runs are deterministic.
@@ -29,6 +30,7 @@ mod opcode_mem;
 mod ops;
 pub mod parse;
 mod parse_body;
+mod printf;
 mod provenance;
 mod step;
 mod step_mem;
@@ -163,6 +165,7 @@ pub fn run_with(ptx: &str, job: &Job, opts: &SimOptions) -> RunOutput {
         executed: 0,
         block_id: [0; 3],
         chk,
+        out: RunOutput::default(),
     };
     let result = m.run();
     let outputs: Vec<usize> = (0..is_output.len()).filter(|&i| is_output[i]).collect();
@@ -174,7 +177,7 @@ pub fn run_with(ptx: &str, job: &Job, opts: &SimOptions) -> RunOutput {
         seconds,
         instructions: Some(m.executed),
         stats: opts.checks.then_some(m.chk.stats),
-        ..RunOutput::default()
+        ..std::mem::take(&mut m.out)
     };
     let buffers: Vec<String> = m.mem.globals.iter().map(|b| b.name.clone()).collect();
     let names = fault::Names {

@@ -22,6 +22,52 @@ pub(super) fn space_of(mods: &[&str]) -> Space {
     Space::Generic
 }
 
+/// A `.param` access through a call's argument or return value reads or writes local memory,
+/// where the decoder laid those variables out.
+fn call_space(cx: &Ctx, space: Space, addr: &Operand) -> Space {
+    match addr {
+        Operand::Addr { base: Some(b), .. }
+            if space == Space::Param && cx.call_params.contains(b) =>
+        {
+            Space::Local
+        }
+        _ => space,
+    }
+}
+
+/// `call[.uni] [(ret),] func, (args...);`: `vprintf` (what `printf` compiles to) is simulated,
+/// any other function is not.
+fn call(cx: &Ctx, ops: &[Operand], line: u32) -> Result<Op, DecodeError> {
+    let (ret, rest) = match ops.first() {
+        Some(Operand::Vec(r)) => (r.first(), &ops[1..]),
+        _ => (None, ops),
+    };
+    let func = match rest.first() {
+        Some(Operand::Word { w, .. }) => w.as_str(),
+        _ => return cx.bad(line, "`call` needs a function name"),
+    };
+    let args = match rest.get(1) {
+        Some(Operand::Vec(a)) => a.as_slice(),
+        _ => &[],
+    };
+    let local = |name: &String| -> Result<u64, DecodeError> {
+        match cx.symbols.get(name.as_str()) {
+            Some(&at) if cx.call_params.contains(name) => Ok(at),
+            _ => cx.bad(line, format!("`{name}` is not a declared call parameter")),
+        }
+    };
+    Ok(match (func, args) {
+        ("vprintf", [fmt, a]) => Op::Printf {
+            fmt: local(fmt)?,
+            args: local(a)?,
+            ret: ret.map(local).transpose()?,
+        },
+        _ => Op::Unsupported {
+            why: format!("`call` to `{func}` (of function calls it runs only `printf`)"),
+        },
+    })
+}
+
 fn vec_names(o: &Operand) -> Vec<String> {
     match o {
         Operand::Vec(v) => v.clone(),
@@ -59,6 +105,7 @@ pub(super) fn decode_mem(
     Ok(match mn {
         "ld" | "ldu" => {
             need(2)?;
+            let space = call_space(cx, space_of(mods), &ops[1]);
             let mut ds = Vec::new();
             for n in vec_names(&ops[0]) {
                 ds.push(cx.dst(
@@ -71,16 +118,15 @@ pub(super) fn decode_mem(
                 )?);
             }
             Op::Ld {
-                space: space_of(mods),
+                space,
                 ty,
                 ds,
                 addr: cx.addr(&ops[1], line)?,
             }
         }
-        // Call arguments: only `call` reads them, and `call` is not simulated.
-        "st" if space_of(mods) == Space::Param => Op::Nop,
         "st" => {
             need(2)?;
+            let space = call_space(cx, space_of(mods), &ops[0]);
             let mut srcs = Vec::new();
             for n in vec_names(&ops[1]) {
                 srcs.push(cx.src(
@@ -94,7 +140,7 @@ pub(super) fn decode_mem(
                 )?);
             }
             Op::St {
-                space: space_of(mods),
+                space,
                 ty,
                 srcs,
                 addr: cx.addr(&ops[0], line)?,
@@ -126,6 +172,7 @@ pub(super) fn decode_mem(
                 c,
             }
         }
+        "call" => call(cx, ops, line)?,
         "cvta" => {
             need(2)?;
             Op::Cvta {

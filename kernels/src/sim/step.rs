@@ -334,7 +334,7 @@ pub(super) fn step(
         | Op::Activemask { .. } => return super::step_mem::step_mem(op, &mut cx, sp),
         Op::BarWarp => sp.chk.syncwarp(sp.tid0, exec),
         Op::Nop => {}
-        Op::Bra { .. } | Op::Exit | Op::Bar | Op::Unsupported { .. } => {}
+        Op::Bra { .. } | Op::Exit | Op::Bar | Op::Printf { .. } | Op::Unsupported { .. } => {}
     }
     Ok(())
 }

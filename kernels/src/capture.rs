@@ -1,0 +1,92 @@
+//! The GPU worker's standard output, taken over for the kernel's `printf`.
+//!
+//! The CUDA driver writes what a kernel printed to the process's standard output when the device
+//! synchronizes, and the worker's standard output is the pipe its answer travels on. [`stdout`]
+//! keeps that pipe as [`Capture::answer`] and points file descriptor 1 at an unlinked temporary
+//! file; [`Capture::text`] reads back what landed there.
+
+#![allow(unsafe_code)] // dup2 and fflush from libc: each call says why it is sound.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read, Seek, SeekFrom};
+use std::os::fd::{AsFd, AsRawFd};
+
+pub struct Capture {
+    file: File,
+    /// The original standard output.
+    pub answer: File,
+}
+
+/// Redirects this process's standard output (descriptor 1) to a temporary file.
+pub fn stdout() -> io::Result<Capture> {
+    let answer = File::from(io::stdout().as_fd().try_clone_to_owned()?);
+    let path = std::env::temp_dir().join(format!("conv-workbook-printf-{}", std::process::id()));
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&path)?;
+    let _ = std::fs::remove_file(&path);
+    // SAFETY: both descriptors are open and owned by live `File`s; dup2 only makes 1 refer to the
+    // temporary file (closing the old 1, whose pipe `answer` still holds open).
+    if unsafe { libc::dup2(file.as_raw_fd(), 1) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(Capture { file, answer })
+}
+
+impl Capture {
+    /// What was written to standard output since [`stdout`], at most `max` bytes of it.
+    pub fn text(&mut self, max: u64) -> String {
+        // SAFETY: fflush(NULL) flushes every C stdio output stream; it takes no pointer of ours.
+        unsafe { libc::fflush(std::ptr::null_mut()) };
+        let mut bytes = Vec::new();
+        let read = self
+            .file
+            .seek(SeekFrom::Start(0))
+            .and_then(|_| (&mut self.file).take(max).read_to_end(&mut bytes));
+        match read {
+            Ok(_) => String::from_utf8_lossy(&bytes).into_owned(),
+            Err(_) => String::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    const NAME: &str = "capture::tests::c_stdio_output_is_captured_and_the_answer_stays_apart";
+
+    /// Runs itself again as a child (the redirect must not touch the test harness's own stdout):
+    /// the child prints through C's buffered stdio, as the CUDA driver does, then answers with what
+    /// it captured.
+    #[test]
+    fn c_stdio_output_is_captured_and_the_answer_stays_apart() {
+        if std::env::var_os("CAPTURE_CHILD").is_some() {
+            let mut c = stdout().expect("redirects");
+            // SAFETY: a NUL-terminated format whose one conversion gets an int.
+            unsafe { libc::printf(c"printed by the kernel: %d\n".as_ptr(), 7) };
+            let text = c.text(1 << 10);
+            write!(c.answer, "ANSWER[{text}]").expect("answers");
+            return;
+        }
+        let out = std::process::Command::new(std::env::current_exe().expect("test binary"))
+            .args([NAME, "--exact", "--nocapture", "--test-threads", "1"])
+            .env("CAPTURE_CHILD", "1")
+            .output()
+            .expect("runs");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.contains("ANSWER[printed by the kernel: 7\n]"),
+            "{stdout}"
+        );
+        assert_eq!(
+            stdout.matches("printed by the kernel").count(),
+            1,
+            "{stdout}"
+        );
+    }
+}
