@@ -49,6 +49,8 @@ enum Command {
     List(cmd::list::Args),
     /// Check a kernel against a puzzle's cases and report what is wrong.
     Check(cmd::check::Args),
+    /// Check your kernel each time you save it, and go on to the next puzzle when it passes.
+    Watch(cmd::watch::Args),
     /// Time a kernel on the GPU against the device's FMA peak and memory bandwidth.
     Bench(cmd::bench::Args),
     /// Show the next hint for a puzzle (one more each time).
@@ -83,6 +85,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::List(args) => cmd::list::execute(args),
         Command::Check(args) => cmd::check::execute(args),
+        Command::Watch(args) => cmd::watch::execute(args),
         Command::Hint(args) => cmd::hint::execute(args),
         Command::Bench(args) => cmd::bench::execute(args),
         Command::Book(args) => cmd::book::execute(args),

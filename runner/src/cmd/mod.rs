@@ -8,6 +8,7 @@ pub mod grade;
 pub mod hint;
 pub mod list;
 pub mod validate;
+pub mod watch;
 
 use crate::{registry, workbook};
 use kernels::Puzzle;
