@@ -142,7 +142,8 @@ pub const PRINTED_MAX: usize = 200;
 /// Characters kept of one entry's text.
 pub const PRINTED_CHARS: usize = 2000;
 
-fn is_zero(n: &u64) -> bool {
+/// For `skip_serializing_if`: a count of nothing is left out.
+pub fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 

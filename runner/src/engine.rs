@@ -69,12 +69,8 @@ pub struct CaseResult {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub printed: Vec<kernels::job::Printed>,
     /// Entries printed past the ones kept.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "kernels::job::is_zero")]
     pub printed_more: u64,
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
 }
 
 /// Everything one check found.
@@ -369,14 +365,16 @@ fn dedup(diagnostics: &mut Vec<Diagnostic>) {
             .rev()
             .find(|k| k.kind == kind)
             .expect("a kept one of each repeated kind");
-        let shown: Vec<&str> = cases.iter().take(3).map(String::as_str).collect();
-        let more = cases.len().saturating_sub(shown.len());
-        let tail = if more > 0 {
-            format!(" and {more} more")
-        } else {
-            String::new()
-        };
-        last.message += &format!(" [also in case {}{tail}]", shown.join(", "));
+        last.message += &format!(" [also in case {}]", fold(&cases, 3));
     }
     *diagnostics = kept;
+}
+
+/// The first `n` of `names`, then how many more: `a, b, c and 4 more`.
+pub fn fold(names: &[String], n: usize) -> String {
+    if names.len() <= n {
+        names.join(", ")
+    } else {
+        format!("{} and {} more", names[..n].join(", "), names.len() - n)
+    }
 }

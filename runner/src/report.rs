@@ -172,19 +172,10 @@ fn printed(outcome: &Outcome) -> String {
             .collect();
         out += &format!(
             "  printed in other cases too: {} (--case NAME shows one)\n",
-            fold(&names, 4)
+            crate::engine::fold(&names, 4)
         );
     }
     out
-}
-
-/// The first `n` of `names`, then how many more.
-fn fold(names: &[String], n: usize) -> String {
-    if names.len() <= n {
-        names.join(", ")
-    } else {
-        format!("{} and {} more", names[..n].join(", "), names.len() - n)
-    }
 }
 
 /// Per simulated case, each thread's highest global access counts against the puzzle's budget.
