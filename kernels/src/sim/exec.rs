@@ -263,19 +263,8 @@ impl Machine<'_> {
                 }
                 op => {
                     if exec != 0 {
-                        let local_bytes = prog.local_bytes as usize;
-                        let (mem, local) = (&mut self.mem, &mut w.local);
-                        let mut sp = Spaces {
-                            prog,
-                            mem,
-                            shared,
-                            local,
-                            local_bytes,
-                            chk: &mut self.chk,
-                            tid0: w.first_tid,
-                            inst: pc as u32,
-                        };
                         let clock = self.executed;
+                        let mut sp = self.spaces(shared, &mut w.local, w.first_tid, pc);
                         if let Err((fault, lane)) = step(
                             op,
                             WarpRegs {
@@ -300,6 +289,26 @@ impl Machine<'_> {
 }
 
 impl Machine<'_> {
+    /// Every state space as the warp whose first thread is `tid0` sees it at instruction `pc`.
+    fn spaces<'s>(
+        &'s mut self,
+        shared: &'s mut [u8],
+        local: &'s mut [u8],
+        tid0: u32,
+        pc: usize,
+    ) -> Spaces<'s> {
+        Spaces {
+            prog: self.prog,
+            mem: &mut self.mem,
+            shared,
+            local,
+            local_bytes: self.prog.local_bytes as usize,
+            chk: &mut self.chk,
+            tid0,
+            inst: pc as u32,
+        }
+    }
+
     /// `printf` in each executing lane, in lane order: reads the format and argument addresses
     /// from the call's parameters in the lane's local memory and keeps the text with the thread.
     fn printf(
@@ -311,19 +320,9 @@ impl Machine<'_> {
         [fmt, args]: [u64; 2],
         ret: Option<u64>,
     ) -> Result<(), Located> {
-        let prog = self.prog;
         let mut printed = Vec::new();
         let result = {
-            let mut sp = Spaces {
-                prog,
-                mem: &mut self.mem,
-                shared,
-                local: &mut w.local,
-                local_bytes: prog.local_bytes as usize,
-                chk: &mut self.chk,
-                tid0: w.first_tid,
-                inst: pc as u32,
-            };
+            let mut sp = self.spaces(shared, &mut w.local, w.first_tid, pc);
             (0..32).filter(|l| exec >> l & 1 == 1).try_for_each(|l| {
                 let one = |sp: &mut Spaces<'_>| {
                     let f = sp.load(Space::Local, fmt, 8, l)?;
