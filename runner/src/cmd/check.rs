@@ -1,4 +1,4 @@
-//! `runner check <puzzle>`: compile the learner's kernel, run every case, report what is wrong.
+//! `runner check [puzzle]`: compile the learner's kernel, run every case, report what is wrong.
 //!
 //! `--solution` checks the reference solution and `--kernel FILE` any file (an instructor grading a
 //! submission); `--json` prints the DESIGN.md contract. Passing with the learner's own file marks
@@ -40,7 +40,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         file,
         backend: args.backend,
         gpu_limit: Duration::from_secs_f64(args.timeout.max(0.1)),
-        rerun: rerun(&args),
+        rerun: rerun(&args, puzzle.id),
         only_case: args.case.clone(),
     })?;
     let text = if args.json {
@@ -64,9 +64,13 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// `runner check ...` with the arguments that choose the file and backend, as typed.
-fn rerun(args: &Args) -> String {
-    let mut cmd = format!("runner check {}", args.target.puzzle);
+/// `runner check ...` with the arguments that choose the file and backend, as typed (the puzzle
+/// by its id when none was typed).
+fn rerun(args: &Args, id: &str) -> String {
+    let mut cmd = format!(
+        "runner check {}",
+        args.target.puzzle.as_deref().unwrap_or(id)
+    );
     if args.target.solution {
         cmd += " --solution";
     }

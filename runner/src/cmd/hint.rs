@@ -1,21 +1,20 @@
-//! `runner hint <puzzle>`: the next of the puzzle's staged hints, one more each time it is run.
+//! `runner hint [puzzle]`: the next of the puzzle's staged hints, one more each time it is run.
 
-use crate::{registry, workbook::State};
-use anyhow::anyhow;
+use crate::workbook::State;
 use colored::Colorize;
 use std::process::ExitCode;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The puzzle, e.g. puzzle-03 (or 3).
-    puzzle: String,
+    /// The puzzle, e.g. puzzle-03 (or 3); without one, the first you have not solved.
+    puzzle: Option<String>,
     /// Show every hint at once.
     #[arg(long)]
     all: bool,
 }
 
 pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
-    let puzzle = registry::find(&args.puzzle).map_err(|e| anyhow!(e))?;
+    let puzzle = super::puzzle_or_current(args.puzzle.as_deref())?;
     let mut state = State::load();
     let shown = state.hints_shown.get(puzzle.id).copied().unwrap_or(0);
     let upto = if args.all {

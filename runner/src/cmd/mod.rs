@@ -17,8 +17,8 @@ use std::path::PathBuf;
 /// Which puzzle, and which file of it: the learner's kernel, the reference solution, or any file.
 #[derive(Debug, clap::Args)]
 pub struct KernelChoice {
-    /// The puzzle, e.g. puzzle-05 (or 5).
-    pub puzzle: String,
+    /// The puzzle, e.g. puzzle-05 (or 5); without one, the first you have not solved.
+    pub puzzle: Option<String>,
     /// Use the reference solution instead of your kernel.
     #[arg(long, conflicts_with = "kernel")]
     pub solution: bool,
@@ -30,7 +30,12 @@ pub struct KernelChoice {
 impl KernelChoice {
     /// The puzzle and the file chosen, or a usage error with a close-match suggestion.
     pub fn resolve(&self) -> anyhow::Result<(Puzzle, PathBuf)> {
-        let puzzle = registry::find(&self.puzzle).map_err(|e| anyhow::anyhow!(e))?;
+        if self.puzzle.is_none() && !self.is_own() {
+            anyhow::bail!(
+                "name the puzzle to check the file against, e.g. `puzzle-05 --kernel FILE` or `puzzle-05 --solution`"
+            );
+        }
+        let puzzle = puzzle_or_current(self.puzzle.as_deref())?;
         let root = workbook::root();
         let file = match (&self.kernel, self.solution) {
             (Some(file), _) => workbook::resolve(file),
@@ -44,4 +49,20 @@ impl KernelChoice {
     pub fn is_own(&self) -> bool {
         self.kernel.is_none() && !self.solution
     }
+}
+
+/// The puzzle named (e.g. puzzle-05 or 5), or, with none named, the first one whose own kernel has
+/// not passed yet (the last one when all have): where a learner is.
+pub fn puzzle_or_current(name: Option<&str>) -> anyhow::Result<Puzzle> {
+    if let Some(name) = name {
+        return registry::find(name).map_err(|e| anyhow::anyhow!(e));
+    }
+    let state = workbook::State::load();
+    let all = registry::all();
+    Ok(all
+        .iter()
+        .copied()
+        .find(|p| !state.is_solved(p.id))
+        .or_else(|| all.last().copied())
+        .expect("the registry lists puzzles"))
 }

@@ -10,7 +10,6 @@
 use crate::engine::{self, BackendChoice};
 use crate::{registry, report, workbook};
 use anyhow::Context;
-use kernels::Puzzle;
 use notify::{RecursiveMode, Watcher};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -34,10 +33,7 @@ pub struct Args {
 const SETTLE: Duration = Duration::from_millis(150);
 
 pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
-    let mut puzzle = match &args.puzzle {
-        Some(name) => registry::find(name).map_err(|e| anyhow::anyhow!(e))?,
-        None => first_unsolved(),
-    };
+    let mut puzzle = super::puzzle_or_current(args.puzzle.as_deref())?;
     let (tx, events) = std::sync::mpsc::channel();
     let mut watcher = notify::recommended_watcher(tx).context("watching files")?;
     let mut watched: Option<PathBuf> = None;
@@ -92,17 +88,6 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
             None => return Ok(ExitCode::SUCCESS),
         }
     }
-}
-
-/// The first puzzle whose own kernel has not passed yet (the last one when all have).
-fn first_unsolved() -> Puzzle {
-    let state = workbook::State::load();
-    let all = registry::all();
-    all.iter()
-        .copied()
-        .find(|p| !state.is_solved(p.id))
-        .or_else(|| all.last().copied())
-        .expect("the registry lists puzzles")
 }
 
 /// Blocks until `file` holds something other than `last`, after an event about it has settled.
