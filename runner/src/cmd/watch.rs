@@ -51,6 +51,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
             watched = Some(folder);
         }
         let shown = workbook::display(&file);
+        // The content the check sees: a save made while it runs still counts as a change.
         let mut last = std::fs::read(&file).ok();
         if !check_now {
             say(&format!(
