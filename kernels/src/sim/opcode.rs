@@ -9,6 +9,60 @@ use super::decode::{Ctx, DecodeError};
 use super::ir::*;
 use super::parse::Operand;
 
+/// One instruction's opcode word, split once for `decode_op` and `decode_mem`: the mnemonic, its
+/// modifiers, the types they name (`cvt.f32.s32` names two), and the last of those (`b32` when none
+/// is named).
+pub(super) struct Word<'a> {
+    pub text: &'a str,
+    pub mn: &'a str,
+    pub mods: Vec<&'a str>,
+    pub tys: Vec<Ty>,
+    pub ty: Ty,
+    pub line: u32,
+    ops: usize,
+}
+
+impl<'a> Word<'a> {
+    fn new(text: &'a str, ops: &[Operand], line: u32) -> Self {
+        let mut parts = text.split('.');
+        let mn = parts.next().unwrap_or_default();
+        let mods: Vec<&str> = parts.collect();
+        let tys: Vec<Ty> = mods.iter().filter_map(|m| Ty::parse(m)).collect();
+        let ty = tys.last().copied().unwrap_or(Ty::B32);
+        Word {
+            text,
+            mn,
+            mods,
+            tys,
+            ty,
+            line,
+            ops: ops.len(),
+        }
+    }
+
+    pub fn has(&self, m: &str) -> bool {
+        self.mods.contains(&m)
+    }
+
+    /// An error unless the instruction has at least `n` operands.
+    pub fn need(&self, n: usize) -> Result<(), DecodeError> {
+        if self.ops < n {
+            return Err(DecodeError::Bad {
+                line: self.line,
+                message: format!("`{}` needs {n} operands", self.text),
+            });
+        }
+        Ok(())
+    }
+
+    /// The instruction, known but in a form this simulator lacks, for the reason `why`.
+    pub fn unsupported(&self, why: &str) -> Result<Op, DecodeError> {
+        Ok(Op::Unsupported {
+            why: format!("`{}` ({why})", self.text),
+        })
+    }
+}
+
 fn fmods(mods: &[&str]) -> FMods {
     let mut m = FMods {
         rnd: Rnd::Default,
@@ -74,27 +128,12 @@ pub(super) fn decode_op(
     ops: &[Operand],
     line: u32,
 ) -> Result<Op, DecodeError> {
-    let parts: Vec<&str> = opcode.split('.').collect();
-    let mn = parts[0];
-    let mods = &parts[1..];
-    let tys: Vec<Ty> = mods.iter().filter_map(|m| Ty::parse(m)).collect();
-    let ty = tys.last().copied().unwrap_or(Ty::B32);
-    let has = |m: &str| mods.contains(&m);
+    let w = Word::new(opcode, ops, line);
+    let (mn, mods, tys, ty) = (w.mn, &w.mods[..], &w.tys, w.ty);
+    let has = |m: &str| w.has(m);
     let m = fmods(mods);
-    let unsupported = |why: &str| {
-        Ok(Op::Unsupported {
-            why: format!("`{opcode}` ({why})"),
-        })
-    };
-    let need = |n: usize| -> Result<(), DecodeError> {
-        if ops.len() < n {
-            return Err(DecodeError::Bad {
-                line,
-                message: format!("`{opcode}` needs {n} operands"),
-            });
-        }
-        Ok(())
-    };
+    let unsupported = |why: &str| w.unsupported(why);
+    let need = |n: usize| w.need(n);
     if matches!(ty, Ty::F16 | Ty::F16x2 | Ty::BF16 | Ty::B128)
         && !matches!(mn, "cvt" | "mov" | "ld" | "st")
     {
@@ -344,6 +383,6 @@ pub(super) fn decode_op(
                 a: cx.src(&ops[1], tys[1], line)?,
             }
         }
-        _ => return super::opcode_mem::decode_mem(cx, opcode, ops, line),
+        _ => return super::opcode_mem::decode_mem(cx, &w, ops),
     })
 }

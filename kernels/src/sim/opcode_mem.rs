@@ -6,6 +6,7 @@
 
 use super::decode::{Ctx, DecodeError};
 use super::ir::*;
+use super::opcode::Word;
 use super::parse::Operand;
 
 pub(super) fn space_of(mods: &[&str]) -> Space {
@@ -76,32 +77,11 @@ fn vec_names(o: &Operand) -> Vec<String> {
     }
 }
 
-pub(super) fn decode_mem(
-    cx: &mut Ctx,
-    opcode: &str,
-    ops: &[Operand],
-    line: u32,
-) -> Result<Op, DecodeError> {
-    let parts: Vec<&str> = opcode.split('.').collect();
-    let mn = parts[0];
-    let mods = &parts[1..];
-    let tys: Vec<Ty> = mods.iter().filter_map(|m| Ty::parse(m)).collect();
-    let ty = tys.last().copied().unwrap_or(Ty::B32);
-    let has = |m: &str| mods.contains(&m);
-    let unsupported = |why: &str| {
-        Ok(Op::Unsupported {
-            why: format!("`{opcode}` ({why})"),
-        })
-    };
-    let need = |n: usize| -> Result<(), DecodeError> {
-        if ops.len() < n {
-            return Err(DecodeError::Bad {
-                line,
-                message: format!("`{opcode}` needs {n} operands"),
-            });
-        }
-        Ok(())
-    };
+pub(super) fn decode_mem(cx: &mut Ctx, w: &Word<'_>, ops: &[Operand]) -> Result<Op, DecodeError> {
+    let (mn, mods, ty, line) = (w.mn, &w.mods[..], w.ty, w.line);
+    let has = |m: &str| w.has(m);
+    let unsupported = |why: &str| w.unsupported(why);
+    let need = |n: usize| w.need(n);
     Ok(match mn {
         "ld" | "ldu" => {
             need(2)?;
