@@ -6,7 +6,11 @@
 //! NVRTC 13 (`tests/fixtures/conv_naive.sm75.ptx`), so no GPU or NVRTC is needed. Compare with
 //! `python3 kernels/bench/numba_sim.py` (numba's CUDA simulator on the same kernel).
 
-use kernels::job::{Arg, Job, Launch};
+// The simulator tests' job of the puzzles' shape.
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use kernels::job::Launch;
 use kernels::sim;
 use kernels::spec::Rng;
 
@@ -24,35 +28,13 @@ fn main() {
     let mut rng = Rng::new(1);
     let (a, b) = (rng.signal(size), rng.signal(conv));
     let tpb = 256u32;
-    let job = Job {
-        kernel: "conv1d".into(),
-        launch: Launch::linear((size as u32).div_ceil(tpb), tpb),
-        args: vec![
-            Arg::Input {
-                name: "a".into(),
-                data: a,
-            },
-            Arg::Input {
-                name: "b".into(),
-                data: b,
-            },
-            Arg::Output {
-                name: "out".into(),
-                len: size,
-            },
-            Arg::I32 {
-                name: "size".into(),
-                value: size as i32,
-            },
-            Arg::I32 {
-                name: "conv".into(),
-                value: conv as i32,
-            },
-        ],
-        constants: vec![],
-        budget: None,
-        work: (size * conv) as u64,
-    };
+    let job = common::conv_job(
+        "conv1d",
+        a,
+        b,
+        size,
+        Launch::linear((size as u32).div_ceil(tpb), tpb),
+    );
     // Multiply-adds actually performed (the tail has fewer taps).
     let macs: u64 = (0..size).map(|i| conv.min(size - i) as u64).sum();
     println!("naive conv1d, size {size}, conv {conv}, {tpb} threads per block");

@@ -60,33 +60,8 @@ pub fn job(s: &Shape) -> Job {
         s.size.div_ceil(s.tpb as usize) as u32
     };
     Job {
-        kernel: "conv1d".into(),
-        launch: Launch::linear(blocks, s.tpb),
-        args: vec![
-            Arg::Input {
-                name: "a".into(),
-                data: a,
-            },
-            Arg::Input {
-                name: "b".into(),
-                data: b,
-            },
-            Arg::Output {
-                name: "out".into(),
-                len: s.size,
-            },
-            Arg::I32 {
-                name: "size".into(),
-                value: s.size as i32,
-            },
-            Arg::I32 {
-                name: "conv".into(),
-                value: s.conv as i32,
-            },
-        ],
-        constants: vec![],
         budget: s.budget,
-        work: (s.size * s.conv) as u64,
+        ..super::conv_job("conv1d", a, b, s.size, Launch::linear(blocks, s.tpb))
     }
 }
 
