@@ -159,9 +159,14 @@ pub struct Printed {
 }
 
 impl RunOutput {
-    /// Keeps `p` if fewer than [`PRINTED_MAX`] entries are kept, else counts it.
+    /// True once [`PRINTED_MAX`] entries are kept: what is printed next is only counted.
+    pub fn printed_full(&self) -> bool {
+        self.printed.len() >= PRINTED_MAX
+    }
+
+    /// Keeps `p` unless [`RunOutput::printed_full`], else counts it.
     pub fn print(&mut self, mut p: Printed) {
-        if self.printed.len() < PRINTED_MAX {
+        if !self.printed_full() {
             if let Some((cut, _)) = p.text.char_indices().nth(PRINTED_CHARS) {
                 p.text.truncate(cut);
                 p.text.push_str("...");

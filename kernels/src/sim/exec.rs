@@ -320,7 +320,7 @@ impl Machine<'_> {
         [fmt, args]: [u64; 2],
         ret: Option<u64>,
     ) -> Result<(), Located> {
-        if self.out.printed.len() >= crate::job::PRINTED_MAX {
+        if self.out.printed_full() {
             // Nothing more is kept: count the calls and skip reading and formatting them (their
             // return value goes unwritten, which no kernel here reads).
             self.out.printed_more += u64::from(exec.count_ones());
