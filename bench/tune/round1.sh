@@ -11,9 +11,11 @@ SOL=${SOL:-../../solutions/puzzle-08.cu}
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.limit --format=csv > "$out/log.txt" 2>&1
 nvcc --version | tail -1 >> "$out/log.txt"
 X="-DSTAGE_U=0 -DVEC=2 -DSPLIT=2"
+# Variants kept as patches of the solution (exp/README.md).
+patch -s -o "$b/new_o1.cu" ../../solutions/puzzle-08.cu exp/new_o1.patch
 variants="base|$SOL|
 new|../../solutions/puzzle-08.cu|
-new_o1|exp/new_o1.cu|
+new_o1|$b/new_o1.cu|
 new2|../../solutions/puzzle-08.cu|
 x12stage|exp/p08x.cu|-DPER_THREAD=12 -DTHREADS=160 -DSTAGE_U=0 -DVEC=4 -DSPLIT=2 -DPF=0 -DORDER=0
 x18u|exp/p08x.cu|-DPER_THREAD=18 -DTHREADS=640 $X -DPF=1 -DORDER=0
