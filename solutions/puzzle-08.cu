@@ -12,8 +12,8 @@
 // THREADS * PER_THREAD of them. The numbers come from the H100's scheduling (bench/NOTES.md):
 // - An SM runs its warps on four sub-partitions (SMSPs), warp w on SMSP w % 4, each issuing one
 //   instruction per cycle; the kernel takes as long as the busiest SMSP. 640 threads are 20 warps,
-//   5 per SMSP, and 640 * 18 = 11,520 outputs per block make 131 blocks for the full case (1,498,954
-//   outputs), one per SM: every SMSP gets 5 * 32 * 18 = 2,880 outputs, 1.4% over an even share.
+//   5 per SMSP, and 640 * 18 = 11,520 outputs per block make 131 blocks for the full case (1,497,954
+//   outputs), one per SM: every SMSP gets 5 * 32 * 18 = 2,880 outputs, 1.5% over an even share.
 //   (With 12 outputs per thread the busiest SMSP had 3,072.)
 // - PER_THREAD is even, so every input read can be a float2: thread t starts at float 18 t, and the
 //   16 threads served by one shared-memory wavefront then cover the 32 banks exactly once.
