@@ -108,3 +108,90 @@ fn the_dynamic_array_has_the_launch_size_and_ambiguous_bases_get_the_window_chec
     let d = run_dyn(4, true);
     assert!(d[0].message.contains("shared memory at byte 32"), "{d:#?}");
 }
+
+#[test]
+fn p03_staging_with_cp_async_is_clean() {
+    clean("p03_cp_async_ok", &P03);
+}
+
+#[test]
+fn p03_cp_async_without_a_wait_races_with_the_copy() {
+    let d = check("p03_cp_async_no_wait", &P03);
+    assert!(
+        has(&d, Kind::Race, &["writes `tile[", "lands only when its own thread waits"]),
+        "{d:#?}"
+    );
+}
+
+#[test]
+fn p03_cp_async_waited_for_but_without_a_barrier_is_a_race() {
+    let d = check("p03_cp_async_no_barrier", &P03);
+    assert!(has(&d, Kind::Race, &["reads `", "`cp.async` copy"]), "{d:#?}");
+    assert!(d.iter().all(|x| x.kind == Kind::Race), "{d:#?}");
+}
+
+/// A hand-written kernel of one thread: two groups of copies into `s`, the second with 8 of its
+/// 16 source bytes (zeros after), a third copy with `ignore-src` set; reads after `wait_group 1`
+/// and after `wait_all` go to `out`.
+#[test]
+fn cp_async_groups_land_at_their_wait_and_fill_zeros() {
+    let ptx = ".version 8.0\n.target sm_80\n.address_size 64\n\
+        .visible .entry k(.param .u64 k_a, .param .u64 k_out)\n{\n\
+        .reg .pred %p<2>;\n.reg .b32 %r<3>;\n.reg .b64 %rd<3>;\n.reg .f32 %f<8>;\n\
+        .shared .align 16 .b8 s[48];\n\
+        ld.param.u64 %rd1, [k_a];\nld.param.u64 %rd2, [k_out];\nmov.u32 %r1, s;\n\
+        cp.async.ca.shared.global.L2::128B [%r1], [%rd1], 16;\ncp.async.commit_group;\n\
+        mov.u32 %r2, 8;\ncp.async.cg.shared.global [%r1+16], [%rd1+16], 16, %r2;\n\
+        cp.async.commit_group;\ncp.async.wait_group 1;\n\
+        ld.shared.f32 %f1, [%r1+4];\nld.shared.f32 %f2, [%r1+16];\n\
+        setp.eq.u32 %p1, %r2, 8;\ncp.async.ca.shared.global [%r1+32], [%rd1], 4, %p1;\n\
+        cp.async.wait_all;\n\
+        ld.shared.f32 %f3, [%r1+20];\nld.shared.f32 %f4, [%r1+24];\nld.shared.f32 %f5, [%r1+32];\n\
+        st.global.f32 [%rd2], %f1;\nst.global.f32 [%rd2+4], %f2;\nst.global.f32 [%rd2+8], %f3;\n\
+        st.global.f32 [%rd2+12], %f4;\nst.global.f32 [%rd2+16], %f5;\nret;\n}\n";
+    let job = kernels::job::Job {
+        kernel: "k".into(),
+        launch: kernels::job::Launch::linear(1, 1),
+        args: vec![
+            kernels::job::Arg::Input {
+                name: "a".into(),
+                data: (1..=8).map(|x| x as f32).collect(),
+            },
+            kernels::job::Arg::Output {
+                name: "out".into(),
+                len: 5,
+            },
+        ],
+        constants: vec![],
+        budget: None,
+        work: 1,
+    };
+    let out = kernels::sim::run(ptx, &job);
+    // s[16] is read before its group is waited for: it still holds what it held before.
+    assert_eq!(out.outputs[0], [2.0, 0.0, 6.0, 0.0, 0.0]);
+    assert!(
+        out.diagnostics.len() == 1 && out.diagnostics[0].kind == Kind::UninitializedRead,
+        "{:#?}",
+        out.diagnostics
+    );
+}
+
+#[test]
+fn bulk_copies_are_unsupported_by_name() {
+    let ptx = ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n\
+        .reg .b32 %r<3>;\n.reg .b64 %rd<2>;\n\
+        cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1], 16, [%r2];\nret;\n}\n";
+    let job = kernels::job::Job {
+        kernel: "k".into(),
+        launch: kernels::job::Launch::linear(1, 1),
+        args: vec![],
+        constants: vec![],
+        budget: None,
+        work: 1,
+    };
+    let d = kernels::sim::run(ptx, &job).diagnostics;
+    assert!(
+        d[0].kind == Kind::UnsupportedInstruction && d[0].message.contains("cp.async.ca/cg.shared.global"),
+        "{d:#?}"
+    );
+}

@@ -102,7 +102,7 @@ impl Ctx {
         })
     }
 
-    fn lookup(&self, name: &str) -> Option<Name> {
+    pub(super) fn lookup(&self, name: &str) -> Option<Name> {
         self.scopes.iter().rev().find_map(|s| s.get(name).copied())
     }
 

@@ -35,6 +35,9 @@ pub(super) struct Warp {
     pub regs: Vec<u64>,
     pub preds: Vec<u32>,
     pub local: Vec<u8>,
+    /// `cp.async` copies not landed yet, and each lane's open group (commits so far).
+    pub copies: Vec<super::copy::Pending>,
+    pub groups: [u32; 32],
 }
 
 /// One launch in progress.
@@ -72,7 +75,7 @@ impl Machine<'_> {
         [linear % bx, (linear / bx) % by, linear / (bx * by)]
     }
 
-    fn fault(
+    pub(super) fn fault(
         &self,
         fault: Fault,
         inst: Option<usize>,
@@ -136,6 +139,8 @@ impl Machine<'_> {
             regs,
             preds: vec![0; p.npreds as usize],
             local: vec![0; p.local_bytes as usize * 32],
+            copies: Vec::new(),
+            groups: [0; 32],
         }
     }
 
@@ -199,8 +204,10 @@ impl Machine<'_> {
                         w.exit_pc[l] = last;
                     }
                 }
-                w.exited |= w.active;
+                let lanes = w.active;
+                w.exited |= lanes;
                 w.active = 0;
+                self.land(w, shared, lanes, |_, _| true)?;
                 continue;
             };
             let exec = match inst.guard {
@@ -236,6 +243,7 @@ impl Machine<'_> {
                     w.exited |= exec;
                     w.active &= !exec;
                     w.pc += 1;
+                    self.land(w, shared, exec, |_, _| true)?;
                 }
                 Op::Bar => {
                     if exec != 0 {
@@ -248,6 +256,20 @@ impl Machine<'_> {
                     if exec != 0 {
                         self.printf(w, shared, exec, pc, [*fmt, *args], *ret)?;
                     }
+                    w.pc += 1;
+                }
+                Op::CpAsync { .. } => {
+                    if exec != 0 {
+                        self.cp_async(w, shared, exec, pc, &inst.op)?;
+                    }
+                    w.pc += 1;
+                }
+                Op::CpAsyncCommit => {
+                    self.cp_async_group(w, shared, exec, true, None)?;
+                    w.pc += 1;
+                }
+                &Op::CpAsyncWait { keep, commit } => {
+                    self.cp_async_group(w, shared, exec, commit, Some(keep))?;
                     w.pc += 1;
                 }
                 Op::Unsupported { why } => {
@@ -290,7 +312,7 @@ impl Machine<'_> {
 
 impl Machine<'_> {
     /// Every state space as the warp whose first thread is `tid0` sees it at instruction `pc`.
-    fn spaces<'s>(
+    pub(super) fn spaces<'s>(
         &'s mut self,
         shared: &'s mut [u8],
         local: &'s mut [u8],

@@ -6,7 +6,7 @@
 //! addresses the learner cannot see.
 
 use super::finding::{Finding, Kept, shared_name};
-use super::ir::{Program, Space};
+use super::ir::{Op, Program, Space};
 use super::memory::MemFault;
 use crate::diag::{Diagnostic, Kind};
 
@@ -205,6 +205,20 @@ pub fn finding_diagnostic(k: &Kept, n: &Names<'_>) -> Diagnostic {
                 _ => format!(
                     "threads {a} and {b} both write {what} (lines {la} and {lb}) with no __syncthreads() in between, so the value that stays depends on timing; give each shared element one writer, or separate the writes with a barrier"
                 ),
+            };
+            let copied = [first, second].iter().any(|x| {
+                x.write
+                    && matches!(
+                        n.prog.insts.get(x.inst as usize).map(|i| &i.op),
+                        Some(Op::CpAsync { .. })
+                    )
+            });
+            let msg = if copied {
+                format!(
+                    "{msg}. The write is a `cp.async` copy, which lands only when its own thread waits for it: `cp.async.wait_group` (or `wait_all`), then __syncthreads(), then read"
+                )
+            } else {
+                msg
             };
             let block = Names::coords(n.grid, *block);
             (

@@ -161,6 +161,22 @@ pub enum Op {
         args: u64,
         ret: Option<u64>,
     },
+    /// `cp.async.{ca,cg}.shared.global [dst], [src], size{, src_size | ignore_src}`: the thread
+    /// reads `size` bytes of global memory now (only the first `src_size`, or none where
+    /// `ignore_src` holds; zeros for the rest) and they land in shared memory when the thread
+    /// waits for their group (see `copy`).
+    CpAsync {
+        size: u32,
+        dst: Addr,
+        src: Addr,
+        src_size: Option<Src>,
+        ignore_src: Option<PSrc>,
+    },
+    /// `cp.async.commit_group`: the thread's copies since its last commit become a group.
+    CpAsyncCommit,
+    /// `cp.async.wait_group n` (`wait_all`: a commit, then `n` = 0): the thread's groups land,
+    /// all but the `n` most recently committed.
+    CpAsyncWait { keep: u32, commit: bool },
     /// An instruction the simulator does not know; stops the run if a thread reaches it.
     Unsupported {
         why: String,

@@ -17,6 +17,7 @@ mod barrier;
 mod check;
 mod check_global;
 mod convert;
+mod copy;
 mod decode;
 mod exec;
 mod fault;

@@ -1,10 +1,11 @@
 //! Opcode words of memory, control flow and warp collectives to [`Op`]s: `ld`, `st`, `atom`,
-//! `red`, `cvta`, `bra`, `ret`/`exit`, `bar`, `shfl.sync`, `vote.sync`, `activemask` and the
+//! `red`, `cp.async` (the shared-from-global copies of compute capability 8.0 and their groups),
+//! `cvta`, `bra`, `ret`/`exit`, `bar`, `shfl.sync`, `vote.sync`, `activemask` and the
 //! fences and hints that change nothing on one simulated device. `opcode` handles arithmetic,
 //! comparisons and conversions and hands every other mnemonic here; what neither knows becomes
 //! `Op::Unsupported`.
 
-use super::decode::{Ctx, DecodeError};
+use super::decode::{Ctx, DecodeError, Name};
 use super::ir::*;
 use super::opcode::Word;
 use super::parse::Operand;
@@ -66,6 +67,66 @@ fn call(cx: &Ctx, ops: &[Operand], line: u32) -> Result<Op, DecodeError> {
         _ => Op::Unsupported {
             why: format!("`call` to `{func}` (of function calls it runs only `printf`)"),
         },
+    })
+}
+
+/// `cp.async...`: the copy `cp.async.{ca,cg}.shared{::cta}.global [dst], [src], size{, src_size |
+/// ignore_src}{, policy}` and its groups; the bulk (TMA) and `mbarrier` forms are not simulated.
+fn cp_async(cx: &mut Ctx, w: &Word<'_>, ops: &[Operand]) -> Result<Op, DecodeError> {
+    let line = w.line;
+    if w.has("commit_group") {
+        return Ok(Op::CpAsyncCommit);
+    }
+    if w.has("wait_all") {
+        return Ok(Op::CpAsyncWait {
+            keep: 0,
+            commit: true,
+        });
+    }
+    if w.has("wait_group") {
+        w.need(1)?;
+        return match &ops[0] {
+            Operand::Word { w: n, .. } => match super::parse::parse_int(n) {
+                Some(keep) if (0..=7).contains(&keep) => Ok(Op::CpAsyncWait {
+                    keep: keep as u32,
+                    commit: false,
+                }),
+                _ => cx.bad(line, "`cp.async.wait_group` needs a constant from 0 to 7"),
+            },
+            _ => cx.bad(line, "`cp.async.wait_group` needs a constant from 0 to 7"),
+        };
+    }
+    if !(w.has("shared") || w.has("shared::cta")) || !w.has("global") || w.has("bulk") {
+        return w.unsupported("of the asynchronous copies it runs only `cp.async.ca/cg.shared.global`, `commit_group` and `wait_group`/`wait_all`");
+    }
+    w.need(3)?;
+    let size = match &ops[2] {
+        Operand::Word { w: n, .. } => super::parse::parse_int(n),
+        _ => None,
+    };
+    let size = match size {
+        Some(n @ (4 | 8 | 16)) if n == 16 || w.has("ca") => n as u32,
+        _ => return cx.bad(line, "`cp.async` copies 4, 8 or 16 bytes (`.cg`: 16)"),
+    };
+    // The optional fourth operand: a predicate is `ignore-src`, anything else `src-size`; a fifth
+    // (with `.L2::cache_hint`) is a cache policy, which changes nothing here.
+    let hint = usize::from(w.mods.iter().any(|m| m.ends_with("cache_hint")));
+    let (mut src_size, mut ignore_src) = (None, None);
+    if ops.len() > 3 + hint {
+        let o = &ops[3];
+        let pred = matches!(o, Operand::Word { w: n, .. } if matches!(cx.lookup(n), Some(Name::Pred(_))));
+        if pred {
+            ignore_src = Some(cx.psrc(o, line)?);
+        } else {
+            src_size = Some(cx.src(o, Ty::U32, line)?);
+        }
+    }
+    Ok(Op::CpAsync {
+        size,
+        dst: cx.addr(&ops[0], line)?,
+        src: cx.addr(&ops[1], line)?,
+        src_size,
+        ignore_src,
     })
 }
 
@@ -153,6 +214,7 @@ pub(super) fn decode_mem(cx: &mut Ctx, w: &Word<'_>, ops: &[Operand]) -> Result<
             }
         }
         "call" => call(cx, ops, line)?,
+        "cp" if has("async") => cp_async(cx, w, ops)?,
         "cvta" => {
             need(2)?;
             Op::Cvta {

@@ -102,7 +102,10 @@ pub fn attribute(prog: &Program, uses: &[(u32, u32, bool)]) -> Vec<u32> {
         .enumerate()
         .map(|(i, inst)| {
             let addr = match &inst.op {
-                Op::Ld { addr, .. } | Op::St { addr, .. } | Op::Atom { addr, .. } => addr,
+                Op::Ld { addr, .. }
+                | Op::St { addr, .. }
+                | Op::Atom { addr, .. }
+                | Op::CpAsync { dst: addr, .. } => addr,
                 _ => return NONE,
             };
             let a = addr.base.map_or(addr_sym[i], |r| tag[r as usize]);

@@ -334,7 +334,14 @@ pub(super) fn step(
         | Op::Activemask { .. } => return super::step_mem::step_mem(op, &mut cx, sp),
         Op::BarWarp => sp.chk.syncwarp(sp.tid0, exec),
         Op::Nop => {}
-        Op::Bra { .. } | Op::Exit | Op::Bar | Op::Printf { .. } | Op::Unsupported { .. } => {}
+        Op::Bra { .. }
+        | Op::Exit
+        | Op::Bar
+        | Op::Printf { .. }
+        | Op::CpAsync { .. }
+        | Op::CpAsyncCommit
+        | Op::CpAsyncWait { .. }
+        | Op::Unsupported { .. } => {}
     }
     Ok(())
 }
