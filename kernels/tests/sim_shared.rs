@@ -63,6 +63,18 @@ fn p03_reusing_the_tile_without_a_syncwarp_is_a_shared_race() {
     );
 }
 
+/// The job of a hand-written kernel `k`.
+fn hand_job(launch: kernels::job::Launch, args: Vec<kernels::job::Arg>) -> kernels::job::Job {
+    kernels::job::Job {
+        kernel: "k".into(),
+        launch,
+        args,
+        constants: vec![],
+        budget: None,
+        work: 1,
+    }
+}
+
 /// A hand-written kernel: a static array `sa` of 4 floats, then the dynamic array `dyn` of
 /// 16 dynamic bytes; thread 0 reads `dyn` at float index `%r3` (given by `idx` through
 /// `dyn`'s address; with `mix`, `sa`'s address is added in, so the base derives from both).
@@ -77,14 +89,7 @@ fn run_dyn(idx: u32, mix: bool) -> Vec<kernels::Diagnostic> {
     );
     let mut launch = kernels::job::Launch::linear(1, 1);
     launch.shared_bytes = 16;
-    let job = kernels::job::Job {
-        kernel: "k".into(),
-        launch,
-        args: vec![],
-        constants: vec![],
-        budget: None,
-        work: 1,
-    };
+    let job = hand_job(launch, vec![]);
     // Checks off: nobody wrote `dyn`, and only the bounds are under test here.
     let opts = kernels::sim::SimOptions {
         checks: false,
@@ -118,7 +123,11 @@ fn p03_staging_with_cp_async_is_clean() {
 fn p03_cp_async_without_a_wait_races_with_the_copy() {
     let d = check("p03_cp_async_no_wait", &P03);
     assert!(
-        has(&d, Kind::Race, &["writes `tile[", "lands only when its own thread waits"]),
+        has(
+            &d,
+            Kind::Race,
+            &["writes `tile[", "lands only when its own thread waits"]
+        ),
         "{d:#?}"
     );
 }
@@ -126,7 +135,10 @@ fn p03_cp_async_without_a_wait_races_with_the_copy() {
 #[test]
 fn p03_cp_async_waited_for_but_without_a_barrier_is_a_race() {
     let d = check("p03_cp_async_no_barrier", &P03);
-    assert!(has(&d, Kind::Race, &["reads `", "`cp.async` copy"]), "{d:#?}");
+    assert!(
+        has(&d, Kind::Race, &["reads `", "`cp.async` copy"]),
+        "{d:#?}"
+    );
     assert!(d.iter().all(|x| x.kind == Kind::Race), "{d:#?}");
 }
 
@@ -149,10 +161,9 @@ fn cp_async_groups_land_at_their_wait_and_fill_zeros() {
         ld.shared.f32 %f3, [%r1+20];\nld.shared.f32 %f4, [%r1+24];\nld.shared.f32 %f5, [%r1+32];\n\
         st.global.f32 [%rd2], %f1;\nst.global.f32 [%rd2+4], %f2;\nst.global.f32 [%rd2+8], %f3;\n\
         st.global.f32 [%rd2+12], %f4;\nst.global.f32 [%rd2+16], %f5;\nret;\n}\n";
-    let job = kernels::job::Job {
-        kernel: "k".into(),
-        launch: kernels::job::Launch::linear(1, 1),
-        args: vec![
+    let job = hand_job(
+        kernels::job::Launch::linear(1, 1),
+        vec![
             kernels::job::Arg::Input {
                 name: "a".into(),
                 data: (1..=8).map(|x| x as f32).collect(),
@@ -162,10 +173,7 @@ fn cp_async_groups_land_at_their_wait_and_fill_zeros() {
                 len: 5,
             },
         ],
-        constants: vec![],
-        budget: None,
-        work: 1,
-    };
+    );
     let out = kernels::sim::run(ptx, &job);
     // s[16] is read before its group is waited for: it still holds what it held before.
     assert_eq!(out.outputs[0], [2.0, 0.0, 6.0, 0.0, 0.0]);
@@ -181,17 +189,11 @@ fn bulk_copies_are_unsupported_by_name() {
     let ptx = ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n\
         .reg .b32 %r<3>;\n.reg .b64 %rd<2>;\n\
         cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1], 16, [%r2];\nret;\n}\n";
-    let job = kernels::job::Job {
-        kernel: "k".into(),
-        launch: kernels::job::Launch::linear(1, 1),
-        args: vec![],
-        constants: vec![],
-        budget: None,
-        work: 1,
-    };
+    let job = hand_job(kernels::job::Launch::linear(1, 1), vec![]);
     let d = kernels::sim::run(ptx, &job).diagnostics;
     assert!(
-        d[0].kind == Kind::UnsupportedInstruction && d[0].message.contains("cp.async.ca/cg.shared.global"),
+        d[0].kind == Kind::UnsupportedInstruction
+            && d[0].message.contains("cp.async.ca/cg.shared.global"),
         "{d:#?}"
     );
 }

@@ -59,7 +59,13 @@ impl Machine<'_> {
             (_, Some(p)) => {
                 let m = match p {
                     PSrc::Slot(p, neg) => w.preds[p as usize] ^ if neg { u32::MAX } else { 0 },
-                    PSrc::Const(c) => if c { u32::MAX } else { 0 },
+                    PSrc::Const(c) => {
+                        if c {
+                            u32::MAX
+                        } else {
+                            0
+                        }
+                    }
                 };
                 std::array::from_fn(|l| if m >> l & 1 == 1 { 0 } else { u64::from(size) })
             }
@@ -69,8 +75,14 @@ impl Machine<'_> {
         let result = {
             let mut sp = self.spaces(shared, &mut w.local, w.first_tid, pc);
             (0..32).filter(|l| exec >> l & 1 == 1).try_for_each(|l| {
-                sp.load_as(Space::Shared, dsts[l], size as usize, l, super::check::Acc::Quiet)
-                    .map_err(|e| (e, l, true))?;
+                sp.load_as(
+                    Space::Shared,
+                    dsts[l],
+                    size as usize,
+                    l,
+                    super::check::Acc::Quiet,
+                )
+                .map_err(|e| (e, l, true))?;
                 // Whole words as 4-byte reads (what the access budgets count), a partial one by bytes.
                 let mut bytes = [0u8; 16];
                 let n = valid[l].min(u64::from(size)) as usize;
@@ -139,10 +151,9 @@ impl Machine<'_> {
         if w.copies.is_empty() {
             return Ok(());
         }
-        let (now, later): (Vec<Pending>, Vec<Pending>) =
-            std::mem::take(&mut w.copies).into_iter().partition(|c| {
-                lanes >> c.lane & 1 == 1 && due(c.group, w.groups[c.lane as usize])
-            });
+        let (now, later): (Vec<Pending>, Vec<Pending>) = std::mem::take(&mut w.copies)
+            .into_iter()
+            .partition(|c| lanes >> c.lane & 1 == 1 && due(c.group, w.groups[c.lane as usize]));
         w.copies = later;
         for c in now {
             let l = c.lane as usize;

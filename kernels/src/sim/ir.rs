@@ -176,7 +176,10 @@ pub enum Op {
     CpAsyncCommit,
     /// `cp.async.wait_group n` (`wait_all`: a commit, then `n` = 0): the thread's groups land,
     /// all but the `n` most recently committed.
-    CpAsyncWait { keep: u32, commit: bool },
+    CpAsyncWait {
+        keep: u32,
+        commit: bool,
+    },
     /// An instruction the simulator does not know; stops the run if a thread reaches it.
     Unsupported {
         why: String,

@@ -114,7 +114,8 @@ fn cp_async(cx: &mut Ctx, w: &Word<'_>, ops: &[Operand]) -> Result<Op, DecodeErr
     let (mut src_size, mut ignore_src) = (None, None);
     if ops.len() > 3 + hint {
         let o = &ops[3];
-        let pred = matches!(o, Operand::Word { w: n, .. } if matches!(cx.lookup(n), Some(Name::Pred(_))));
+        let pred =
+            matches!(o, Operand::Word { w: n, .. } if matches!(cx.lookup(n), Some(Name::Pred(_))));
         if pred {
             ignore_src = Some(cx.psrc(o, line)?);
         } else {
