@@ -59,13 +59,7 @@ impl Machine<'_> {
             (_, Some(p)) => {
                 let m = match p {
                     PSrc::Slot(p, neg) => w.preds[p as usize] ^ if neg { u32::MAX } else { 0 },
-                    PSrc::Const(c) => {
-                        if c {
-                            u32::MAX
-                        } else {
-                            0
-                        }
-                    }
+                    PSrc::Const(c) => u32::MAX * u32::from(c),
                 };
                 std::array::from_fn(|l| if m >> l & 1 == 1 { 0 } else { u64::from(size) })
             }

@@ -87,13 +87,19 @@ fn cp_async(cx: &mut Ctx, w: &Word<'_>, ops: &[Operand]) -> Result<Op, DecodeErr
         w.need(1)?;
         return match &ops[0] {
             Operand::Word { w: n, .. } => match super::parse::parse_int(n) {
-                Some(keep) if (0..=7).contains(&keep) => Ok(Op::CpAsyncWait {
+                Some(keep) if (0..=i64::from(u32::MAX)).contains(&keep) => Ok(Op::CpAsyncWait {
                     keep: keep as u32,
                     commit: false,
                 }),
-                _ => cx.bad(line, "`cp.async.wait_group` needs a constant from 0 to 7"),
+                _ => cx.bad(
+                    line,
+                    "`cp.async.wait_group` needs a constant count of groups",
+                ),
             },
-            _ => cx.bad(line, "`cp.async.wait_group` needs a constant from 0 to 7"),
+            _ => cx.bad(
+                line,
+                "`cp.async.wait_group` needs a constant count of groups",
+            ),
         };
     }
     if !(w.has("shared") || w.has("shared::cta")) || !w.has("global") || w.has("bulk") {
