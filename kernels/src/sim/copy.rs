@@ -9,9 +9,10 @@
 //! without the wait and a barrier in between races with the copy, at the copy's line. A thread
 //! that exits with copies outstanding has them land then (a GPU finishes them as well).
 
-use super::exec::{Machine, Warp};
+use super::exec::{Machine, Warp, WarpRegs};
 use super::fault::Located;
 use super::ir::*;
+use super::step::Ctx;
 
 /// One copy in flight for one lane.
 pub(super) struct Pending {
@@ -45,25 +46,30 @@ impl Machine<'_> {
         else {
             return Ok(());
         };
-        let get = |w: &Warp, a: Addr| -> [u64; 32] {
-            let mut v = [0u64; 32];
-            if let Some(b) = a.base {
-                v.copy_from_slice(&w.regs[b as usize * 32..b as usize * 32 + 32]);
-            }
-            v.map(|x| x.wrapping_add(a.off as u64))
-        };
-        let (dsts, srcs) = (get(w, dst), get(w, src));
-        let valid: [u64; 32] = match (src_size, ignore_src) {
-            (Some(Src::Reg(r)), _) => std::array::from_fn(|l| w.regs[r as usize * 32 + l]),
-            (Some(Src::Imm(n)), _) => [n; 32],
-            (_, Some(p)) => {
-                let m = match p {
-                    PSrc::Slot(p, neg) => w.preds[p as usize] ^ if neg { u32::MAX } else { 0 },
-                    PSrc::Const(c) => u32::MAX * u32::from(c),
-                };
-                std::array::from_fn(|l| if m >> l & 1 == 1 { 0 } else { u64::from(size) })
-            }
-            _ => [u64::from(size); 32],
+        // Per lane: the two addresses and the bytes to read from the source.
+        let (dsts, srcs, valid) = {
+            let cx = Ctx {
+                w: WarpRegs {
+                    regs: &mut w.regs,
+                    preds: &mut w.preds,
+                },
+                exec,
+                clock: self.executed,
+            };
+            let at = |a: Addr| {
+                a.base
+                    .map_or([0; 32], |b| cx.get(Src::Reg(b)))
+                    .map(|x| x.wrapping_add(a.off as u64))
+            };
+            let valid = match (src_size, ignore_src) {
+                (Some(s), _) => cx.get(s),
+                (_, Some(p)) => {
+                    let ignored = cx.pred(p);
+                    std::array::from_fn(|l| u64::from(size) * u64::from(ignored >> l & 1 == 0))
+                }
+                _ => [u64::from(size); 32],
+            };
+            (at(dst), at(src), valid)
         };
         let mut copies = Vec::new();
         let result = {
@@ -123,9 +129,9 @@ impl Machine<'_> {
         commit: bool,
         wait: Option<u32>,
     ) -> Result<(), Located> {
-        for l in 0..32 {
-            if exec >> l & 1 == 1 && commit {
-                w.groups[l] += 1;
+        if commit {
+            for (l, g) in w.groups.iter_mut().enumerate() {
+                *g += exec >> l & 1;
             }
         }
         match wait {
@@ -153,11 +159,11 @@ impl Machine<'_> {
             let l = c.lane as usize;
             let mut sp = self.spaces(shared, &mut w.local, w.first_tid, c.pc as usize);
             let stored = c.bytes[..c.size as usize]
-                .chunks(4)
+                .chunks_exact(4)
                 .enumerate()
                 .try_for_each(|(i, b)| {
-                    let v = u64::from(u32::from_le_bytes(b.try_into().unwrap_or([0; 4])));
-                    sp.store(Space::Shared, c.dst + 4 * i as u64, 4, v, l)
+                    let v = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                    sp.store(Space::Shared, c.dst + 4 * i as u64, 4, u64::from(v), l)
                 });
             if let Err(mem) = stored {
                 return Err(self.fault(
