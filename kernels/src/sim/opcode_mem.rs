@@ -83,20 +83,19 @@ fn cp_async(cx: &mut Ctx, w: &Word<'_>, ops: &[Operand]) -> Result<Op, DecodeErr
             commit: true,
         });
     }
+    // A constant operand (the group count, the copy size).
+    let constant = |o: &Operand| match o {
+        Operand::Word { w: n, .. } => super::parse::parse_int(n),
+        _ => None,
+    };
     if w.has("wait_group") {
         w.need(1)?;
-        return match &ops[0] {
-            Operand::Word { w: n, .. } => match super::parse::parse_int(n) {
-                Some(keep) if (0..=i64::from(u32::MAX)).contains(&keep) => Ok(Op::CpAsyncWait {
-                    keep: keep as u32,
-                    commit: false,
-                }),
-                _ => cx.bad(
-                    line,
-                    "`cp.async.wait_group` needs a constant count of groups",
-                ),
-            },
-            _ => cx.bad(
+        return match constant(&ops[0]).and_then(|k| u32::try_from(k).ok()) {
+            Some(keep) => Ok(Op::CpAsyncWait {
+                keep,
+                commit: false,
+            }),
+            None => cx.bad(
                 line,
                 "`cp.async.wait_group` needs a constant count of groups",
             ),
@@ -106,11 +105,7 @@ fn cp_async(cx: &mut Ctx, w: &Word<'_>, ops: &[Operand]) -> Result<Op, DecodeErr
         return w.unsupported("of the asynchronous copies it runs only `cp.async.ca/cg.shared.global`, `commit_group` and `wait_group`/`wait_all`");
     }
     w.need(3)?;
-    let size = match &ops[2] {
-        Operand::Word { w: n, .. } => super::parse::parse_int(n),
-        _ => None,
-    };
-    let size = match size {
+    let size = match constant(&ops[2]) {
         Some(n @ (4 | 8 | 16)) if n == 16 || w.has("ca") => n as u32,
         _ => return cx.bad(line, "`cp.async` copies 4, 8 or 16 bytes (`.cg`: 16)"),
     };
