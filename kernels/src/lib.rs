@@ -11,6 +11,7 @@ pub mod entry;
 pub mod gpu;
 pub mod job;
 pub mod nvrtc;
+pub mod refcache;
 pub mod shape;
 pub mod sim;
 pub mod spec;
