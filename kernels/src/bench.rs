@@ -37,8 +37,7 @@ pub fn time_job(source: &Source<'_>, job: &Job, plan: Plan) -> Result<Timing, Di
         .iter()
         .map(|a| match a {
             Arg::Input { data, .. } => data.len() * 4,
-            Arg::Output { len, .. } => len * 4,
-            Arg::I32 { .. } => 0,
+            out => out.output_len().unwrap_or(0) * 4,
         })
         .sum();
     let copies = plan.rotate_bytes.div_ceil(bytes.max(1)).clamp(1, 64);

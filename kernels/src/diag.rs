@@ -26,6 +26,10 @@ pub enum Kind {
     UnwrittenOutput,
     LaunchError,
     UnsupportedInstruction,
+    /// A declared launch shape (puzzles 08 and 10) missing, malformed, or one no GPU can launch.
+    BadLaunchShape,
+    /// An element of a pitched output's padding (columns past the row's end) was changed.
+    PaddingWritten,
 }
 
 impl Kind {
@@ -46,6 +50,8 @@ impl Kind {
             Kind::UnwrittenOutput => "unwritten_output",
             Kind::LaunchError => "launch_error",
             Kind::UnsupportedInstruction => "unsupported_instruction",
+            Kind::BadLaunchShape => "bad_launch_shape",
+            Kind::PaddingWritten => "padding_written",
         }
     }
 }

@@ -174,8 +174,14 @@ fn allocate(
         .iter()
         .map(|arg| match arg {
             Arg::Input { data, .. } => stream.clone_htod(data).map(Some),
-            Arg::Output { len, .. } => stream.clone_htod(&vec![f32::NAN; (*len).max(1)]).map(Some),
             Arg::I32 { .. } => Ok(None),
+            out => {
+                let mut init = out.output_init().expect("an output buffer");
+                if init.is_empty() {
+                    init.push(f32::NAN);
+                }
+                stream.clone_htod(&init).map(Some)
+            }
         })
         .collect()
 }
@@ -234,12 +240,12 @@ impl Loaded {
             .iter()
             .zip(&self.inputs)
             .filter_map(|(arg, buf)| match (arg, buf) {
-                (Arg::Output { len, .. }, Some(buf)) => Some((len, buf)),
+                (arg, Some(buf)) => Some((arg.output_len()?, buf)),
                 _ => None,
             })
             .map(|(len, buf)| {
                 let mut host = self.stream.clone_dtoh(buf)?;
-                host.truncate(*len);
+                host.truncate(len);
                 Ok(host)
             })
             .collect()

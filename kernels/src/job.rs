@@ -5,7 +5,8 @@
 //! simulator) take the same job and return the same [`RunOutput`], so the runner compares them
 //! without knowing which ran. Output buffers are given by length only: the backend poisons them
 //! with NaN before the launch, so an element nobody wrote can never pass as a lucky zero.
-//! Jobs travel to the GPU worker process as JSON, hence the serde derives.
+//! Jobs travel to the GPU worker process as JSON, hence the serde derives. A pitched 2D output
+//! ([`Arg::Pitched`]) starts with a sentinel in its padding instead, which must survive the launch.
 
 use crate::diag::Diagnostic;
 use serde::{Deserialize, Serialize};
@@ -51,12 +52,89 @@ pub enum Arg {
     Output { name: String, len: usize },
     /// A 32-bit integer passed by value.
     I32 { name: String, value: i32 },
+    /// A pitched 2D output (puzzles 09 and 10): `rows` rows of `stride` floats, of which the first
+    /// `cols` are the image (poisoned with NaN) and the rest padding, holding
+    /// [`PADDING_SENTINEL`] before the launch and required to hold it after.
+    Pitched {
+        name: String,
+        rows: usize,
+        cols: usize,
+        stride: usize,
+    },
+}
+
+/// What a pitched output's padding holds before the launch: a finite value no sum of the cases'
+/// data can produce by chance, so a padding element that changed is told apart from one left alone.
+pub const PADDING_SENTINEL: f32 = -7777.0;
+
+/// Rows, columns and row stride (in floats) of a pitched 2D buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Pitch {
+    pub rows: usize,
+    pub cols: usize,
+    pub stride: usize,
+}
+
+impl Pitch {
+    /// Whether flat element `i` lies in a row's padding.
+    pub fn is_padding(&self, i: usize) -> bool {
+        i % self.stride >= self.cols
+    }
+
+    /// (row, column) of flat element `i`.
+    pub fn at(&self, i: usize) -> (usize, usize) {
+        (i / self.stride, i % self.stride)
+    }
 }
 
 impl Arg {
     pub fn name(&self) -> &str {
         match self {
-            Arg::Input { name, .. } | Arg::Output { name, .. } | Arg::I32 { name, .. } => name,
+            Arg::Input { name, .. }
+            | Arg::Output { name, .. }
+            | Arg::I32 { name, .. }
+            | Arg::Pitched { name, .. } => name,
+        }
+    }
+
+    /// For an output buffer, its contents before the launch: NaN everywhere, except a pitched
+    /// output's padding, which holds [`PADDING_SENTINEL`]. `None` for inputs and integers.
+    pub fn output_init(&self) -> Option<Vec<f32>> {
+        match self {
+            Arg::Output { len, .. } => Some(vec![f32::NAN; *len]),
+            Arg::Pitched {
+                rows, cols, stride, ..
+            } => Some(
+                (0..rows * stride)
+                    .map(|i| {
+                        if i % stride >= *cols {
+                            PADDING_SENTINEL
+                        } else {
+                            f32::NAN
+                        }
+                    })
+                    .collect(),
+            ),
+            Arg::Input { .. } | Arg::I32 { .. } => None,
+        }
+    }
+
+    /// Elements of an output buffer (padding included); `None` for inputs and integers.
+    pub fn output_len(&self) -> Option<usize> {
+        match self {
+            Arg::Output { len, .. } => Some(*len),
+            Arg::Pitched { rows, stride, .. } => Some(rows * stride),
+            Arg::Input { .. } | Arg::I32 { .. } => None,
+        }
+    }
+
+    /// The shape of a pitched output.
+    pub fn pitch(&self) -> Option<Pitch> {
+        match *self {
+            Arg::Pitched {
+                rows, cols, stride, ..
+            } => Some(Pitch { rows, cols, stride }),
+            _ => None,
         }
     }
 }
@@ -92,10 +170,18 @@ pub struct Job {
 impl Job {
     /// The output buffers' names in parameter order, matching [`RunOutput::outputs`].
     pub fn output_names(&self) -> impl Iterator<Item = &str> {
-        self.args.iter().filter_map(|a| match a {
-            Arg::Output { name, .. } => Some(name.as_str()),
-            _ => None,
-        })
+        self.args
+            .iter()
+            .filter(|a| a.output_len().is_some())
+            .map(Arg::name)
+    }
+
+    /// The shape of the first output, when it is a pitched 2D one.
+    pub fn output_pitch(&self) -> Option<Pitch> {
+        self.args
+            .iter()
+            .find(|a| a.output_len().is_some())
+            .and_then(Arg::pitch)
     }
 
     /// The value of the integer parameter `name`, if there is one.

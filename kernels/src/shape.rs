@@ -1,4 +1,4 @@
-//! A launch shape that the kernel file declares for itself (puzzle 08).
+//! A launch shape that the kernel file declares for itself (puzzles 08 and 10).
 //!
 //! Where a puzzle lets the learner choose the launch, the kernel file holds
 //! `extern "C" __device__ const int launch_shape[3] = {THREADS, OUTPUTS_PER_BLOCK, SHARED_BYTES};`.
@@ -10,10 +10,11 @@
 //! .global .align 4 .b8 launch_shape[12] = {64, 0, 0, 0, 0, 3};
 //! ```
 //!
-//! [`LaunchShape::from_ptx`] reads it back through the simulator's PTX parser and checks it against the hardware's limits, so a
-//! missing, misspelled or impossible declaration is a diagnostic that says what to write, never a
-//! launch of zero blocks. The grid then follows from the case: one block per `OUTPUTS_PER_BLOCK`
-//! outputs, rounded up.
+//! [`declared_ints`] reads such an array back through the simulator's PTX parser, so a missing,
+//! misspelled or wrongly sized declaration is a `bad_launch_shape` diagnostic that says what to
+//! write, never a launch of zero blocks. [`LaunchShape::from_ptx`] reads puzzle 08's three ints
+//! and checks them against the hardware's limits; the grid then follows from the case: one block
+//! per `OUTPUTS_PER_BLOCK` outputs, rounded up. Puzzle 10's 2D shape is in `crate::tile_shape`.
 
 use crate::diag::{Diagnostic, Kind};
 use crate::job::Launch;
@@ -35,33 +36,11 @@ impl LaunchShape {
     /// Reads the array `symbol` from `ptx`. Diagnostics are placed at `file`, line 1 (the PTX of a
     /// global variable carries no line), and say what the declaration should look like.
     pub fn from_ptx(ptx: &str, symbol: &str, file: &str) -> Result<Self, Diagnostic> {
-        let wanted = format!(
-            "extern \"C\" __device__ const int {symbol}[3] = {{THREADS, OUTPUTS_PER_BLOCK, SHARED_BYTES}};"
-        );
-        let fail = |why: String| {
-            Err(Diagnostic::new(
-                Kind::SignatureMismatch,
-                format!("{why}: declare `{wanted}`"),
-            )
-            .at_line(file, 1))
-        };
-        let Some(array) = crate::sim::module_array(ptx, symbol) else {
-            return fail(format!(
-                "the kernel file does not declare its launch shape `{symbol}`"
-            ));
-        };
-        if !array.initialized || !array.bytes.len().is_multiple_of(4) {
-            return fail(format!(
-                "`{symbol}` has no initializer of ints the runner can read"
-            ));
-        }
-        let words: Vec<u32> = array
-            .bytes
-            .chunks(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect();
-        let [threads, outputs_per_block, shared_bytes] = words[..] else {
-            return fail(format!("`{symbol}` holds {} ints, not 3", words.len()));
+        let fields = ["THREADS", "OUTPUTS_PER_BLOCK", "SHARED_BYTES"];
+        let [threads, outputs_per_block, shared_bytes] =
+            declared_ints(ptx, symbol, &fields, file)?[..]
+        else {
+            unreachable!("declared_ints returns one value per field")
         };
         let shape = LaunchShape {
             threads,
@@ -69,11 +48,10 @@ impl LaunchShape {
             shared_bytes,
         };
         shape.check().map_err(|why| {
-            Diagnostic::new(
-                Kind::SignatureMismatch,
+            impossible(
+                file,
                 format!("`{symbol}` = {{{threads}, {outputs_per_block}, {shared_bytes}}}: {why}"),
             )
-            .at_line(file, 1)
         })
     }
 
@@ -98,6 +76,51 @@ impl LaunchShape {
         let blocks = outputs.div_ceil(self.outputs_per_block as usize).max(1);
         Launch::linear(blocks as u32, self.threads).with_shared(self.shared_bytes)
     }
+}
+
+/// A `bad_launch_shape` diagnostic at line 1 of `file`.
+pub fn impossible(file: &str, message: String) -> Diagnostic {
+    Diagnostic::new(Kind::BadLaunchShape, message).at_line(file, 1)
+}
+
+/// The ints of the array `symbol` that `ptx` declares, one per name in `fields`; a missing,
+/// uninitialized or wrongly sized array is a `bad_launch_shape` diagnostic that shows the
+/// declaration to write.
+pub fn declared_ints(
+    ptx: &str,
+    symbol: &str,
+    fields: &[&str],
+    file: &str,
+) -> Result<Vec<u32>, Diagnostic> {
+    let wanted = format!(
+        "extern \"C\" __device__ const int {symbol}[{}] = {{{}}};",
+        fields.len(),
+        fields.join(", ")
+    );
+    let fail = |why: String| Err(impossible(file, format!("{why}: declare `{wanted}`")));
+    let Some(array) = crate::sim::module_array(ptx, symbol) else {
+        return fail(format!(
+            "the kernel file does not declare its launch shape `{symbol}`"
+        ));
+    };
+    if !array.initialized || !array.bytes.len().is_multiple_of(4) {
+        return fail(format!(
+            "`{symbol}` has no initializer of ints the runner can read"
+        ));
+    }
+    let words: Vec<u32> = array
+        .bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    if words.len() != fields.len() {
+        return fail(format!(
+            "`{symbol}` holds {} ints, not {}",
+            words.len(),
+            fields.len()
+        ));
+    }
+    Ok(words)
 }
 
 #[cfg(test)]
@@ -165,7 +188,7 @@ mod tests {
             LaunchShape::from_ptx(".visible .entry conv1d(", "launch_shape", "k.cu").unwrap_err();
         assert_eq!(
             (d.kind, d.file.as_deref(), d.line),
-            (Kind::SignatureMismatch, Some("k.cu"), Some(1))
+            (Kind::BadLaunchShape, Some("k.cu"), Some(1))
         );
         assert!(
             d.message

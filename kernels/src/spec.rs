@@ -8,6 +8,7 @@
 use crate::diag::Diagnostic;
 use crate::job::{Arg, Budget, ConstUpload, Job, Launch};
 use crate::shape::LaunchShape;
+use crate::tile_shape::TileShape;
 
 /// The C type of one kernel parameter, as the PTX entry must declare it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -120,12 +121,24 @@ pub struct Puzzle {
     pub declared_launch: Option<DeclaredLaunch>,
 }
 
-/// A launch the kernel file declares as `extern "C" __device__ const int SYMBOL[3] =
-/// {THREADS, OUTPUTS_PER_BLOCK, SHARED_BYTES};` (see [`crate::shape`]). Cases of such a puzzle
-/// are built with [`DeclaredLaunch::PLACEHOLDER`], a launch of no blocks that no backend runs.
+/// A launch the kernel file declares in the int array `symbol` (see [`crate::shape`]). Cases of
+/// such a puzzle are built with [`DeclaredLaunch::PLACEHOLDER`], a launch of no blocks that no
+/// backend runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DeclaredLaunch {
     pub symbol: &'static str,
+    pub rule: LaunchRule,
+}
+
+/// How a declared shape becomes a case's launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LaunchRule {
+    /// `{THREADS, OUTPUTS_PER_BLOCK, SHARED_BYTES}` (puzzle 08): ceil(outputs / OUTPUTS_PER_BLOCK)
+    /// blocks.
+    Linear,
+    /// `{BLOCK_X, BLOCK_Y, TILE_ROWS, TILE_COLS}` (puzzle 10): one block per output tile, the staged
+    /// input region in dynamic shared memory ([`crate::tile_shape`]).
+    Tiles2d,
 }
 
 impl DeclaredLaunch {
@@ -154,7 +167,7 @@ impl Puzzle {
 
     /// Sets each case's launch from the shape the kernel declares in `ptx` (compiled from
     /// `file`), when the puzzle lets the kernel choose; otherwise leaves the cases as they are.
-    /// The grid of a case is one block per OUTPUTS_PER_BLOCK of its outputs, rounded up.
+    /// The grid follows from the declared shape and the case's size ([`LaunchRule`]).
     pub fn resolve_launch(
         &self,
         ptx: &str,
@@ -164,9 +177,19 @@ impl Puzzle {
         let Some(declared) = self.declared_launch else {
             return Ok(());
         };
-        let shape = LaunchShape::from_ptx(ptx, declared.symbol, file)?;
-        for case in cases {
-            case.job.launch = shape.launch(case.expected.len());
+        match declared.rule {
+            LaunchRule::Linear => {
+                let shape = LaunchShape::from_ptx(ptx, declared.symbol, file)?;
+                for case in cases {
+                    case.job.launch = shape.launch(case.expected.len());
+                }
+            }
+            LaunchRule::Tiles2d => {
+                let shape = TileShape::from_ptx(ptx, declared.symbol, file)?;
+                for case in cases {
+                    case.job.launch = shape.launch(&case.job, file)?;
+                }
+            }
         }
         Ok(())
     }

@@ -17,7 +17,7 @@ use super::check_global::Elem;
 pub use super::finding::Acc;
 use super::finding::{Access, Finding, Kept};
 use super::ir::Program;
-use crate::job::{AccessStats, Budget};
+use crate::job::{AccessStats, Budget, Pitch};
 
 /// Distinct findings kept per kind (a finding is distinct by its kind and instructions).
 pub const CAP: usize = 3;
@@ -56,6 +56,8 @@ pub struct Checks {
     lane_seq: Vec<u32>,
     pub(super) globals: Vec<Vec<Elem>>,
     pub(super) track_reads: Vec<bool>,
+    /// Per buffer, its shape when it is a pitched output (writes into its padding are findings).
+    pub(super) pitches: Vec<Option<Pitch>>,
     pub(super) reads: Vec<u32>,
     pub(super) writes: Vec<u32>,
     pub stats: AccessStats,
@@ -93,6 +95,7 @@ impl Checks {
             lane_seq: vec![0; tpb as usize],
             globals,
             track_reads: outputs.to_vec(),
+            pitches: vec![None; lens.len()],
             reads: vec![0; tpb as usize],
             writes: vec![0; tpb as usize],
             stats: AccessStats::default(),

@@ -1,10 +1,12 @@
 //! The teaching checks of global memory, a second `impl` block of [`Checks`]: one [`Elem`] of
 //! shadow per 4-byte element of each buffer for the whole launch (who wrote it, and who read it
 //! in output buffers), the per-thread counts of global reads and writes held to the job's budget,
-//! and after the launch the output elements nobody wrote.
+//! writes into a pitched output's padding (each a finding at once, with its writer), and after the
+//! launch the output elements nobody wrote (padding aside: nobody should write it).
 
 use super::check::{ATOMIC, Checks};
 use super::finding::{Acc, Access, Finding};
+use crate::job::Pitch;
 
 /// Shadow of one global 4-byte element. Thread fields hold the launch-linear id plus one.
 #[derive(Clone, Copy, Default)]
@@ -40,6 +42,18 @@ impl Checks {
         };
         if let Some(limit) = limit.filter(|&l| count == l + 1) {
             self.report(Finding::OverBudget { at: me, limit });
+        }
+        if me.write
+            && let Some(p) = self.pitches.get(buf).copied().flatten()
+            && p.is_padding(off / 4)
+        {
+            let (row, col) = p.at(off / 4);
+            self.report(Finding::Padding {
+                buf,
+                row,
+                col,
+                at: me,
+            });
         }
         let track = self.track_reads.get(buf).copied().unwrap_or(false);
         let Some(s) = self.globals.get_mut(buf).and_then(|v| v.get_mut(off / 4)) else {
@@ -96,6 +110,14 @@ impl Checks {
         }
     }
 
+    /// Marks buffer `buf` as a pitched output: its padding must not be written, and is not
+    /// expected to be.
+    pub fn set_pitch(&mut self, buf: usize, pitch: Pitch) {
+        if let Some(p) = self.pitches.get_mut(buf) {
+            *p = Some(pitch);
+        }
+    }
+
     /// After the launch: output buffers with elements nobody wrote (`outputs`: region indices).
     pub fn finish(&mut self, outputs: &[usize], threads: u64) {
         if !self.on {
@@ -105,7 +127,11 @@ impl Checks {
             let Some(elems) = self.globals.get(buf) else {
                 continue;
             };
-            let unwritten: Vec<usize> = (0..elems.len()).filter(|&i| elems[i].w == 0).collect();
+            let pitch = self.pitches.get(buf).copied().flatten();
+            let padding = |i: usize| pitch.is_some_and(|p| p.is_padding(i));
+            let unwritten: Vec<usize> = (0..elems.len())
+                .filter(|&i| elems[i].w == 0 && !padding(i))
+                .collect();
             let Some(&first) = unwritten.first() else {
                 continue;
             };

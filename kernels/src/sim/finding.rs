@@ -1,5 +1,5 @@
 //! What the checks found, as values: a [`Finding`] (a race, an uninitialized read, an access
-//! over budget, unwritten outputs) with the [`Access`]es involved, kept with its repeat count;
+//! over budget, unwritten outputs, a write into a pitched output's padding) with the [`Access`]es involved, kept with its repeat count;
 //! and the learner's names of shared memory (`tile[12]`, demangled from NVRTC's
 //! `_ZZ6conv1dE4tile`). `fault` writes the sentences.
 
@@ -60,6 +60,13 @@ pub enum Finding {
         /// Threads in the launch, when one thread per element would need more.
         short: Option<u64>,
     },
+    /// A write into the padding of a pitched output (row, column of the element).
+    Padding {
+        buf: usize,
+        row: usize,
+        col: usize,
+        at: Access,
+    },
 }
 
 impl Finding {
@@ -75,6 +82,7 @@ impl Finding {
             Finding::Uninit { reader, .. } => (1, line(reader.inst), 0),
             Finding::OverBudget { at, .. } => (2, line(at.inst), u32::from(at.write)),
             Finding::Unwritten { buf, .. } => (3, *buf as u32, 0),
+            Finding::Padding { at, .. } => (4, line(at.inst), 0),
         }
     }
 }

@@ -8,8 +8,9 @@
 //! timeout, barrier divergence) stops the launch with a diagnostic at the learner's
 //! source line (from `.loc`), block and thread. A kernel's `printf` runs (`printf`), its text kept with
 //! the thread that printed it. The checks of `check` (races, uninitialized
-//! shared reads, the access budget, unwritten outputs) let the launch finish and add their
-//! diagnostics, a few of each kind. Output buffers are poisoned with NaN before the launch.
+//! shared reads, the access budget, unwritten outputs, writes into a pitched output's padding) let the launch finish and add their
+//! diagnostics, a few of each kind. Output buffers are poisoned with NaN before the launch (a
+//! pitched output's padding holds a sentinel).
 //! Runs are deterministic.
 
 mod atom;
@@ -153,9 +154,14 @@ pub fn run_with(ptx: &str, job: &Job, opts: &SimOptions) -> RunOutput {
     }
     let lens: Vec<usize> = mem.globals.iter().map(|b| b.bytes.len()).collect();
     let is_output: Vec<bool> = (0..lens.len())
-        .map(|i| matches!(job.args.get(i), Some(Arg::Output { .. })))
+        .map(|i| job.args.get(i).is_some_and(|a| a.output_len().is_some()))
         .collect();
-    let chk = check::Checks::new(opts.checks, &prog, job.budget, threads, &lens, &is_output);
+    let mut chk = check::Checks::new(opts.checks, &prog, job.budget, threads, &lens, &is_output);
+    for (i, a) in job.args.iter().enumerate() {
+        if let Some(p) = a.pitch() {
+            chk.set_pitch(i, p);
+        }
+    }
     let mut m = exec::Machine {
         prog: &prog,
         mem,
@@ -200,7 +206,7 @@ pub fn run_with(ptx: &str, job: &Job, opts: &SimOptions) -> RunOutput {
         Ok(()) => {
             out.diagnostics.extend(found);
             for (i, a) in job.args.iter().enumerate() {
-                if let Arg::Output { .. } = a {
+                if a.output_len().is_some() {
                     let b = &m.mem.globals[i].bytes;
                     out.outputs.push(
                         b.chunks_exact(4)
@@ -267,8 +273,16 @@ fn memory_for(prog: &ir::Program, job: &Job) -> Result<Memory, Box<Diagnostic>> 
                 global_base(i + 1),
                 8,
             ),
-            Arg::Output { len, .. } => (f32::NAN.to_le_bytes().repeat(*len), global_base(i + 1), 8),
             Arg::I32 { value, .. } => (Vec::new(), u64::from(*value as u32), 4),
+            out => (
+                out.output_init()
+                    .expect("an output buffer")
+                    .iter()
+                    .flat_map(|f| f.to_le_bytes())
+                    .collect(),
+                global_base(i + 1),
+                8,
+            ),
         };
         if *size != want {
             let msg = format!(

@@ -7,7 +7,7 @@
 //! shared memory ([`kernels::spec::Puzzle::resolve_launch`]). Until then the cases carry a
 //! placeholder launch of no blocks. No macros are defined. Contract and cases: puzzle 04's.
 
-use kernels::spec::{DeclaredLaunch, Puzzle, Scale};
+use kernels::spec::{DeclaredLaunch, LaunchRule, Puzzle, Scale};
 use puzzle_04::cases;
 use puzzle_04::layout::{Layout, Plan, SHAPE_SYMBOL};
 
@@ -36,6 +36,7 @@ pub fn spec() -> Puzzle {
         shrink: Some(cases::shrink),
         declared_launch: Some(DeclaredLaunch {
             symbol: SHAPE_SYMBOL,
+            rule: LaunchRule::Linear,
         }),
     }
 }
@@ -106,7 +107,7 @@ mod tests {
                 &mut cases,
             )
             .unwrap_err();
-        assert_eq!(d.kind, kernels::Kind::SignatureMismatch);
+        assert_eq!(d.kind, kernels::Kind::BadLaunchShape);
         assert!(d.message.contains("launch_shape[3]"), "{}", d.message);
     }
 }

@@ -153,8 +153,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
 fn arg_bytes(arg: &kernels::Arg) -> usize {
     match arg {
         kernels::Arg::Input { data, .. } => data.len() * 4,
-        kernels::Arg::Output { len, .. } => len * 4,
-        kernels::Arg::I32 { .. } => 0,
+        out => out.output_len().unwrap_or(0) * 4,
     }
 }
 
