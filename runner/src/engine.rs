@@ -62,6 +62,9 @@ pub struct CaseResult {
     /// The first element outside the puzzle's tolerance (or still NaN), for the report's diff.
     #[serde(skip)]
     pub first_mismatch: Option<usize>,
+    /// Rows, columns and stride of a 2D output (whose report names rows and columns).
+    #[serde(skip)]
+    pub pitch: Option<kernels::job::Pitch>,
     /// For a shrunk case: the case it was cut from.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shrunk_from: Option<String>,

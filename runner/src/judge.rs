@@ -4,9 +4,11 @@
 //! [`judge`] turns a backend's [`RunOutput`] into a [`CaseResult`] and the diagnostics it earned:
 //! `unwritten_output` for elements still NaN, `wrong_output` for the rest outside the puzzle's
 //! tolerance, each naming the first indices and the threads that own them. A backend's own
-//! diagnostics (a fault, a race) make the case fail even when every value is right.
+//! diagnostics (a fault, a race) make the case fail even when every value is right. 2D outputs
+//! (puzzles 09 and 10) are named by row and column and their padding judged bit for bit (`grid`).
 
 use crate::engine::{Backend, CaseResult};
+use crate::grid;
 use kernels::{Case, Diagnostic, Kind, Puzzle, RunOutput};
 use serde::Serialize;
 
@@ -71,9 +73,12 @@ pub fn judge(
     let output = out.outputs.into_iter().next().unwrap_or_default();
     let mut diagnostics = out.diagnostics;
     let complete = output.len() == case.expected.len();
+    // A 2D output's padding is judged bit for bit below, not against the tolerance.
+    let pitch = case.job.output_pitch();
+    let image = |i: usize| !pitch.is_some_and(|p| p.is_padding(i));
     let mismatches: Vec<usize> = if complete {
         (0..output.len())
-            .filter(|&i| !puzzle.tolerance.accepts(output[i], case.expected[i]))
+            .filter(|&i| image(i) && !puzzle.tolerance.accepts(output[i], case.expected[i]))
             .collect()
     } else {
         vec![]
@@ -83,21 +88,29 @@ pub fn judge(
             output
                 .iter()
                 .zip(&case.expected)
-                .map(|(&o, &e)| (f64::from(o) - e).abs())
+                .enumerate()
+                .filter(|&(i, _)| image(i))
+                .map(|(_, (&o, &e))| (f64::from(o) - e).abs())
                 .fold(0.0, f64::max)
         })
         .filter(|e: &f64| e.is_finite());
     let launched_ok = diagnostics.is_empty();
+    // Only the runner's own poison is "never written" in a 2D output: its input's padding holds
+    // NaN too, and a NaN that came out of a sum is a wrong value (see `grid`).
+    let unwritten_nan = |v: f32| match pitch {
+        Some(_) => grid::poisoned(v),
+        None => v.is_nan(),
+    };
     if complete && !mismatches.is_empty() && launched_ok {
         let unwritten: Vec<usize> = mismatches
             .iter()
             .copied()
-            .filter(|&i| output[i].is_nan())
+            .filter(|&i| unwritten_nan(output[i]))
             .collect();
         let wrong: Vec<usize> = mismatches
             .iter()
             .copied()
-            .filter(|&i| !output[i].is_nan())
+            .filter(|&i| !unwritten_nan(output[i]))
             .collect();
         let located = |d: Diagnostic, i: usize| match owner(case, i) {
             Some((block, thread)) => d.in_thread(block, thread),
@@ -119,17 +132,25 @@ pub fn judge(
         if let Some(&first) = wrong.first() {
             let values =
                 |i: usize| format!(" yours {:.6}, expected {:.6}", output[i], case.expected[i]);
-            let d = Diagnostic::new(
-                Kind::WrongOutput,
-                format!(
-                    "{} of {} elements differ: {}",
-                    wrong.len(),
-                    output.len(),
-                    listing(case, &wrong, values)
-                ),
+            let mut message = format!(
+                "{} of {} elements differ: {}",
+                wrong.len(),
+                pitch.map_or(output.len(), |p| p.rows * p.cols),
+                listing(case, &wrong, values)
             );
+            if let Some(why) = grid::guess(case, &output, &wrong, &puzzle.tolerance) {
+                message += &format!("; {why}");
+            }
+            let d = Diagnostic::new(Kind::WrongOutput, message);
             diagnostics.push(located(d, first));
         }
+    }
+    // The simulator names the thread that wrote into the padding; elsewhere the judge finds it.
+    if let Some(p) = pitch.filter(|_| complete)
+        && !diagnostics.iter().any(|d| d.kind == Kind::PaddingWritten)
+        && let Some(d) = grid::padding_written(p, &output)
+    {
+        diagnostics.push(d);
     }
     let passed = complete && mismatches.is_empty() && diagnostics.is_empty();
     let result = CaseResult {
@@ -144,6 +165,7 @@ pub fn judge(
         output,
         expected: case.expected.clone(),
         first_mismatch: mismatches.first().copied(),
+        pitch,
         shrunk_from: None,
         printed: out.printed,
         printed_more: out.printed_more,
@@ -159,9 +181,16 @@ fn listing(case: &Case, indices: &[usize], detail: impl Fn(usize) -> String) -> 
         .take(SHOWN)
         .map(|&i| {
             let who = owner(case, i)
-                .map(|(b, t)| format!(" (block {} thread {})", b[0], t[0]))
+                .map(|(b, t)| match case.job.output_pitch() {
+                    Some(_) => format!(" (block ({},{}) thread ({},{}))", b[0], b[1], t[0], t[1]),
+                    None => format!(" (block {} thread {})", b[0], t[0]),
+                })
                 .unwrap_or_default();
-            format!("[{i}]{}{who}", detail(i))
+            let at = match case.job.output_pitch() {
+                Some(p) => grid::place(p, i),
+                None => format!("[{i}]"),
+            };
+            format!("{at}{}{who}", detail(i))
         })
         .collect();
     if indices.len() > SHOWN {
@@ -170,9 +199,23 @@ fn listing(case: &Case, indices: &[usize], detail: impl Fn(usize) -> String) -> 
     parts.join(", ")
 }
 
-/// The block and thread that own output `i`, for 1D launches with one output per thread.
+/// The block and thread that own output `i`, for launches with one output per thread: 1D, and
+/// puzzle 09's 2D blocks (x walks the columns).
 pub fn owner(case: &Case, i: usize) -> Option<([u32; 3], [u32; 3])> {
     let l = case.job.launch;
+    if let Some(p) = case.job.output_pitch() {
+        let (bx, by) = (l.block[0] as usize, l.block[1] as usize);
+        let one_per_thread = case.macros.iter().any(|(k, _)| k == "COL_BLOCK")
+            && l.grid[0] as usize == p.cols.div_ceil(bx.max(1))
+            && l.grid[1] as usize == p.rows.div_ceil(by.max(1));
+        let (r, c) = p.at(i);
+        return one_per_thread.then(|| {
+            (
+                [(c / bx) as u32, (r / by) as u32, 0],
+                [(c % bx) as u32, (r % by) as u32, 0],
+            )
+        });
+    }
     let threads = u64::from(l.threads_per_block()) * l.blocks();
     let one_dimensional = l.grid[1] * l.grid[2] * l.block[1] * l.block[2] == 1;
     if !one_dimensional || (case.expected.len() as u64) > threads {

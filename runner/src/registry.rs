@@ -16,6 +16,8 @@ pub fn all() -> Vec<Puzzle> {
         puzzle_06::spec(),
         puzzle_07::spec(),
         puzzle_08::spec(),
+        puzzle_09::spec(),
+        puzzle_10::spec(),
     ]
 }
 

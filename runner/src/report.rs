@@ -66,8 +66,13 @@ pub fn human(outcome: &Outcome) -> String {
                 .find(|c| c.shrunk_from.is_some())
                 .unwrap_or(first);
             // No diff when every value is within tolerance (a race that happened to come out right).
-            if let Some(first) = shown.first_mismatch {
-                out += &diff(shown, first);
+            match (shown.first_mismatch, shown.pitch) {
+                (Some(_), Some(p)) => {
+                    let tol = registry::find(&outcome.puzzle).map(|z| z.tolerance);
+                    out += &crate::grid::diff(shown, p, &tol.expect("a registered puzzle"));
+                }
+                (Some(first), None) => out += &diff(shown, first),
+                _ => {}
             }
         }
         None => {
@@ -77,6 +82,7 @@ pub fn human(outcome: &Outcome) -> String {
                     "the kernel's entry point does not match the puzzle"
                 }
                 Some(Kind::NvrtcMissing) => "the CUDA compiler library (NVRTC) is not available",
+                Some(Kind::BadLaunchShape) => "the launch shape the kernel declares cannot be launched",
                 _ => "no case ran",
             };
             out += &format!(

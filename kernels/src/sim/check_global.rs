@@ -158,7 +158,7 @@ impl Checks {
             let f = Finding::Unwritten {
                 buf,
                 count: unwritten.len(),
-                len: elems.len(),
+                len: (0..elems.len()).filter(|&i| !padding(i)).count(),
                 first,
                 owner,
                 store,

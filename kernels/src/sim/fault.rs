@@ -9,6 +9,7 @@ use super::finding::{Finding, Kept, shared_name};
 use super::ir::{Op, Program, Space};
 use super::memory::MemFault;
 use crate::diag::{Diagnostic, Kind};
+use crate::job::Pitch;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Fault {
@@ -136,6 +137,9 @@ pub struct Names<'a> {
     pub buffers: &'a [String],
     pub grid: [u32; 3],
     pub block: [u32; 3],
+    /// Per buffer, its shape when it is a pitched 2D output (its elements are named by row and
+    /// column).
+    pub pitches: &'a [Option<Pitch>],
 }
 
 impl Names<'_> {
@@ -165,6 +169,18 @@ impl Names<'_> {
     }
     fn buffer(&self, buf: usize) -> &str {
         self.buffers.get(buf).map_or("?", |s| s.as_str())
+    }
+    /// Element `i` of buffer `buf` as the learner indexes it: `output[7]`, or for a pitched 2D
+    /// output `output` at row 1, column 2.
+    fn element(&self, buf: usize, i: usize) -> String {
+        let name = self.buffer(buf);
+        match self.pitches.get(buf).copied().flatten() {
+            Some(p) => {
+                let (r, c) = p.at(i);
+                format!("`{name}` at row {r}, column {c} (`{name}[{i}]`)")
+            }
+            None => format!("`{name}[{i}]`"),
+        }
     }
 }
 
@@ -311,7 +327,8 @@ pub fn finding_diagnostic(k: &Kept, n: &Names<'_>) -> Diagnostic {
         } => {
             let name = n.buffer(*buf);
             let mut msg = format!(
-                "{count} of {len} elements of `{name}` were never written (still NaN after the launch), the first is `{name}[{first}]`"
+                "{count} of {len} elements of `{name}` were never written (still NaN after the launch), the first is {}",
+                n.element(*buf, *first)
             );
             if let Some(g) = owner {
                 let (b, t) = n.global(*g);

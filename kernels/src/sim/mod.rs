@@ -187,7 +187,11 @@ pub fn run_with(ptx: &str, job: &Job, opts: &SimOptions) -> RunOutput {
         ..std::mem::take(&mut m.out)
     };
     let buffers: Vec<String> = m.mem.globals.iter().map(|b| b.name.clone()).collect();
+    let pitches: Vec<_> = (0..buffers.len())
+        .map(|i| job.args.get(i).and_then(Arg::pitch))
+        .collect();
     let names = fault::Names {
+        pitches: &pitches,
         prog: &prog,
         buffers: &buffers,
         grid: l.grid,

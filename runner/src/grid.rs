@@ -1,0 +1,154 @@
+//! Judging and showing 2D outputs (puzzles 09 and 10): elements named by (row, column), the
+//! output's padding checked bit for bit, a guess at the cause of a wrong output, and the diff as
+//! a grid.
+//!
+//! A pitched output ([`kernels::job::Arg::Pitched`]) comes back with its padding, which must
+//! still hold [`PADDING_SENTINEL`]: any other bits are `padding_written` (the simulator says
+//! which thread wrote it and at which line; the GPU only which element changed). Inside the
+//! image, NaN with the runner's poison bits is an element nobody wrote; any other NaN was
+//! computed, and only the input's padding holds NaN, so the kernel read past the end of a row.
+//! Where the wrong values are what the contract gives with the input's rows taken
+//! `input_cols` apart instead of `input_stride`, the diagnosis says the stride was ignored.
+
+use crate::engine::CaseResult;
+use colored::Colorize;
+use kernels::job::{Arg, PADDING_SENTINEL, Pitch};
+use kernels::{Case, Diagnostic, Kind, Tolerance};
+
+/// `(row r, col c)` for flat element `i` of a pitched output.
+pub fn place(p: Pitch, i: usize) -> String {
+    let (r, c) = p.at(i);
+    format!("(row {r}, col {c})")
+}
+
+/// Whether output element `i` (inside the image) is still the NaN the runner poisoned it with.
+pub fn poisoned(v: f32) -> bool {
+    v.to_bits() == f32::NAN.to_bits()
+}
+
+/// The padding elements of `output` that no longer hold the sentinel, and the diagnostic for
+/// them (none when they are all intact).
+pub fn padding_written(p: Pitch, output: &[f32]) -> Option<Diagnostic> {
+    let changed: Vec<usize> = (0..output.len())
+        .filter(|&i| p.is_padding(i) && output[i].to_bits() != PADDING_SENTINEL.to_bits())
+        .collect();
+    let &first = changed.first()?;
+    let shown: Vec<String> = changed
+        .iter()
+        .take(3)
+        .map(|&i| format!("{} now {}", place(p, i), output[i]))
+        .collect();
+    Some(Diagnostic::new(
+        Kind::PaddingWritten,
+        format!(
+            "{} padding element{} of the output changed, first {}: {}; columns {} to {} of each row are padding (output_stride {} is wider than the {} output columns) and must be left as they were: guard the store with c < output_cols, not with the stride",
+            changed.len(),
+            if changed.len() == 1 { "" } else { "s" },
+            place(p, first),
+            shown.join(", "),
+            p.cols,
+            p.stride - 1,
+            p.stride,
+            p.cols
+        ),
+    ))
+}
+
+/// A sentence on the likely cause of wrong values at `wrong` (image elements), when the data says.
+pub fn guess(case: &Case, output: &[f32], wrong: &[usize], tol: &Tolerance) -> Option<String> {
+    let p = case.job.output_pitch()?;
+    let get = |name: &str| case.job.scalar(name).map(|v| v as usize);
+    let (cols, stride) = (get("input_cols")?, get("input_stride")?);
+    let (kr, kc) = (get("kernel_rows")?, get("kernel_cols")?);
+    let (Some(Arg::Input { data: x, .. }), Some(Arg::Input { data: k, .. })) =
+        (case.job.args.first(), case.job.args.get(1))
+    else {
+        return None;
+    };
+    // What output (r, c) is when the input's rows are taken `row` floats apart.
+    let with_rows = |i: usize, row: usize| -> Option<f64> {
+        let (r, c) = p.at(i);
+        let mut sum = 0f64;
+        for a in 0..kr {
+            for b in 0..kc {
+                sum += f64::from(*x.get((r + a) * row + c + b)?) * f64::from(k[a * kc + b]);
+            }
+        }
+        Some(sum)
+    };
+    let same = |v: f32, want: Option<f64>| match want {
+        Some(w) if w.is_nan() => v.is_nan(),
+        Some(w) => tol.accepts(v, w),
+        None => false,
+    };
+    let sample: Vec<usize> = wrong.iter().copied().take(16).collect();
+    if stride != cols && sample.iter().all(|&i| same(output[i], with_rows(i, cols))) {
+        return Some(format!(
+            "the values are what the sum gives with the input's rows input_cols = {cols} floats apart: the input's stride was probably ignored; element (r, c) of the input is input[r * input_stride + c], and input_stride is {stride}"
+        ));
+    }
+    if sample.iter().any(|&i| output[i].is_nan() && !poisoned(output[i])) {
+        return Some(format!(
+            "NaN came out of the sum: only the input's padding (columns {cols} to {} of each row) holds NaN, so the kernel read past the end of a row; the input's stride was probably ignored, or a column index runs past input_cols",
+            stride - 1
+        ));
+    }
+    None
+}
+
+/// Rows of the output shown as a grid when the whole output fits, else the first differing rows.
+const GRID_ROWS: usize = 8;
+const GRID_COLS: usize = 8;
+const ROWS_SHOWN: usize = 3;
+const COLS_SHOWN: usize = 8;
+
+/// The diff of a wrong 2D output: the whole grid for small outputs (yours, each wrong element
+/// marked and followed by the expected value), else the first rows that differ, around their
+/// first wrong column.
+pub fn diff(case: &CaseResult, p: Pitch, tol: &Tolerance) -> String {
+    let at = |r: usize, c: usize| r * p.stride + c;
+    let bad = |r: usize, c: usize| !tol.accepts(case.output[at(r, c)], case.expected[at(r, c)]);
+    let cell = |r: usize, c: usize| {
+        let (v, e) = (case.output[at(r, c)], case.expected[at(r, c)]);
+        if bad(r, c) {
+            format!("{:>9}", format!("{v:.3}")).red().to_string() + &format!(" ({e:.3})")
+        } else {
+            format!("{v:>9.3}")
+        }
+    };
+    let mut out = format!(
+        "  {} {} x {} outputs; yours, with {} where it differs and the expected value after it:\n",
+        case.name.dimmed(),
+        p.rows,
+        p.cols,
+        "red".red()
+    );
+    if p.rows <= GRID_ROWS && p.cols <= GRID_COLS {
+        out += &format!(
+            "  {:>7}{}\n",
+            "",
+            (0..p.cols).map(|c| format!("{:>9}", format!("col {c}"))).collect::<String>()
+        );
+        for r in 0..p.rows {
+            let cells: Vec<String> = (0..p.cols).map(|c| cell(r, c)).collect();
+            out += &format!("  row {r:>3}{}\n", cells.join(""));
+        }
+        return out;
+    }
+    let rows: Vec<usize> = (0..p.rows)
+        .filter(|&r| (0..p.cols).any(|c| bad(r, c)))
+        .collect();
+    for &r in rows.iter().take(ROWS_SHOWN) {
+        let first = (0..p.cols).find(|&c| bad(r, c)).unwrap_or(0);
+        let start = first.saturating_sub(2);
+        let end = (start + COLS_SHOWN).min(p.cols);
+        let wrong = (0..p.cols).filter(|&c| bad(r, c)).count();
+        out += &format!("  row {r} ({wrong} of {} wrong), columns {start}..{end}:\n", p.cols);
+        let cells: Vec<String> = (start..end).map(|c| cell(r, c)).collect();
+        out += &format!("    {}\n", cells.join(""));
+    }
+    if rows.len() > ROWS_SHOWN {
+        out += &format!("  and {} more rows differ\n", rows.len() - ROWS_SHOWN);
+    }
+    out
+}
