@@ -108,30 +108,35 @@ const COLS_SHOWN: usize = 8;
 pub fn diff(case: &CaseResult, p: Pitch, tol: &Tolerance) -> String {
     let at = |r: usize, c: usize| r * p.stride + c;
     let bad = |r: usize, c: usize| !tol.accepts(case.output[at(r, c)], case.expected[at(r, c)]);
+    // Every cell is 20 characters wide: yours, then the expected value in brackets where yours
+    // is wrong.
     let cell = |r: usize, c: usize| {
         let (v, e) = (case.output[at(r, c)], case.expected[at(r, c)]);
         if bad(r, c) {
-            format!("{:>9}", format!("{v:.3}")).red().to_string() + &format!(" ({e:.3})")
+            let expected = format!("({e:.3})");
+            format!("{:>9}", format!("{v:.3}")).red().to_string() + &format!(" {expected:<10}")
         } else {
-            format!("{v:>9.3}")
+            format!("{v:>9.3}{:11}", "")
         }
     };
     let mut out = format!(
-        "  {} {} x {} outputs; yours, with {} where it differs and the expected value after it:\n",
+        "  {} {} x {} outputs: yours, and (expected) after each wrong one:\n",
         case.name.dimmed(),
         p.rows,
         p.cols,
-        "red".red()
     );
     if p.rows <= GRID_ROWS && p.cols <= GRID_COLS {
         out += &format!(
             "  {:>7}{}\n",
             "",
-            (0..p.cols).map(|c| format!("{:>9}", format!("col {c}"))).collect::<String>()
+            (0..p.cols)
+                .map(|c| format!("{:>9}{:11}", format!("col {c}"), ""))
+                .collect::<String>()
+                .trim_end()
         );
         for r in 0..p.rows {
             let cells: Vec<String> = (0..p.cols).map(|c| cell(r, c)).collect();
-            out += &format!("  row {r:>3}{}\n", cells.join(""));
+            out += &format!("  row {r:>3}{}\n", cells.join("").trim_end());
         }
         return out;
     }
@@ -145,7 +150,7 @@ pub fn diff(case: &CaseResult, p: Pitch, tol: &Tolerance) -> String {
         let wrong = (0..p.cols).filter(|&c| bad(r, c)).count();
         out += &format!("  row {r} ({wrong} of {} wrong), columns {start}..{end}:\n", p.cols);
         let cells: Vec<String> = (start..end).map(|c| cell(r, c)).collect();
-        out += &format!("    {}\n", cells.join(""));
+        out += &format!("    {}\n", cells.join("").trim_end());
     }
     if rows.len() > ROWS_SHOWN {
         out += &format!("  and {} more rows differ\n", rows.len() - ROWS_SHOWN);
