@@ -157,3 +157,40 @@ pub fn diff(case: &CaseResult, p: Pitch, tol: &Tolerance) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const P: Pitch = Pitch {
+        rows: 2,
+        cols: 3,
+        stride: 5,
+    };
+
+    fn intact() -> Vec<f32> {
+        (0..10)
+            .map(|i| if P.is_padding(i) { PADDING_SENTINEL } else { 1.0 })
+            .collect()
+    }
+
+    #[test]
+    fn a_changed_padding_bit_is_found_without_the_simulator() {
+        assert!(padding_written(P, &intact()).is_none());
+        let mut out = intact();
+        out[8] = 0.0; // row 1, column 3
+        let d = padding_written(P, &out).unwrap();
+        assert_eq!(d.kind, Kind::PaddingWritten);
+        assert!(d.message.starts_with("1 padding element of the output changed, first (row 1, col 3)"));
+        out[9] = -PADDING_SENTINEL;
+        assert!(padding_written(P, &out).unwrap().message.starts_with("2 padding elements"));
+    }
+
+    #[test]
+    fn only_the_poison_counts_as_unwritten() {
+        assert!(poisoned(f32::NAN));
+        assert!(!poisoned(f32::from_bits(0x7fff_ffff)), "a computed NaN");
+        assert!(!poisoned(f32::from_bits(0x7fc0_0bad)), "the input's padding");
+        assert_eq!(place(P, 7), "(row 1, col 2)");
+    }
+}

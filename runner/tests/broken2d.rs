@@ -1,0 +1,126 @@
+//! The corpus of broken 2D kernels (puzzles 09 and 10): the mistakes of a first 2D kernel, each
+//! checked by the real runner on the simulator with `--json`, and the diagnosis each must get. A
+//! fixture in `fixtures/broken2d/` marks the line its diagnostic must point at with
+//! `// expect: KIND`, so source and test cannot drift. A correct staged kernel of the same shape
+//! passes with no diagnostic, so the checks are not merely suspicious of everything.
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::Command;
+
+/// `runner check PUZZLE --kernel fixtures/broken2d/NAME.cu --backend sim --json`.
+fn check(puzzle: &str, name: &str) -> (bool, Vec<Value>) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let file = format!("runner/tests/fixtures/broken2d/{name}.cu");
+    let out = Command::new(env!("CARGO_BIN_EXE_runner"))
+        .args(["check", puzzle, "--kernel", &file, "--backend", "sim", "--json"])
+        .current_dir(root)
+        .env("WORKBOOK_STATE", "/nonexistent/state.json")
+        .output()
+        .expect("runner runs");
+    let v: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    let passed = v["passed"].as_bool().unwrap();
+    assert_eq!(out.status.code(), Some(if passed { 0 } else { 1 }), "{name}");
+    (passed, v["diagnostics"].as_array().unwrap().clone())
+}
+
+/// The diagnostic of `kind`, which must exist; when the fixture marks a line for it, it must be there.
+fn find<'a>(name: &str, d: &'a [Value], kind: &str) -> &'a Value {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let src = std::fs::read_to_string(root.join(format!("tests/fixtures/broken2d/{name}.cu"))).unwrap();
+    let found = d
+        .iter()
+        .find(|x| x["kind"] == kind)
+        .unwrap_or_else(|| panic!("{name}: no {kind} in {d:#?}"));
+    let marked = src
+        .lines()
+        .position(|l| l.contains(&format!("// expect: {kind}")))
+        .map(|i| i as u64 + 1);
+    if let Some(line) = marked {
+        assert_eq!(found["line"].as_u64(), Some(line), "{name}: {found:#?}");
+    }
+    found
+}
+
+fn message(d: &Value) -> &str {
+    d["message"].as_str().unwrap()
+}
+
+#[test]
+fn no_column_guard_on_the_tail_tile_reads_and_writes_past_the_rows() {
+    let (passed, d) = check("puzzle-09", "p09_no_column_guard");
+    assert!(!passed);
+    assert!(message(find("p09_no_column_guard", &d, "out_of_bounds")).contains("`input[9]`"));
+    let pad = find("p09_no_column_guard", &d, "padding_written");
+    assert!(message(pad).contains("at row 0, column 34"), "{pad:#?}");
+    assert!(pad["block"].is_array() && pad["thread"].is_array());
+}
+
+#[test]
+fn a_store_guarded_by_the_stride_writes_the_padding_and_says_who() {
+    let (_, d) = check("puzzle-09", "p09_store_guard_by_stride");
+    assert_eq!(d.len(), 1, "{d:#?}");
+    let pad = find("p09_store_guard_by_stride", &d, "padding_written");
+    assert_eq!(pad["block"], serde_json::json!([4, 0, 0]));
+    assert_eq!(pad["thread"], serde_json::json!([2, 0, 0]));
+    assert!(message(pad).contains("not against the stride"), "{pad:#?}");
+}
+
+#[test]
+fn an_ignored_stride_is_named_as_the_likely_cause() {
+    let (_, d) = check("puzzle-09", "p09_stride_ignored");
+    let wrong = find("p09_stride_ignored", &d, "wrong_output");
+    assert!(message(wrong).contains("(row 0, col 0) yours NaN"), "{wrong:#?}");
+    assert!(
+        message(wrong).contains("the input's stride was probably ignored"),
+        "{wrong:#?}"
+    );
+    assert!(d.iter().all(|x| x["kind"] == "wrong_output"), "{d:#?}");
+}
+
+#[test]
+fn swapped_rows_and_columns_leave_outputs_unwritten() {
+    let (_, d) = check("puzzle-09", "p09_rows_and_columns_swapped");
+    let u = find("p09_rows_and_columns_swapped", &d, "unwritten_output");
+    assert!(message(u).contains("at row 0, column 12"), "{u:#?}");
+}
+
+#[test]
+fn a_skipped_tap_is_a_wrong_output_named_by_row_and_column() {
+    let (_, d) = check("puzzle-09", "p09_skipped_tap");
+    let wrong = find("p09_skipped_tap", &d, "wrong_output");
+    assert!(
+        message(wrong).starts_with("4 of 4 elements differ: (row 0, col 0) yours -5.000000, expected -4.000000 (block (0,0) thread (0,0))"),
+        "{wrong:#?}"
+    );
+    assert!(!message(wrong).contains("stride"), "no stride guess: {wrong:#?}");
+}
+
+#[test]
+fn a_correct_staged_kernel_passes_with_no_diagnostic() {
+    let (passed, d) = check("puzzle-10", "p10_staged");
+    assert!(passed && d.is_empty(), "{d:#?}");
+}
+
+#[test]
+fn a_halo_too_small_is_an_uninitialized_shared_read() {
+    let (_, d) = check("puzzle-10", "p10_halo_too_small");
+    let u = find("p10_halo_too_small", &d, "uninitialized_read");
+    assert!(message(u).contains("`tile["), "{u:#?}");
+}
+
+#[test]
+fn a_missing_barrier_is_a_race_between_staging_and_reading() {
+    let (_, d) = check("puzzle-10", "p10_missing_barrier");
+    let race = find("p10_missing_barrier", &d, "race");
+    assert!(message(race).contains("no __syncthreads()"), "{race:#?}");
+}
+
+#[test]
+fn an_impossible_block_is_a_bad_launch_shape() {
+    let (_, d) = check("puzzle-10", "p10_too_many_threads");
+    assert_eq!(d.len(), 1, "{d:#?}");
+    let bad = find("p10_too_many_threads", &d, "bad_launch_shape");
+    assert!(message(bad).contains("2048 threads"), "{bad:#?}");
+    assert_eq!(bad["line"].as_u64(), Some(1));
+}
