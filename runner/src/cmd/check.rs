@@ -35,14 +35,15 @@ pub struct Args {
 pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     let (puzzle, file) = args.target.resolve()?;
     let own_file = args.target.is_own();
-    let outcome = engine::evaluate(&engine::Request {
+    let req = engine::Request {
         puzzle,
         file,
         backend: args.backend,
         gpu_limit: Duration::from_secs_f64(args.timeout.max(0.1)),
         rerun: rerun(&args, puzzle.id),
         only_case: args.case.clone(),
-    })?;
+    };
+    let outcome = engine::evaluate(&req, &mut engine::gpu_worker())?;
     let text = if args.json {
         report::json(&outcome) + "\n"
     } else if args.stats {

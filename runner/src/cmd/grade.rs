@@ -69,22 +69,27 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("cannot create {}", out_dir.display()))?;
     let bar = ProgressBar::new(files.len() as u64);
     let mut rows = vec![];
+    // One warm worker for the folder: a new module per submission, a new process only after a
+    // submission faults or hangs.
+    let mut gpu = engine::gpu_worker();
     for file in &files {
         let name = file_name(file);
         bar.set_message(name.clone());
-        let outcome = engine::evaluate(&engine::Request {
+        let req = engine::Request {
             puzzle,
             file: file.clone(),
             backend: args.backend,
             gpu_limit: Duration::from_secs_f64(args.timeout.max(0.1)),
             rerun: String::new(),
             only_case: None,
-        });
+        };
+        let outcome = engine::evaluate(&req, &mut gpu);
         rows.push(match outcome {
             Ok(outcome) => {
                 let mut row = row(name, &outcome);
                 if outcome.passed && outcome.backends.contains(&Backend::Gpu) {
-                    row.bench_seconds = super::bench::median_seconds(&puzzle, file, GRADE_PLAN);
+                    row.bench_seconds =
+                        super::bench::median_seconds(&mut gpu, &puzzle, file, GRADE_PLAN);
                 }
                 row
             }
