@@ -424,7 +424,9 @@ impl Worker {
         match serde_json::from_slice::<Answer>(&frame.header) {
             Ok(answer) => {
                 if answer.fatal {
+                    // Its successor creates its context while the caller reads this answer.
                     self.stop();
+                    self.start();
                 }
                 let mut output = answer.rest;
                 output.outputs = arrays;

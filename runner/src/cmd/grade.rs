@@ -2,7 +2,8 @@
 //! name) against one puzzle, prints a table, and writes `grade.csv` and `grade.json` into the
 //! folder (or `--out DIR`). One row per file, whatever happened to it: a submission that does not
 //! compile, or cannot be read, is a failed row, never an abort. Exit status 0 when grading
-//! completed (however the students did), 2 for a usage error.
+//! completed (however the students did), 2 for a usage error. Submissions are checked in parallel
+//! (`--jobs`, one per core by default); the rows keep the files' order.
 
 use crate::engine::{self, Backend, BackendChoice, CaseResult, Outcome};
 use crate::{registry, workbook};
@@ -12,6 +13,8 @@ use kernels::bench::Plan;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 #[derive(Debug, clap::Args)]
@@ -29,6 +32,10 @@ pub struct Args {
     /// Seconds a GPU case may run before it is stopped.
     #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
     timeout: f64,
+    /// Submissions checked at once (default: one per core). Each has its own GPU worker; the
+    /// timing of passing submissions on a GPU comes after, one at a time.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    jobs: Option<u32>,
 }
 
 /// One submission's grade: a row of the table, of grade.csv and of grade.json.
@@ -68,23 +75,18 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     std::fs::create_dir_all(&out_dir)
         .with_context(|| format!("cannot create {}", out_dir.display()))?;
     let bar = ProgressBar::new(files.len() as u64);
+    let jobs = args.jobs.map_or_else(
+        || std::thread::available_parallelism().map_or(1, |n| n.get()),
+        |n| n as usize,
+    );
+    let graded = check_all(&args, puzzle, &files, jobs.min(files.len()), &bar);
     let mut rows = vec![];
-    // One warm worker for the folder: a new module per submission, a new process only after a
-    // submission faults or hangs.
+    // Timed one at a time on one worker, after every check: kernels of other submissions running
+    // beside a timed one would slow it.
     let mut gpu = engine::gpu_worker();
-    for file in &files {
+    for (file, graded) in files.iter().zip(graded) {
         let name = file_name(file);
-        bar.set_message(name.clone());
-        let req = engine::Request {
-            puzzle,
-            file: file.clone(),
-            backend: args.backend,
-            gpu_limit: Duration::from_secs_f64(args.timeout.max(0.1)),
-            rerun: String::new(),
-            only_case: None,
-        };
-        let outcome = engine::evaluate(&req, &mut gpu);
-        rows.push(match outcome {
+        rows.push(match graded {
             Ok(outcome) => {
                 let mut row = row(name, &outcome);
                 if outcome.passed && outcome.backends.contains(&Backend::Gpu) {
@@ -96,7 +98,6 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
             Err(e) if args.backend == BackendChoice::Gpu => return Err(e),
             Err(e) => unreadable(name, &e),
         });
-        bar.inc(1);
     }
     bar.finish_and_clear();
     print!("{}", table(&rows));
@@ -120,6 +121,49 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         json_path.display()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// Checks every file, `jobs` at a time (each thread with its own GPU worker, kept from one
+/// submission to the next), and returns the outcomes in the order of `files`.
+fn check_all(
+    args: &Args,
+    puzzle: kernels::Puzzle,
+    files: &[PathBuf],
+    jobs: usize,
+    bar: &ProgressBar,
+) -> Vec<anyhow::Result<Outcome>> {
+    let next = AtomicUsize::new(0);
+    let done: Mutex<Vec<Option<anyhow::Result<Outcome>>>> =
+        Mutex::new(files.iter().map(|_| None).collect());
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            s.spawn(|| {
+                let mut gpu = engine::gpu_worker();
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(file) = files.get(i) else {
+                        return;
+                    };
+                    bar.set_message(file_name(file));
+                    let req = engine::Request {
+                        puzzle,
+                        file: file.clone(),
+                        backend: args.backend,
+                        gpu_limit: Duration::from_secs_f64(args.timeout.max(0.1)),
+                        rerun: String::new(),
+                        only_case: None,
+                    };
+                    let outcome = engine::evaluate(&req, &mut gpu);
+                    done.lock().expect("no thread panics holding it")[i] = Some(outcome);
+                    bar.inc(1);
+                }
+            });
+        }
+    });
+    let done = done.into_inner().expect("no thread panicked holding it");
+    done.into_iter()
+        .map(|o| o.expect("every file was checked"))
+        .collect()
 }
 
 /// The `.cu` files of `folder`, sorted by name.
