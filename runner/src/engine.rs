@@ -72,6 +72,10 @@ pub struct CaseResult {
     /// Entries printed past the ones kept.
     #[serde(skip_serializing_if = "kernels::job::is_zero")]
     pub printed_more: u64,
+    /// This case's own diagnostics (`kind: message`), before repeats across cases are folded
+    /// into one (for per-case reports such as Gradescope's tests).
+    #[serde(skip)]
+    pub findings: Vec<String>,
 }
 
 /// Everything one check found.
@@ -296,7 +300,11 @@ fn run_backend(
     let mut results: Vec<CaseResult> = vec![];
     let mut diagnostics = vec![];
     for (n, case) in cases.iter().enumerate() {
-        let (result, mut diags) = judge(puzzle, case, backend, run(case));
+        let (mut result, mut diags) = judge(puzzle, case, backend, run(case));
+        result.findings = diags
+            .iter()
+            .map(|d| format!("{}: {}", d.kind.name(), d.message))
+            .collect();
         // Only wrong values shrink usefully (an unwritten element is as plain at any size), and
         // the teaching cases are already as small as they are meant to be.
         let only_wrong = diags

@@ -5,8 +5,9 @@
 //! completed (however the students did), 2 for a usage error. Submissions are checked in parallel
 //! (`--jobs`, one per core by default); the rows keep the files' order.
 
+use super::check::Scoring;
 use crate::engine::{self, Backend, BackendChoice, CaseResult, Outcome};
-use crate::{registry, workbook};
+use crate::{gradescope, registry, workbook};
 use anyhow::{Context, anyhow};
 use indicatif::ProgressBar;
 use kernels::bench::Plan;
@@ -36,6 +37,17 @@ pub struct Args {
     /// timing of passing submissions on a GPU comes after, one at a time.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     jobs: Option<u32>,
+    /// Also write each submission's results in this platform's format (gradescope: one
+    /// results.json per file, as gradescope/<file>.json beside grade.csv).
+    #[arg(long, value_enum)]
+    format: Option<Format>,
+    #[command(flatten)]
+    scoring: Scoring,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Format {
+    Gradescope,
 }
 
 /// One submission's grade: a row of the table, of grade.csv and of grade.json.
@@ -86,6 +98,14 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     let mut gpu = engine::gpu_worker();
     for (file, graded) in files.iter().zip(graded) {
         let name = file_name(file);
+        if let (Some(Format::Gradescope), Ok(outcome)) = (args.format, &graded) {
+            let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned());
+            let path = out_dir
+                .join("gradescope")
+                .join(format!("{}.json", stem.unwrap_or_default()));
+            let _ = std::fs::remove_file(&path); // a file of this grade, not added to an old one
+            gradescope::write(&path, args.scoring.results(outcome))?;
+        }
         rows.push(match graded {
             Ok(outcome) => {
                 let mut row = row(name, &outcome);
@@ -150,7 +170,12 @@ fn check_all(
                         file: file.clone(),
                         backend: args.backend,
                         gpu_limit: Duration::from_secs_f64(args.timeout.max(0.1)),
-                        rerun: String::new(),
+                        rerun: format!(
+                            "{} check {} --kernel {}",
+                            workbook::runner_command(),
+                            puzzle.id,
+                            workbook::display(file)
+                        ),
                         only_case: None,
                     };
                     let outcome = engine::evaluate(&req, &mut gpu);

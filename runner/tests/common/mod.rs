@@ -1,5 +1,7 @@
 //! What several integration tests share: a scratch workbook and a `runner watch` child read
-//! line by line.
+//! line by line. Each test crate uses a part of it.
+
+#![allow(dead_code)]
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
