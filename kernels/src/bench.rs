@@ -75,6 +75,22 @@ pub struct Peaks {
     pub copy_gbps: f64,
 }
 
+/// Where the peaks measured on `device` are cached.
+pub fn peaks_path(device: &crate::gpu::Device) -> std::path::PathBuf {
+    let name: String = device
+        .name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    crate::nvrtc::cache_dir().join(format!("peaks-v{PEAKS_VERSION}-{name}.json"))
+}
+
+/// The peaks `runner bench` measured on `device`, if it has.
+pub fn cached_peaks(device: &crate::gpu::Device) -> Option<Peaks> {
+    let text = std::fs::read_to_string(peaks_path(device)).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
 /// Version of the measuring kernels: cached peaks measured by an older version are measured again.
 /// 2: 512 FMAs per trip of the FMA loop instead of 32, whose loop instructions (3%) read a peak 3% low.
 pub const PEAKS_VERSION: u32 = 2;

@@ -3,7 +3,8 @@
 //! The CUDA driver writes what a kernel printed to the process's standard output when the device
 //! synchronizes, and the worker's standard output is the pipe its answer travels on. [`stdout`]
 //! keeps that pipe as [`Capture::answer`] and points file descriptor 1 at an unlinked temporary
-//! file; [`Capture::text`] reads back what landed there.
+//! file; [`Capture::text`] reads back what landed there since the last call, so a worker that
+//! serves many requests hands each one only its own kernel's lines.
 
 #![allow(unsafe_code)] // dup2 and fflush from libc: each call says why it is sound.
 
@@ -13,6 +14,8 @@ use std::os::fd::{AsFd, AsRawFd};
 
 pub struct Capture {
     file: File,
+    /// Where the next [`Capture::text`] starts reading.
+    read_to: u64,
     /// The original standard output.
     pub answer: File,
 }
@@ -33,19 +36,25 @@ pub fn stdout() -> io::Result<Capture> {
     if unsafe { libc::dup2(file.as_raw_fd(), 1) } < 0 {
         return Err(io::Error::last_os_error());
     }
-    Ok(Capture { file, answer })
+    Ok(Capture {
+        file,
+        read_to: 0,
+        answer,
+    })
 }
 
 impl Capture {
-    /// What was written to standard output since [`stdout`], at most `max` bytes of it.
+    /// What was written to standard output since the last call (or since [`stdout`]), at most
+    /// `max` bytes of it; the rest of it is skipped.
     pub fn text(&mut self, max: u64) -> String {
         // SAFETY: fflush(NULL) flushes every C stdio output stream; it takes no pointer of ours.
         unsafe { libc::fflush(std::ptr::null_mut()) };
         let mut bytes = Vec::new();
         let read = self
             .file
-            .seek(SeekFrom::Start(0))
+            .seek(SeekFrom::Start(self.read_to))
             .and_then(|_| (&mut self.file).take(max).read_to_end(&mut bytes));
+        self.read_to = self.file.seek(SeekFrom::End(0)).unwrap_or(self.read_to);
         match read {
             Ok(_) => String::from_utf8_lossy(&bytes).into_owned(),
             Err(_) => String::new(),
@@ -70,7 +79,10 @@ mod tests {
             // SAFETY: a NUL-terminated format whose one conversion gets an int.
             unsafe { libc::printf(c"printed by the kernel: %d\n".as_ptr(), 7) };
             let text = c.text(1 << 10);
-            write!(c.answer, "ANSWER[{text}]").expect("answers");
+            // SAFETY: as above.
+            unsafe { libc::printf(c"second request: %d\n".as_ptr(), 8) };
+            let second = c.text(1 << 10);
+            write!(c.answer, "ANSWER[{text}]SECOND[{second}]").expect("answers");
             return;
         }
         let out = std::process::Command::new(std::env::current_exe().expect("test binary"))
@@ -80,7 +92,7 @@ mod tests {
             .expect("runs");
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(
-            stdout.contains("ANSWER[printed by the kernel: 7\n]"),
+            stdout.contains("ANSWER[printed by the kernel: 7\n]SECOND[second request: 8\n]"),
             "{stdout}"
         );
         assert_eq!(

@@ -5,15 +5,19 @@
 //! a diagnostic; the runner calls it only inside a worker child process ([`crate::worker`]), so that
 //! an illegal address (which poisons the CUDA context) or an endless loop (which never returns)
 //! ends the child, not the learner's session. Outputs are poisoned with NaN before each launch.
+//! A worker serves many jobs: each module is loaded once per process and kept ([`MODULES`]).
 #![allow(unsafe_code)] // cudarc's kernel launch is `unsafe fn`: each call says why it is sound.
 
 use crate::diag::{Diagnostic, Kind};
 use crate::job::{Arg, Job, RunOutput};
 use crate::nvrtc::{self, Compiled, Source, Target};
 use cudarc::driver::{
-    CudaContext, CudaEvent, CudaSlice, CudaStream, DriverError, LaunchConfig, PushKernelArg, sys,
+    CudaContext, CudaEvent, CudaModule, CudaSlice, CudaStream, DriverError, LaunchConfig,
+    PushKernelArg, sys,
 };
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 /// The device the GPU backend would use.
@@ -31,10 +35,23 @@ impl Device {
     }
 }
 
+/// Whether libcuda can be loaded at all: a question for the dynamic loader only, with no CUDA
+/// call, so it is cheap enough to ask before starting a worker.
+pub fn libcuda_present() -> bool {
+    // SAFETY: only asks the dynamic loader whether libcuda can be opened.
+    unsafe { sys::is_culib_present() }
+}
+
+/// Whether this process's CUDA context still works: after an illegal address or a trap the
+/// driver refuses every further call in the process ("sticky" errors), and only a new process
+/// gets a working context.
+pub fn healthy() -> bool {
+    CudaContext::new(0).is_ok_and(|ctx| ctx.synchronize().is_ok())
+}
+
 /// Device 0, if libcuda loads and reports one. Never panics.
 pub fn probe() -> Option<Device> {
-    // SAFETY: only asks the dynamic loader whether libcuda can be opened.
-    if !unsafe { sys::is_culib_present() } {
+    if !libcuda_present() {
         return None;
     }
     if CudaContext::device_count().ok()? < 1 {
@@ -95,12 +112,7 @@ pub fn load(source: &Source<'_>, job: &Job) -> Result<Loaded, Diagnostic> {
     let driver = |e: DriverError| launch_error(&e);
     let ctx = CudaContext::new(0).map_err(driver)?;
     let (major, minor) = ctx.compute_capability().map_err(driver)?;
-    let Compiled::Cubin(cubin) = nvrtc::compile(source, &Target::Cubin { major, minor })? else {
-        unreachable!("a CUBIN target gives a CUBIN");
-    };
-    let module = ctx
-        .load_module(cudarc::nvrtc::Ptx::from_binary(cubin))
-        .map_err(driver)?;
+    let module = module(&ctx, source, major, minor)?;
     let function = module.load_function(&job.kernel).map_err(|_| {
         Diagnostic::new(
             Kind::KernelNotFound,
@@ -162,6 +174,42 @@ pub fn load(source: &Source<'_>, job: &Job) -> Result<Loaded, Diagnostic> {
         config,
         job: job.clone(),
     })
+}
+
+thread_local! {
+    /// Modules loaded in this process, by source, macros and arch: a warm worker loads each once.
+    static MODULES: std::cell::RefCell<HashMap<u64, Arc<CudaModule>>> = Default::default();
+}
+
+/// Modules kept loaded at most; past it the memo starts again (a `grade` of many submissions).
+const MODULES_KEPT: usize = 64;
+
+/// The module of `source` for `sm_{major}{minor}`, compiled (NVRTC memoizes) and loaded once.
+fn module(
+    ctx: &Arc<CudaContext>,
+    source: &Source<'_>,
+    major: i32,
+    minor: i32,
+) -> Result<Arc<CudaModule>, Diagnostic> {
+    let mut h = std::hash::DefaultHasher::new();
+    (source.code, source.file, source.macros, major, minor).hash(&mut h);
+    let key = h.finish();
+    if let Some(m) = MODULES.with_borrow(|m| m.get(&key).cloned()) {
+        return Ok(m);
+    }
+    let Compiled::Cubin(cubin) = nvrtc::compile(source, &Target::Cubin { major, minor })? else {
+        unreachable!("a CUBIN target gives a CUBIN");
+    };
+    let module = ctx
+        .load_module(cudarc::nvrtc::Ptx::from_binary(cubin))
+        .map_err(|e| launch_error(&e))?;
+    MODULES.with_borrow_mut(|m| {
+        if m.len() >= MODULES_KEPT {
+            m.clear();
+        }
+        m.insert(key, module.clone());
+    });
+    Ok(module)
 }
 
 /// One device buffer per pointer argument (inputs filled, outputs poisoned with NaN), `None` for

@@ -245,6 +245,14 @@ pub struct Printed {
 }
 
 impl RunOutput {
+    /// A run that did not happen, for the reason `d` gives.
+    pub fn failed(d: Diagnostic) -> RunOutput {
+        RunOutput {
+            diagnostics: vec![d],
+            ..RunOutput::default()
+        }
+    }
+
     /// True once [`PRINTED_MAX`] entries are kept: what is printed next is only counted.
     pub fn printed_full(&self) -> bool {
         self.printed.len() >= PRINTED_MAX

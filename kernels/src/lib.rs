@@ -16,6 +16,7 @@ pub mod shape;
 pub mod sim;
 pub mod spec;
 pub mod tile_shape;
+pub mod wire;
 pub mod worker;
 
 pub use diag::{Diagnostic, Kind};

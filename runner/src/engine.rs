@@ -9,8 +9,9 @@
 
 use crate::judge::{Agreement, agreement, judge};
 use crate::toolchain;
+use kernels::gpu::Device;
 use kernels::nvrtc::{self, Compiled, Source, Target};
-use kernels::worker::{self, KernelRun, Reply};
+use kernels::worker::{self, KernelRun, Worker};
 use kernels::{Case, Diagnostic, Kind, Puzzle, RunOutput, Scale};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -74,6 +75,10 @@ pub struct CaseResult {
     /// Entries printed past the ones kept.
     #[serde(skip_serializing_if = "kernels::job::is_zero")]
     pub printed_more: u64,
+    /// This case's own diagnostics (`kind: message`), before repeats across cases are folded
+    /// into one (for per-case reports such as Gradescope's tests).
+    #[serde(skip)]
+    pub findings: Vec<String>,
 }
 
 /// Everything one check found.
@@ -88,6 +93,9 @@ pub struct Outcome {
     /// Where both backends ran a case: do their outputs agree bit for bit?
     #[serde(skip_serializing_if = "Option::is_none")]
     pub backend_agreement: Option<Agreement>,
+    /// The full-scale case's time from this check's one launch on the GPU, when it passed there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub full_case: Option<QuickTiming>,
     /// Lines for people: what ran where, what was skipped and why.
     #[serde(skip)]
     pub notes: Vec<String>,
@@ -96,12 +104,24 @@ pub struct Outcome {
     pub rerun: String,
 }
 
+/// One timed launch of the full-scale case during a check: a glance, not a benchmark (`runner
+/// bench` warms up, repeats and takes the median).
+#[derive(Clone, Debug, Serialize)]
+pub struct QuickTiming {
+    pub case: String,
+    pub device: String,
+    pub seconds: f64,
+    /// Share of the FP32 FMA peak `runner bench` measured on this device, if it has.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fma_peak_share: Option<f64>,
+}
+
 /// What to check and how.
 pub struct Request {
     pub puzzle: Puzzle,
     pub file: PathBuf,
     pub backend: BackendChoice,
-    /// Per-case wall-clock limit of the GPU worker.
+    /// Per-case wall-clock limit on the GPU.
     pub gpu_limit: Duration,
     /// The command line that runs this check again, for the report's last lines.
     pub rerun: String,
@@ -119,6 +139,7 @@ impl Outcome {
             cases: vec![],
             diagnostics: vec![d],
             backend_agreement: None,
+            full_case: None,
             notes: vec![],
             rerun: req.rerun.clone(),
         }
@@ -127,34 +148,34 @@ impl Outcome {
 
 /// Checks `req.file` against `req.puzzle`. `Err` only for usage problems (an unreadable file, a GPU
 /// asked for where there is none); everything about the kernel itself is in the [`Outcome`].
-pub fn evaluate(req: &Request) -> anyhow::Result<Outcome> {
+/// GPU cases go to `gpu`, a warm worker the caller may keep for its next check (`watch`, `grade`);
+/// they run while the simulator runs the small cases.
+pub fn evaluate(req: &Request, gpu: &mut Worker) -> anyhow::Result<Outcome> {
     let puzzle = &req.puzzle;
     let file = crate::workbook::display(&req.file);
     let code = std::fs::read_to_string(&req.file)
         .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", req.file.display()))?;
-    let device = match req.backend {
-        BackendChoice::Sim => None,
-        _ => kernels::gpu::probe(),
-    };
-    if req.backend == BackendChoice::Gpu && device.is_none() {
+    let want_gpu = req.backend != BackendChoice::Sim && kernels::gpu::libcuda_present();
+    if want_gpu {
+        // It creates its CUDA context while this process compiles and simulates.
+        gpu.start();
+    }
+    if req.backend == BackendChoice::Gpu && !matches!(gpu.device(), Ok(Some(_))) {
         anyhow::bail!(
             "--backend gpu: no CUDA device found (libcuda did not load or reports no GPU); use --backend sim"
         );
     }
     let chapter = format!("book/src/{}", puzzle.chapter_file());
-    let locate = |mut d: Diagnostic, case: Option<&str>| {
-        d.case = case.map(str::to_string);
+    let locate = |mut d: Diagnostic| {
         d.chapter = Some(chapter.clone());
         d
     };
     if let Err(d) = toolchain::ensure_nvrtc() {
-        return Ok(Outcome::failed_early(req, &file, locate(d, None)));
+        return Ok(Outcome::failed_early(req, &file, locate(d)));
     }
-    let scale = if device.is_some() {
-        Scale::Full
-    } else {
-        Scale::Small
-    };
+    // Full-scale cases are cheap to build (their references are cached): build them whenever a
+    // GPU may be there, and drop them if the worker finds none.
+    let scale = if want_gpu { Scale::Full } else { Scale::Small };
     let mut cases = (puzzle.cases)(scale);
     if let Some(only) = &req.only_case {
         let names: Vec<String> = cases.iter().map(|c| c.name.clone()).collect();
@@ -177,62 +198,76 @@ pub fn evaluate(req: &Request) -> anyhow::Result<Outcome> {
             puzzle.resolve_launch(&ptx, &file, &mut [])
         });
         if let Err(d) = checked {
-            return Ok(Outcome::failed_early(req, &file, locate(d, None)));
+            return Ok(Outcome::failed_early(req, &file, locate(d)));
         }
     }
+    let small: Vec<Case> = cases
+        .iter()
+        .filter(|c| c.scale == Scale::Small)
+        .cloned()
+        .collect();
+    let on_sim = req.backend != BackendChoice::Gpu;
+    let (sim, gpu_part) = std::thread::scope(|s| {
+        let gpu_part = want_gpu.then(|| {
+            s.spawn(|| {
+                let device = gpu.device()?;
+                let Some(device) = device else {
+                    return Ok(None);
+                };
+                let mut run = |case: &Case| {
+                    with_declared_launch(puzzle, &code, &file, case)
+                        .map(|case| {
+                            gpu.call(
+                                &worker::Request::Run(kernel_run(&code, &file, &case)),
+                                req.gpu_limit,
+                            )
+                            .output
+                        })
+                        .unwrap_or_else(RunOutput::failed)
+                };
+                Ok(Some((
+                    device,
+                    run_backend(puzzle, Backend::Gpu, &cases, &mut run),
+                )))
+            })
+        });
+        let mut run = |case: &Case| run_on_sim(puzzle, &code, &file, case);
+        let sim = on_sim.then(|| run_backend(puzzle, Backend::Sim, &small, &mut run));
+        let gpu_part: Result<_, Diagnostic> = match gpu_part {
+            Some(handle) => handle.join().expect("the GPU thread does not panic"),
+            None => Ok(None),
+        };
+        (sim, gpu_part)
+    });
     let mut backends = vec![];
     let mut notes = vec![];
-    if req.backend != BackendChoice::Gpu {
+    let mut results = vec![];
+    let mut diagnostics = vec![];
+    if let Some((r, d)) = sim {
         backends.push(Backend::Sim);
+        results.extend(r);
+        diagnostics.extend(d);
     }
-    match &device {
-        Some(d) => {
+    let mut full_case = None;
+    match gpu_part {
+        Ok(Some((device, (r, d)))) => {
             backends.push(Backend::Gpu);
-            notes.push(format!("GPU: {} ({})", d.name, d.arch()));
+            notes.push(format!("GPU: {} ({})", device.name, device.arch()));
+            full_case = quick_timing(&device, &cases, &r);
+            results.extend(r);
+            diagnostics.extend(d);
         }
-        None if req.backend == BackendChoice::Auto => notes.push(
+        Ok(None) if req.backend == BackendChoice::Auto => notes.push(
             "no CUDA GPU here: the small cases ran on the simulator; full-scale cases need a GPU"
                 .into(),
         ),
-        None => {}
+        Ok(None) => {}
+        Err(d) => notes.push(format!(
+            "the GPU worker could not start ({}): the small cases ran on the simulator only",
+            d.message
+        )),
     }
-    let mut results = vec![];
-    let mut diagnostics = vec![];
-    for &backend in &backends {
-        for case in cases
-            .iter()
-            .filter(|c| backend == Backend::Gpu || c.scale == Scale::Small)
-        {
-            let run = |case: &Case| run_case(backend, &code, &file, case, req);
-            let (result, mut diags) = judge(puzzle, case, backend, run(case));
-            // Only wrong values shrink usefully (an unwritten element is as plain at any size), and
-            // the teaching cases are already as small as they are meant to be.
-            let only_wrong = diags
-                .iter()
-                .all(|d| matches!(d.kind, Kind::WrongOutput | Kind::UnwrittenOutput))
-                && diags.iter().any(|d| d.kind == Kind::WrongOutput)
-                && !case.name.starts_with("example");
-            // Shrink the first wrong case of each backend only: one small failure is enough to read.
-            let first_failure = !results
-                .iter()
-                .any(|r: &CaseResult| r.backend == backend && !r.passed);
-            let shrinkable =
-                first_failure && !result.passed && only_wrong && !result.output.is_empty();
-            let smaller = shrinkable
-                .then(|| shrink_failure(puzzle, case, backend, &run))
-                .flatten();
-            results.push(result);
-            if let Some((smaller, more)) = smaller {
-                diags.extend(more);
-                let shrunk_from = Some(case.name.clone());
-                results.push(CaseResult {
-                    shrunk_from,
-                    ..smaller
-                });
-            }
-            diagnostics.extend(diags.into_iter().map(|d| locate(d, Some(&case.name))));
-        }
-    }
+    let mut diagnostics: Vec<Diagnostic> = diagnostics.into_iter().map(locate).collect();
     dedup(&mut diagnostics);
     let backend_agreement = agreement(&results);
     if let Some(a) = &backend_agreement {
@@ -250,8 +285,87 @@ pub fn evaluate(req: &Request) -> anyhow::Result<Outcome> {
         cases: results,
         diagnostics,
         backend_agreement,
+        full_case,
         notes,
         rerun: req.rerun.clone(),
+    })
+}
+
+/// Runs `cases` on one backend, in order: judges each, cuts the first wrong one to its smallest
+/// failing size, and stops after a timeout (an endless loop would only time out again), naming
+/// the cases it did not run in the timeout's message.
+fn run_backend(
+    puzzle: &Puzzle,
+    backend: Backend,
+    cases: &[Case],
+    run: &mut dyn FnMut(&Case) -> RunOutput,
+) -> (Vec<CaseResult>, Vec<Diagnostic>) {
+    let mut results: Vec<CaseResult> = vec![];
+    let mut diagnostics = vec![];
+    for (n, case) in cases.iter().enumerate() {
+        let (mut result, mut diags) = judge(puzzle, case, backend, run(case));
+        result.findings = diags
+            .iter()
+            .map(|d| format!("{}: {}", d.kind.name(), d.message))
+            .collect();
+        // Only wrong values shrink usefully (an unwritten element is as plain at any size), and
+        // the teaching cases are already as small as they are meant to be.
+        let only_wrong = diags
+            .iter()
+            .all(|d| matches!(d.kind, Kind::WrongOutput | Kind::UnwrittenOutput))
+            && diags.iter().any(|d| d.kind == Kind::WrongOutput)
+            && !case.name.starts_with("example");
+        // Shrink the first wrong case only: one small failure is enough to read.
+        let first_failure = !results.iter().any(|r| !r.passed);
+        let shrinkable = first_failure && !result.passed && only_wrong && !result.output.is_empty();
+        let smaller = shrinkable
+            .then(|| shrink_failure(puzzle, case, backend, run))
+            .flatten();
+        results.push(result);
+        if let Some((smaller, more)) = smaller {
+            diags.extend(more);
+            let shrunk_from = Some(case.name.clone());
+            results.push(CaseResult {
+                shrunk_from,
+                ..smaller
+            });
+        }
+        let rest = &cases[n + 1..];
+        let timeout = diags.iter_mut().rev().find(|d| d.kind == Kind::Timeout);
+        if let (Some(d), false) = (timeout, rest.is_empty()) {
+            let names: Vec<String> = rest.iter().map(|c| c.name.clone()).collect();
+            d.message += &format!(
+                " (not run on the {} after it: {})",
+                backend.name(),
+                fold(&names, 3)
+            );
+            diagnostics.extend(diags.into_iter().map(|d| in_case(d, &case.name)));
+            break;
+        }
+        diagnostics.extend(diags.into_iter().map(|d| in_case(d, &case.name)));
+    }
+    (results, diagnostics)
+}
+
+fn in_case(mut d: Diagnostic, case: &str) -> Diagnostic {
+    d.case = Some(case.to_string());
+    d
+}
+
+/// The full-scale case's time on the GPU from this check's one launch (not a benchmark), with its
+/// share of the FP32 FMA peak when `runner bench` has measured the device's peaks.
+fn quick_timing(device: &Device, cases: &[Case], results: &[CaseResult]) -> Option<QuickTiming> {
+    let full = cases.iter().find(|c| c.scale == Scale::Full)?;
+    let result = results
+        .iter()
+        .find(|r| r.name == full.name && r.shrunk_from.is_none() && r.passed)?;
+    let flop = 2.0 * full.job.work as f64;
+    let peaks = kernels::bench::cached_peaks(device);
+    Some(QuickTiming {
+        case: full.name.clone(),
+        device: device.name.clone(),
+        seconds: result.seconds,
+        fma_peak_share: peaks.map(|p| flop / result.seconds / (p.fma_tflops * 1e12)),
     })
 }
 
@@ -271,33 +385,16 @@ pub fn with_declared_launch(
     Ok(own)
 }
 
-fn run_case(backend: Backend, code: &str, file: &str, case: &Case, req: &Request) -> RunOutput {
-    let case = match with_declared_launch(&req.puzzle, code, file, case) {
-        Ok(case) => case,
-        Err(d) => {
-            return RunOutput {
-                diagnostics: vec![d],
-                ..RunOutput::default()
-            };
-        }
-    };
-    let case = &case;
-    match backend {
-        Backend::Sim => match ptx(code, file, &case.macros) {
-            Ok(ptx) => kernels::sim::run(&ptx, &case.job),
-            Err(d) => RunOutput {
-                diagnostics: vec![d],
-                ..RunOutput::default()
-            },
-        },
-        Backend::Gpu => {
-            on_gpu(
-                &worker::Request::Run(kernel_run(code, file, case)),
-                req.gpu_limit,
-            )
-            .output
-        }
-    }
+/// One case on the simulator, with the launch the kernel declares where it declares one.
+fn run_on_sim(puzzle: &Puzzle, code: &str, file: &str, case: &Case) -> RunOutput {
+    with_declared_launch(puzzle, code, file, case)
+        .and_then(|case| {
+            Ok(kernels::sim::run(
+                &ptx(code, file, &case.macros)?,
+                &case.job,
+            ))
+        })
+        .unwrap_or_else(RunOutput::failed)
 }
 
 /// `case` as the GPU worker takes it.
@@ -310,11 +407,10 @@ pub fn kernel_run(code: &str, file: &str, case: &Case) -> KernelRun {
     }
 }
 
-/// Runs `request` in a GPU worker: this same binary's `gpu-worker`, in a child process that is
-/// killed after `limit`.
-pub fn on_gpu(request: &worker::Request, limit: Duration) -> Reply {
+/// A GPU worker: this same binary's `gpu-worker`, started on first use (see [`Worker`]).
+pub fn gpu_worker() -> Worker {
     let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("runner"));
-    worker::run_isolated(&exe, &["gpu-worker"], request, limit)
+    Worker::new(exe, &["gpu-worker"])
 }
 
 /// The PTX of `code` with `macros` (NVRTC memoizes: each macro set compiles once per process).
@@ -330,7 +426,7 @@ fn shrink_failure(
     puzzle: &Puzzle,
     case: &Case,
     backend: Backend,
-    run: &dyn Fn(&Case) -> RunOutput,
+    run: &mut dyn FnMut(&Case) -> RunOutput,
 ) -> Option<(CaseResult, Vec<Diagnostic>)> {
     let shrink = puzzle.shrink?;
     shrink(case)

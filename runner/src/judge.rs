@@ -169,6 +169,7 @@ pub fn judge(
         shrunk_from: None,
         printed: out.printed,
         printed_more: out.printed_more,
+        findings: vec![],
     };
     (result, diagnostics)
 }

@@ -9,6 +9,7 @@ mod book;
 mod cmd;
 mod drift;
 mod engine;
+mod gradescope;
 mod grid;
 mod judge;
 mod registry;

@@ -4,7 +4,7 @@
 //! a diff of expected against yours around the first mismatch (values lined up), the diagnostics
 //! at their file and line, then the hint command and the chapter.
 
-use crate::engine::{CaseResult, Outcome};
+use crate::engine::{CaseResult, Outcome, QuickTiming};
 use crate::registry;
 use colored::Colorize;
 use kernels::Kind;
@@ -15,6 +15,20 @@ const WINDOW: usize = 12;
 
 pub fn json(outcome: &Outcome) -> String {
     serde_json::to_string_pretty(outcome).expect("an outcome serializes")
+}
+
+/// The full case's time from the check's one launch, named for what it is.
+fn quick_timing(t: &QuickTiming, puzzle: &str) -> String {
+    let share = match t.fma_peak_share {
+        Some(share) => format!(", {:.0}% of the FP32 FMA peak", 100.0 * share),
+        None => String::new(),
+    };
+    format!(
+        "  case {} on the {}: {:.1} us in one timed launch{share} (a glance: runner bench {puzzle} measures it properly)\n",
+        t.case,
+        t.device,
+        t.seconds * 1e6
+    )
 }
 
 pub fn human(outcome: &Outcome) -> String {
@@ -37,6 +51,9 @@ pub fn human(outcome: &Outcome) -> String {
             outcome.puzzle.bold(),
             outcome.cases.len()
         );
+        if let Some(t) = &outcome.full_case {
+            out += &quick_timing(t, &outcome.puzzle);
+        }
         match registry::next(&outcome.puzzle) {
             Some(next) => out += &format!("Next: runner check {}\n", next.id),
             None => out += "That was the last puzzle: measure it with runner bench.\n",

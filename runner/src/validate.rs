@@ -120,21 +120,27 @@ fn check_command(p: &Puzzle, flag: &str) -> String {
     format!("{} check {}{flag}", workbook::runner_command(), p.id)
 }
 
+thread_local! {
+    /// One warm GPU worker for every check of a validation (started only where there is a GPU).
+    static GPU: std::cell::RefCell<kernels::worker::Worker> = std::cell::RefCell::new(engine::gpu_worker());
+}
+
 fn evaluate(
     root: &Path,
     p: &Puzzle,
     file: &str,
     backend: BackendChoice,
 ) -> Result<Outcome, String> {
-    engine::evaluate(&engine::Request {
+    let req = engine::Request {
         puzzle: *p,
         file: root.join(file),
         backend,
         gpu_limit: Duration::from_secs(10),
         rerun: String::new(),
         only_case: None,
-    })
-    .map_err(|e| format!("{file}: {e:#}"))
+    };
+    GPU.with_borrow_mut(|gpu| engine::evaluate(&req, gpu))
+        .map_err(|e| format!("{file}: {e:#}"))
 }
 
 /// The diagnostics that mean a file never reached its cases.

@@ -3,27 +3,11 @@
 //! has no Rust toolchain, so this test binary is built here and carried there with the runner:
 //! `RUNNER_BIN=target/release/runner WORKBOOK_ROOT=. target/release/deps/gpu-HASH --ignored`.
 
-use std::path::PathBuf;
+mod common;
+
+use common::{Watching, repo as root, runner, scratch_root};
 use std::process::{Command, Output};
-
-fn runner() -> PathBuf {
-    std::env::var_os("RUNNER_BIN").map_or_else(
-        || PathBuf::from(env!("CARGO_BIN_EXE_runner")),
-        PathBuf::from,
-    )
-}
-
-fn root() -> PathBuf {
-    std::env::var_os("WORKBOOK_ROOT").map_or_else(
-        || {
-            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-                .parent()
-                .unwrap()
-                .to_path_buf()
-        },
-        PathBuf::from,
-    )
-}
+use std::time::{Duration, Instant};
 
 fn run(args: &[&str]) -> Output {
     Command::new(runner())
@@ -117,37 +101,156 @@ fn printf_on_the_gpu_comes_back_beside_the_answer() {
     );
 }
 
+fn check_on_gpu(file: &str, timeout: &str) -> (Output, Duration) {
+    let started = Instant::now();
+    let path = format!("runner/tests/fixtures/{file}");
+    let args = ["check", "puzzle-01", "--kernel", &path, "--backend", "gpu"];
+    let out = run(&[&args[..], &["--timeout", timeout, "--json"]].concat());
+    (out, started.elapsed())
+}
+
 #[test]
 #[ignore = "needs a CUDA GPU: run with --ignored on a GPU machine"]
-fn an_illegal_address_and_an_endless_loop_end_in_diagnostics() {
+fn an_illegal_address_is_reported_and_the_worker_recovers_for_every_case() {
     require_gpu();
-    let cases = [
-        ("no_guard_far.cu", "launch_error"),
-        ("endless.cu", "timeout"),
-    ];
-    for (file, kind) in cases {
-        let path = format!("runner/tests/fixtures/{file}");
-        let out = run(&[
-            "check",
-            "puzzle-01",
-            "--kernel",
-            &path,
-            "--backend",
-            "gpu",
-            "--timeout",
-            "2",
-            "--json",
-        ]);
-        assert_eq!(out.status.code(), Some(1), "{file}");
-        let o = json(&out);
-        assert_eq!(
-            o["diagnostics"][0]["kind"], kind,
-            "{file}: {}",
-            o["diagnostics"]
-        );
-        // Every case still ran after the first one failed.
-        assert!(o["cases"].as_array().unwrap().len() >= 8, "{file}");
+    let (out, _) = check_on_gpu("no_guard_far.cu", "10");
+    assert_eq!(out.status.code(), Some(1));
+    let o = json(&out);
+    assert_eq!(
+        o["diagnostics"][0]["kind"], "launch_error",
+        "{}",
+        o["diagnostics"]
+    );
+    // Each case got a fresh worker after the one before poisoned its context, and failed alone.
+    let cases = o["cases"].as_array().unwrap();
+    assert!(cases.len() >= 8, "{o}");
+    assert!(cases.iter().all(|c| c["passed"] == false));
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run with --ignored on a GPU machine"]
+fn an_endless_loop_ends_the_check_within_the_limit_and_two_seconds() {
+    require_gpu();
+    let (out, took) = check_on_gpu("endless.cu", "3");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(took < Duration::from_secs(5), "the check took {took:?}");
+    let o = json(&out);
+    let d = &o["diagnostics"][0];
+    assert_eq!(d["kind"], "timeout", "{}", o["diagnostics"]);
+    let message = d["message"].as_str().unwrap();
+    assert!(
+        message.contains("not run on the gpu after it: "),
+        "{message}"
+    );
+    assert_eq!(
+        o["cases"].as_array().unwrap().len(),
+        1,
+        "one case ran, then none"
+    );
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run with --ignored on a GPU machine"]
+fn one_watch_session_reports_a_fault_then_a_pass_on_its_warm_worker() {
+    require_gpu();
+    let root = scratch_root("gpu-watch-test");
+    let kernel = root.join("puzzles/puzzle-01/kernel.cu");
+    let fixture = root_file("runner/tests/fixtures/no_guard_far.cu");
+    std::fs::write(&kernel, fixture).unwrap();
+    let mut w = Watching::start(&runner(), &root, "gpu");
+    let report = w.wait_for("Watching puzzles/puzzle-01/kernel.cu");
+    assert!(report.contains("✗ puzzle-01"), "{report}");
+    assert!(report.contains("launch_error"), "{report}");
+    std::fs::write(&kernel, root_file("solutions/puzzle-01.cu")).unwrap();
+    let report = w.wait_for("✓ puzzle-01 passed");
+    assert!(!report.contains("launch_error"), "{report}");
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+fn root_file(path: &str) -> String {
+    std::fs::read_to_string(root().join(path)).unwrap()
+}
+
+/// A puzzle-04 submission of `kind`, made from the solution.
+fn submission(kind: &str, solution: &str) -> String {
+    let taps = "for (int j = 0; j < kernel_size; j++)";
+    let store = "output[i] = sum;";
+    match kind {
+        "pass" => solution.to_string(),
+        "wrong" => solution.replace(taps, "for (int j = 1; j < kernel_size; j++)"),
+        "nocompile" => solution.replace(store, "output[i] = sum"),
+        "fault" => solution.replace(store, "output[i + (1 << 28)] = sum;"),
+        "hang" => solution
+            .replace("float sum = 0.0f;", "volatile float sum = 0.0f;")
+            .replace(taps, "for (int j = 0; j < kernel_size; j *= 1)"),
+        _ => unreachable!("no kind {kind}"),
     }
+}
+
+/// A class of 20 puzzle-04 submissions: passing, wrong, not compiling, faulting and hanging,
+/// with the number that pass.
+fn sample_class(dir: &std::path::Path) -> usize {
+    let solution = root_file("solutions/puzzle-04.cu");
+    let kinds = [
+        ("pass", 8),
+        ("wrong", 4),
+        ("nocompile", 3),
+        ("fault", 3),
+        ("hang", 2),
+    ];
+    std::fs::create_dir_all(dir).unwrap();
+    for (kind, count) in kinds {
+        for n in 0..count {
+            let made = submission(kind, &solution);
+            assert!(
+                kind == "pass" || made != solution,
+                "{kind}: nothing replaced"
+            );
+            let text = format!("// {kind} {n}\n{made}");
+            std::fs::write(dir.join(format!("{kind}-{n}.cu")), text).unwrap();
+        }
+    }
+    8
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run with --ignored on a GPU machine"]
+fn grading_twenty_submissions_on_one_worker_gets_every_row_right() {
+    require_gpu();
+    let dir = std::env::temp_dir().join(format!("gpu-grade-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let passing = sample_class(&dir);
+    let started = Instant::now();
+    let out = run(&["grade", "puzzle-04", dir.to_str().unwrap()]);
+    let took = started.elapsed();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    eprintln!("graded 20 submissions in {took:?}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("grade.json")).unwrap()).unwrap();
+    let rows = report["submissions"].as_array().unwrap();
+    assert_eq!(rows.len(), 20);
+    for row in rows {
+        let file = row["file"].as_str().unwrap();
+        let kinds = row["diagnostics"].to_string();
+        let want = match file.split('-').next().unwrap() {
+            "pass" => "[]",
+            "wrong" => "wrong_output",
+            "nocompile" => "compile_error",
+            "fault" => "launch_error",
+            "hang" => "timeout",
+            other => panic!("unexpected file {other}"),
+        };
+        assert!(kinds.contains(want), "{file}: {row}");
+        assert_eq!(row["passed"], file.starts_with("pass"), "{file}: {row}");
+    }
+    let passed = rows.iter().filter(|r| r["passed"] == true).count();
+    assert_eq!(passed, passing);
+    assert!(took < Duration::from_secs(30), "grading took {took:?}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

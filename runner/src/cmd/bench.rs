@@ -15,7 +15,7 @@ use anyhow::{anyhow, bail};
 use colored::Colorize;
 use kernels::bench::{Peaks, Plan};
 use kernels::gpu::Device;
-use kernels::worker::{KernelRun, Request};
+use kernels::worker::{KernelRun, Request, Worker};
 use kernels::{Case, Puzzle, Scale};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -68,14 +68,18 @@ struct Report {
 
 pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     let (puzzle, file) = args.target.resolve()?;
-    let Some(device) = kernels::gpu::probe() else {
+    let mut gpu = engine::gpu_worker();
+    let device = kernels::gpu::libcuda_present()
+        .then(|| gpu.device().ok().flatten())
+        .flatten();
+    let Some(device) = device else {
         bail!(
             "runner bench needs a CUDA GPU, and none was found here (libcuda did not load or reports no device); `runner check` works without one"
         );
     };
     toolchain::ensure_nvrtc().map_err(|d| anyhow!(d.message))?;
     let root = workbook::root();
-    let peaks = peaks(&device, args.remeasure)?;
+    let peaks = peaks(&mut gpu, &device, args.remeasure)?;
     let plan = Plan {
         warmup: args.warmup as usize,
         runs: args.runs as usize,
@@ -112,7 +116,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         let flop = 2.0 * work;
         let bytes = case.job.args.iter().map(arg_bytes).sum::<usize>() as f64;
         shape.get_or_insert((case.name.clone(), flop, bytes));
-        let times = time(&p, &case, &path, plan)?;
+        let times = time(&mut gpu, &p, &case, &path, plan)?;
         let Some(times) = times else {
             return Ok(ExitCode::from(1));
         };
@@ -177,8 +181,8 @@ fn kernel_run(puzzle: &Puzzle, case: &Case, path: &Path) -> Result<(KernelRun, C
 }
 
 /// Launch times of `run` per `plan`, in milliseconds, sorted.
-pub fn timings(run: KernelRun, plan: Plan) -> Result<Vec<f64>, String> {
-    let reply = engine::on_gpu(&Request::Bench(run, plan), LIMIT);
+pub fn timings(gpu: &mut Worker, run: KernelRun, plan: Plan) -> Result<Vec<f64>, String> {
+    let reply = gpu.call(&Request::Bench(run, plan), LIMIT);
     let timing = reply.timing.ok_or_else(|| {
         let why = reply.output.diagnostics.first().map(|d| d.message.clone());
         why.unwrap_or_else(|| "no timing came back".into())
@@ -190,10 +194,10 @@ pub fn timings(run: KernelRun, plan: Plan) -> Result<Vec<f64>, String> {
 
 /// The median seconds of `path` on the puzzle's full case, for `runner grade` (which has already
 /// checked it): `None` when it cannot be timed.
-pub fn median_seconds(puzzle: &Puzzle, path: &Path, plan: Plan) -> Option<f64> {
+pub fn median_seconds(gpu: &mut Worker, puzzle: &Puzzle, path: &Path, plan: Plan) -> Option<f64> {
     let case = full_case(puzzle).ok()?;
     let (run, _) = kernel_run(puzzle, &case, path).ok()?;
-    let times = timings(run, plan).ok()?;
+    let times = timings(gpu, run, plan).ok()?;
     times.get(times.len() / 2).map(|ms| ms * 1e-3)
 }
 
@@ -201,7 +205,13 @@ pub fn median_seconds(puzzle: &Puzzle, path: &Path, plan: Plan) -> Option<f64> {
 const LIMIT: Duration = Duration::from_secs(60);
 
 /// Checks the kernel on the case, then times it. `None` (after printing why) when it is wrong.
-fn time(puzzle: &Puzzle, case: &Case, path: &Path, plan: Plan) -> anyhow::Result<Option<Vec<f64>>> {
+fn time(
+    gpu: &mut Worker,
+    puzzle: &Puzzle,
+    case: &Case,
+    path: &Path,
+    plan: Plan,
+) -> anyhow::Result<Option<Vec<f64>>> {
     let file = workbook::display(path);
     let (run, case) = match kernel_run(puzzle, case, path) {
         Ok(prepared) => prepared,
@@ -211,7 +221,7 @@ fn time(puzzle: &Puzzle, case: &Case, path: &Path, plan: Plan) -> anyhow::Result
             return Ok(None);
         }
     };
-    let checked = engine::on_gpu(&Request::Run(run.clone()), LIMIT).output;
+    let checked = gpu.call(&Request::Run(run.clone()), LIMIT).output;
     let (result, diagnostics) = crate::judge::judge(puzzle, &case, Backend::Gpu, checked);
     if !result.passed {
         println!(
@@ -226,29 +236,18 @@ fn time(puzzle: &Puzzle, case: &Case, path: &Path, plan: Plan) -> anyhow::Result
         println!("Run: runner check {} --kernel {file}", puzzle.id);
         return Ok(None);
     }
-    timings(run, plan)
+    timings(gpu, run, plan)
         .map(Some)
         .map_err(|why| anyhow!("timing {file} failed: {why}"))
 }
 
 /// The device's FMA peak and copy bandwidth, measured once per device and cached.
-fn peaks(device: &Device, remeasure: bool) -> anyhow::Result<Peaks> {
-    let name: String = device
-        .name
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect();
-    let path = kernels::nvrtc::cache_dir().join(format!(
-        "peaks-v{}-{name}.json",
-        kernels::bench::PEAKS_VERSION
-    ));
-    let cached = std::fs::read_to_string(&path)
-        .ok()
-        .and_then(|s| serde_json::from_str(&s).ok());
-    if let Some(peaks) = cached.filter(|_| !remeasure) {
+fn peaks(gpu: &mut Worker, device: &Device, remeasure: bool) -> anyhow::Result<Peaks> {
+    let path = kernels::bench::peaks_path(device);
+    if let Some(peaks) = kernels::bench::cached_peaks(device).filter(|_| !remeasure) {
         return Ok(peaks);
     }
-    let reply = engine::on_gpu(&Request::Peaks, Duration::from_secs(120));
+    let reply = gpu.call(&Request::Peaks, Duration::from_secs(120));
     let peaks = reply.peaks.ok_or_else(|| {
         anyhow!(
             "measuring the device failed: {:?}",

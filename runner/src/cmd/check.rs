@@ -6,8 +6,10 @@
 
 use super::KernelChoice;
 use crate::engine::{self, BackendChoice};
+use crate::gradescope::{self, Visibility};
 use crate::{report, workbook};
 use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -30,19 +32,60 @@ pub struct Args {
     /// Seconds a GPU case may run before it is stopped.
     #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
     timeout: f64,
+    /// Also write Gradescope's results.json here (added to the file when it exists, so one file
+    /// can hold several puzzles).
+    #[arg(long, value_name = "FILE")]
+    gradescope: Option<PathBuf>,
+    #[command(flatten)]
+    scoring: Scoring,
+}
+
+/// How a check scores in Gradescope's results.
+#[derive(Debug, clap::Args)]
+pub struct Scoring {
+    /// The puzzle's points in Gradescope's results, shared equally among its cases.
+    #[arg(long, default_value_t = 10.0, value_name = "POINTS")]
+    pub points: f64,
+    /// Who sees each test's result in Gradescope, and when.
+    #[arg(long, value_enum, default_value_t = Visibility::Visible)]
+    pub visibility: Visibility,
+}
+
+impl Scoring {
+    /// The results of a file that could not be checked at all (missing, unreadable).
+    pub fn not_checked(&self, puzzle: &str, why: &str) -> gradescope::Results {
+        gradescope::failed(puzzle, "submitted", why, self.points, self.visibility)
+    }
+
+    /// Gradescope's results for `outcome`.
+    pub fn results(&self, outcome: &engine::Outcome) -> gradescope::Results {
+        let report = gradescope::plain(|| report::human(outcome));
+        gradescope::results(outcome, &report, self.points, self.visibility)
+    }
 }
 
 pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     let (puzzle, file) = args.target.resolve()?;
     let own_file = args.target.is_own();
-    let outcome = engine::evaluate(&engine::Request {
+    let req = engine::Request {
         puzzle,
         file,
         backend: args.backend,
         gpu_limit: Duration::from_secs_f64(args.timeout.max(0.1)),
         rerun: rerun(&args, puzzle.id),
         only_case: args.case.clone(),
-    })?;
+    };
+    let outcome = match engine::evaluate(&req, &mut engine::gpu_worker()) {
+        Ok(outcome) => outcome,
+        Err(e) => {
+            // An autograder still gets its results: the file it could not check scores nothing.
+            if let Some(path) = &args.gradescope {
+                let why = format!("{e:#} (expected a file named {}.cu)", puzzle.id);
+                gradescope::write(path, args.scoring.not_checked(puzzle.id, &why))?;
+            }
+            return Err(e);
+        }
+    };
     let text = if args.json {
         report::json(&outcome) + "\n"
     } else if args.stats {
@@ -50,6 +93,9 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         report::human(&outcome)
     };
+    if let Some(path) = &args.gradescope {
+        gradescope::write(path, args.scoring.results(&outcome))?;
+    }
     // A closed pipe (`runner check ... | head`) is not an error worth a panic.
     let _ = std::io::stdout().write_all(text.as_bytes());
     if outcome.passed && own_file {

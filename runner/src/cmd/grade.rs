@@ -2,16 +2,20 @@
 //! name) against one puzzle, prints a table, and writes `grade.csv` and `grade.json` into the
 //! folder (or `--out DIR`). One row per file, whatever happened to it: a submission that does not
 //! compile, or cannot be read, is a failed row, never an abort. Exit status 0 when grading
-//! completed (however the students did), 2 for a usage error.
+//! completed (however the students did), 2 for a usage error. Submissions are checked in parallel
+//! (`--jobs`, one per core by default); the rows keep the files' order.
 
+use super::check::Scoring;
 use crate::engine::{self, Backend, BackendChoice, CaseResult, Outcome};
-use crate::{registry, workbook};
+use crate::{gradescope, registry, workbook};
 use anyhow::{Context, anyhow};
 use indicatif::ProgressBar;
 use kernels::bench::Plan;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 #[derive(Debug, clap::Args)]
@@ -29,6 +33,21 @@ pub struct Args {
     /// Seconds a GPU case may run before it is stopped.
     #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
     timeout: f64,
+    /// Submissions checked at once (default: one per core). Each has its own GPU worker; the
+    /// timing of passing submissions on a GPU comes after, one at a time.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    jobs: Option<u32>,
+    /// Also write each submission's results in this platform's format (gradescope: one
+    /// results.json per file, as gradescope/<file>.json beside grade.csv).
+    #[arg(long, value_enum)]
+    format: Option<Format>,
+    #[command(flatten)]
+    scoring: Scoring,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Format {
+    Gradescope,
 }
 
 /// One submission's grade: a row of the table, of grade.csv and of grade.json.
@@ -68,30 +87,37 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     std::fs::create_dir_all(&out_dir)
         .with_context(|| format!("cannot create {}", out_dir.display()))?;
     let bar = ProgressBar::new(files.len() as u64);
+    let jobs = args.jobs.map_or_else(
+        || std::thread::available_parallelism().map_or(1, |n| n.get()),
+        |n| n as usize,
+    );
+    let graded = check_all(&args, puzzle, &files, jobs.min(files.len()), &bar);
     let mut rows = vec![];
-    for file in &files {
+    // Timed one at a time on one worker, after every check: kernels of other submissions running
+    // beside a timed one would slow it.
+    let mut gpu = engine::gpu_worker();
+    for (file, graded) in files.iter().zip(graded) {
         let name = file_name(file);
-        bar.set_message(name.clone());
-        let outcome = engine::evaluate(&engine::Request {
-            puzzle,
-            file: file.clone(),
-            backend: args.backend,
-            gpu_limit: Duration::from_secs_f64(args.timeout.max(0.1)),
-            rerun: String::new(),
-            only_case: None,
-        });
-        rows.push(match outcome {
+        if let (Some(Format::Gradescope), Ok(outcome)) = (args.format, &graded) {
+            let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned());
+            let path = out_dir
+                .join("gradescope")
+                .join(format!("{}.json", stem.unwrap_or_default()));
+            let _ = std::fs::remove_file(&path); // a file of this grade, not added to an old one
+            gradescope::write(&path, args.scoring.results(outcome))?;
+        }
+        rows.push(match graded {
             Ok(outcome) => {
                 let mut row = row(name, &outcome);
                 if outcome.passed && outcome.backends.contains(&Backend::Gpu) {
-                    row.bench_seconds = super::bench::median_seconds(&puzzle, file, GRADE_PLAN);
+                    row.bench_seconds =
+                        super::bench::median_seconds(&mut gpu, &puzzle, file, GRADE_PLAN);
                 }
                 row
             }
             Err(e) if args.backend == BackendChoice::Gpu => return Err(e),
             Err(e) => unreadable(name, &e),
         });
-        bar.inc(1);
     }
     bar.finish_and_clear();
     print!("{}", table(&rows));
@@ -115,6 +141,54 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         json_path.display()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// Checks every file, `jobs` at a time (each thread with its own GPU worker, kept from one
+/// submission to the next), and returns the outcomes in the order of `files`.
+fn check_all(
+    args: &Args,
+    puzzle: kernels::Puzzle,
+    files: &[PathBuf],
+    jobs: usize,
+    bar: &ProgressBar,
+) -> Vec<anyhow::Result<Outcome>> {
+    let next = AtomicUsize::new(0);
+    let done: Mutex<Vec<Option<anyhow::Result<Outcome>>>> =
+        Mutex::new(files.iter().map(|_| None).collect());
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            s.spawn(|| {
+                let mut gpu = engine::gpu_worker();
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(file) = files.get(i) else {
+                        return;
+                    };
+                    bar.set_message(file_name(file));
+                    let req = engine::Request {
+                        puzzle,
+                        file: file.clone(),
+                        backend: args.backend,
+                        gpu_limit: Duration::from_secs_f64(args.timeout.max(0.1)),
+                        rerun: format!(
+                            "{} check {} --kernel {}",
+                            workbook::runner_command(),
+                            puzzle.id,
+                            workbook::display(file)
+                        ),
+                        only_case: None,
+                    };
+                    let outcome = engine::evaluate(&req, &mut gpu);
+                    done.lock().expect("no thread panics holding it")[i] = Some(outcome);
+                    bar.inc(1);
+                }
+            });
+        }
+    });
+    let done = done.into_inner().expect("no thread panicked holding it");
+    done.into_iter()
+        .map(|o| o.expect("every file was checked"))
+        .collect()
 }
 
 /// The `.cu` files of `folder`, sorted by name.

@@ -38,6 +38,8 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     let mut watcher = notify::recommended_watcher(tx).context("watching files")?;
     let mut watched: Option<PathBuf> = None;
     let mut check_now = true;
+    // One warm worker for the whole session: a save is checked without a new CUDA context.
+    let mut gpu = engine::gpu_worker();
     loop {
         let file = workbook::root().join(puzzle.kernel_path());
         let folder = file.parent().map(Path::to_path_buf).unwrap_or_default();
@@ -63,14 +65,15 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         if std::io::stdout().is_terminal() {
             say("\x1b[2J\x1b[H");
         }
-        let outcome = engine::evaluate(&engine::Request {
+        let req = engine::Request {
             puzzle,
             file: file.clone(),
             backend: args.backend,
             gpu_limit: Duration::from_secs_f64(args.timeout.max(0.1)),
             rerun: format!("{} check {}", workbook::runner_command(), puzzle.id),
             only_case: None,
-        })?;
+        };
+        let outcome = engine::evaluate(&req, &mut gpu)?;
         say(&report::human(&outcome));
         check_now = false;
         if !outcome.passed {

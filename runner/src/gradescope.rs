@@ -1,0 +1,165 @@
+//! Gradescope's autograder `results.json`, from an [`Outcome`].
+//!
+//! The format is Gradescope's "Autograder Specifications" page
+//! (gradescope-autograders.readthedocs.io/en/latest/specs/): a top-level `score`, optional
+//! `output` and `visibility`, and `tests`, each with `score`, `max_score`, `status` ("passed" or
+//! "failed"), `name`, `output` and `visibility` ("hidden", "after_due_date", "after_published"
+//! or "visible"). One test per case of the puzzle (a case passes when every backend that ran it
+//! passed it, with no diagnostic), each worth an equal share of the puzzle's points; a file that
+//! never reached its cases (it does not compile, say) is one failed test worth them all. The
+//! submission-wide `output` is the report a student would read from `runner check`.
+//!
+//! Writing into a file that already holds results adds to it (tests appended, scores summed), so
+//! an autograder grades several puzzles of one submission into one `results.json`.
+
+use crate::engine::Outcome;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// Who sees a test's result, and when (Gradescope's four settings).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+#[value(rename_all = "snake_case")]
+pub enum Visibility {
+    Visible,
+    Hidden,
+    AfterDueDate,
+    AfterPublished,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Passed,
+    Failed,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Test {
+    pub score: f64,
+    pub max_score: f64,
+    pub status: Status,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub output: String,
+    pub visibility: Visibility,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Results {
+    pub score: f64,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub output: String,
+    pub tests: Vec<Test>,
+}
+
+/// The results of one puzzle's check: `points` shared among its cases. `report` is the text a
+/// student reads (the check's report without color).
+pub fn results(outcome: &Outcome, report: &str, points: f64, visibility: Visibility) -> Results {
+    let test = |name: String, passed: bool, share: f64, output: String| Test {
+        score: if passed { share } else { 0.0 },
+        max_score: share,
+        status: if passed {
+            Status::Passed
+        } else {
+            Status::Failed
+        },
+        name,
+        output,
+        visibility,
+    };
+    let mut names: Vec<&str> = vec![];
+    for c in outcome.cases.iter().filter(|c| c.shrunk_from.is_none()) {
+        if !names.contains(&c.name.as_str()) {
+            names.push(&c.name);
+        }
+    }
+    if names.is_empty() {
+        let why = outcome
+            .diagnostics
+            .iter()
+            .map(|d| format!("{}: {}", d.kind.name(), d.message))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let mut results = failed(&outcome.puzzle, "builds and runs", &why, points, visibility);
+        results.output = report.to_string();
+        return results;
+    }
+    let tests: Vec<Test> = {
+        let share = points / names.len() as f64;
+        names
+            .iter()
+            .map(|&name| {
+                let runs: Vec<_> = outcome.cases.iter().filter(|c| c.name == name).collect();
+                let passed = runs.iter().all(|c| c.passed);
+                let mut lines = vec![];
+                for c in runs.iter().filter(|c| !c.passed) {
+                    lines.push(format!("failed on the {}", c.backend.name()));
+                    lines.extend(c.findings.iter().map(|f| format!("  {f}")));
+                }
+                test(
+                    format!("{}: case {name}", outcome.puzzle),
+                    passed,
+                    share,
+                    lines.join("\n"),
+                )
+            })
+            .collect()
+    };
+    Results {
+        score: tests.iter().map(|t| t.score).sum(),
+        output: report.to_string(),
+        tests,
+    }
+}
+
+/// One failed test worth all of the puzzle's `points`: what a file that never reached its cases
+/// scores.
+pub fn failed(puzzle: &str, what: &str, why: &str, points: f64, visibility: Visibility) -> Results {
+    Results {
+        score: 0.0,
+        output: String::new(),
+        tests: vec![Test {
+            score: 0.0,
+            max_score: points,
+            status: Status::Failed,
+            name: format!("{puzzle}: {what}"),
+            output: why.to_string(),
+            visibility,
+        }],
+    }
+}
+
+/// Writes `results` to `path`, added to what a results file there already holds.
+pub fn write(path: &Path, results: Results) -> anyhow::Result<()> {
+    use anyhow::Context;
+    let mut all = std::fs::read_to_string(path)
+        .ok()
+        .and_then(|text| serde_json::from_str::<Results>(&text).ok())
+        .unwrap_or(Results {
+            score: 0.0,
+            output: String::new(),
+            tests: vec![],
+        });
+    all.tests.extend(results.tests);
+    all.score = all.tests.iter().map(|t| t.score).sum();
+    if !results.output.is_empty() {
+        if !all.output.is_empty() {
+            all.output.push('\n');
+        }
+        all.output += &results.output;
+    }
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    let text = serde_json::to_string_pretty(&all).expect("results serialize") + "\n";
+    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// `f` with colored output off: text for a file, not a terminal.
+pub fn plain<T>(f: impl FnOnce() -> T) -> T {
+    colored::control::set_override(false);
+    let t = f();
+    colored::control::unset_override();
+    t
+}

@@ -1,0 +1,17 @@
+// The tiled kernel without its barrier: a thread may read the tile before its neighbours wrote it.
+extern "C" __device__ const int launch_shape[3] = {128, 128, 8704};
+
+extern "C" __global__ void conv1d(const float* input, const float* kernel, float* output, int input_size,
+                                  int kernel_size)
+{
+    extern __shared__ float tile[];
+    int first = blockIdx.x * 128;
+    for (int k = threadIdx.x; k < 128 + kernel_size - 1; k += 128) {
+        tile[k] = first + k < input_size ? input[first + k] : 0.0f;
+    }
+    int i = first + threadIdx.x;
+    if (i >= input_size - kernel_size + 1) return;
+    float sum = 0.0f;
+    for (int j = 0; j < kernel_size; j++) sum += tile[threadIdx.x + j] * kernel[j];
+    output[i] = sum;
+}

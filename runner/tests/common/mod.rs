@@ -1,0 +1,111 @@
+//! What several integration tests share: a scratch workbook and a `runner watch` child read
+//! line by line. Each test crate uses a part of it.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::{Duration, Instant};
+
+/// The repository's root: `WORKBOOK_ROOT`, else where this test was built (a test binary carried
+/// to a GPU machine is told where the workbook is there).
+pub fn repo() -> PathBuf {
+    std::env::var_os("WORKBOOK_ROOT").map_or_else(
+        || {
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .parent()
+                .unwrap()
+                .to_path_buf()
+        },
+        PathBuf::from,
+    )
+}
+
+/// The runner binary: `RUNNER_BIN`, else the one cargo built beside this test.
+pub fn runner() -> PathBuf {
+    std::env::var_os("RUNNER_BIN").map_or_else(
+        || PathBuf::from(env!("CARGO_BIN_EXE_runner")),
+        PathBuf::from,
+    )
+}
+
+/// A workbook root holding only puzzles 01 and 02 as skeletons, named for `test`.
+pub fn scratch_root(test: &str) -> PathBuf {
+    let root = std::env::temp_dir().join(format!("{test}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    for p in ["puzzle-01", "puzzle-02"] {
+        let dir = root.join("puzzles").join(p);
+        std::fs::create_dir_all(&dir).unwrap();
+        let skeleton = repo().join("puzzles").join(p).join("kernel.cu");
+        std::fs::copy(skeleton, dir.join("kernel.cu")).unwrap();
+    }
+    std::fs::create_dir_all(root.join("solutions")).unwrap();
+    root
+}
+
+/// A `runner watch` child on `root`; killed when dropped, passed or not.
+pub struct Watching {
+    child: Child,
+    lines: Receiver<String>,
+    /// Everything it printed so far.
+    pub seen: String,
+}
+
+impl Watching {
+    pub fn start(runner: &Path, root: &Path, backend: &str) -> Watching {
+        let mut child = Command::new(runner)
+            .args(["--root".as_ref(), root.as_os_str(), "watch".as_ref()])
+            .args(["--backend", backend])
+            .env("NO_COLOR", "1")
+            .env("WORKBOOK_STATE", root.join("state.json"))
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("runner runs");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Watching {
+            child,
+            lines,
+            seen: String::new(),
+        }
+    }
+
+    /// Reads lines until one contains `want` (panics with everything read after 120 s); returns
+    /// what was read since the call began.
+    pub fn wait_for(&mut self, want: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        let mut now = String::new();
+        while !now.contains(want) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    now.push_str(&line);
+                    now.push('\n');
+                    self.seen.push_str(&line);
+                    self.seen.push('\n');
+                }
+                Err(_) => panic!(
+                    "no `{want}` within 120 s; the watcher printed:\n{}",
+                    self.seen
+                ),
+            }
+        }
+        now
+    }
+}
+
+impl Drop for Watching {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

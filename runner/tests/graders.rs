@@ -1,0 +1,281 @@
+//! The graders an instructor uploads (`graders/`), run the way the platforms run them: Gradescope's
+//! `run_autograder` in a folder laid out as Gradescope lays out `/autograder`, its zip, and the
+//! GitHub Classroom workflow's commands on a student's repository. Every Gradescope results file
+//! is checked against the schema of Gradescope's documented format.
+
+mod common;
+
+use common::{repo, runner};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn schema() -> jsonschema::Validator {
+    let text = std::fs::read_to_string(repo().join("graders/gradescope/results.schema.json"))
+        .expect("the schema");
+    jsonschema::validator_for(&serde_json::from_str(&text).unwrap()).expect("a valid schema")
+}
+
+fn assert_valid(results: &Value, what: &str) {
+    let errors: Vec<String> = schema()
+        .iter_errors(results)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{what}: {errors:?}");
+}
+
+fn read_json(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap()
+}
+
+fn scratch(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("{test}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn the_sample_class_scores_as_expected_in_gradescope_results() {
+    // The class of runner/tests/cmd/class.toml (whose golden files trycmd compares with their
+    // backslashes folded, so they are not JSON any more), graded again here.
+    let class = scratch("gradescope-class");
+    for entry in std::fs::read_dir(repo().join("runner/tests/cmd/class.in")).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(&path, class.join(path.file_name().unwrap())).unwrap();
+    }
+    let graded = Command::new(runner())
+        .args(["grade", "puzzle-08"])
+        .arg(&class)
+        .args(["--backend", "sim", "--format", "gradescope"])
+        .env("WORKBOOK_STATE", class.join("state.json"))
+        .output()
+        .expect("runner runs");
+    assert!(
+        graded.status.success(),
+        "{}",
+        String::from_utf8_lossy(&graded.stderr)
+    );
+    let dir = class.join("gradescope");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let results = read_json(&path);
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        assert_valid(&results, &name);
+        let score = results["score"].as_f64().unwrap();
+        let tests = results["tests"].as_array().unwrap();
+        let max: f64 = tests.iter().map(|t| t["max_score"].as_f64().unwrap()).sum();
+        assert!(
+            (max - 10.0).abs() < 1e-9,
+            "{name}: the puzzle is worth 10, not {max}"
+        );
+        let sum: f64 = tests.iter().map(|t| t["score"].as_f64().unwrap()).sum();
+        assert!(
+            (sum - score).abs() < 1e-9,
+            "{name}: the score is the tests' sum"
+        );
+        match name.split('-').next().unwrap() {
+            "pass" | "print" => assert_eq!(score, 10.0, "{name}"),
+            "race" => assert!(score > 0.0 && score < 10.0, "{name}: {score}"),
+            _ => assert_eq!(score, 0.0, "{name}"),
+        }
+        seen += 1;
+    }
+    assert_eq!(seen, 12, "a dozen submissions");
+    let _ = std::fs::remove_dir_all(&class);
+}
+
+/// A submission folder as a student uploads it: puzzle 01 solved (named after the puzzle),
+/// puzzle 02 as the workbook's own file still holding the skeleton, puzzle 03 missing.
+fn gradescope_layout(root: &Path) -> PathBuf {
+    let submission = root.join("submission");
+    std::fs::create_dir_all(submission.join("work/puzzles/puzzle-02")).unwrap();
+    std::fs::copy(
+        repo().join("solutions/puzzle-01.cu"),
+        submission.join("puzzle-01.cu"),
+    )
+    .unwrap();
+    std::fs::copy(
+        repo().join("puzzles/puzzle-02/kernel.cu"),
+        submission.join("work/puzzles/puzzle-02/kernel.cu"),
+    )
+    .unwrap();
+    let conf = root.join("puzzles.conf");
+    std::fs::write(&conf, "# test\npuzzle-01 10\npuzzle-02 5\n\npuzzle-03 5\n").unwrap();
+    conf
+}
+
+#[test]
+fn run_autograder_grades_a_submission_laid_out_as_gradescope_lays_it_out() {
+    let root = scratch("gradescope-autograder");
+    let conf = gradescope_layout(&root);
+    let status = Command::new("bash")
+        .arg(repo().join("graders/gradescope/run_autograder"))
+        .env("AUTOGRADER_ROOT", &root)
+        .env("WORKBOOK", repo())
+        .env("CONFIG", &conf)
+        .env("RUNNER", runner())
+        .env("VISIBILITY", "after_due_date")
+        .env("WORKBOOK_STATE", root.join("state.json"))
+        .env("NO_COLOR", "1")
+        .status()
+        .expect("bash runs");
+    assert!(status.success());
+    let results = read_json(&root.join("results/results.json"));
+    assert_valid(&results, "run_autograder's results.json");
+    assert_eq!(results["score"], 10.0, "puzzle 01 in full, nothing else");
+    let tests = results["tests"].as_array().unwrap();
+    let max: f64 = tests.iter().map(|t| t["max_score"].as_f64().unwrap()).sum();
+    assert!((max - 20.0).abs() < 1e-9, "10 + 5 + 5 points, not {max}");
+    assert!(tests.iter().all(|t| t["visibility"] == "after_due_date"));
+    let of = |p: &str| -> Vec<&Value> {
+        let named = |t: &&Value| t["name"].as_str().unwrap().starts_with(p);
+        tests.iter().filter(named).collect()
+    };
+    assert!(
+        of("puzzle-01: case")
+            .iter()
+            .all(|t| t["status"] == "passed")
+    );
+    assert!(
+        of("puzzle-02: case")
+            .iter()
+            .any(|t| t["status"] == "failed")
+    );
+    let missing = of("puzzle-03");
+    assert_eq!(missing.len(), 1);
+    let why = missing[0]["output"].as_str().unwrap();
+    assert!(why.contains("expected a file named puzzle-03.cu"), "{why}");
+    let output = results["output"].as_str().unwrap();
+    assert!(
+        output.contains("✓ puzzle-01 passed") && !output.contains('\u{1b}'),
+        "{output}"
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn make_zip_puts_the_scripts_at_the_root_of_the_bundle() {
+    let dir = scratch("gradescope-zip");
+    let zip = dir.join("autograder.zip");
+    let out = Command::new("bash")
+        .arg(repo().join("graders/gradescope/make-zip.sh"))
+        .arg(repo().join("graders/puzzles.conf"))
+        .arg(&zip)
+        .output()
+        .expect("bash runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Names and whether each is executable, as unzip on Gradescope's image will see them.
+    let listing = Command::new("python3")
+        .args(["-c", "import sys, zipfile\nfor i in zipfile.ZipFile(sys.argv[1]).infolist(): print(i.filename, oct(i.external_attr >> 16))"])
+        .arg(&zip)
+        .output()
+        .expect("python3 runs");
+    let listing = String::from_utf8_lossy(&listing.stdout);
+    for want in [
+        "setup.sh 0o100755",
+        "run_autograder 0o100755",
+        "puzzles.conf ",
+    ] {
+        assert!(
+            listing.lines().any(|l| l.starts_with(want)),
+            "{want}: {listing}"
+        );
+    }
+    for want in [
+        "workbook/Cargo.toml",
+        "workbook/runner/src/main.rs",
+        "workbook/solutions/puzzle-01.cu",
+    ] {
+        assert!(
+            listing.lines().any(|l| l.starts_with(want)),
+            "{want}: {listing}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_classroom_workflow_is_made_from_puzzles_conf_and_its_commands_grade() {
+    let made = Command::new("bash")
+        .arg(repo().join("graders/github-classroom/make-workflow.sh"))
+        .output()
+        .expect("bash runs");
+    assert!(made.status.success());
+    let committed =
+        std::fs::read_to_string(repo().join("graders/github-classroom/classroom.yml")).unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&made.stdout),
+        committed,
+        "classroom.yml is stale: run graders/github-classroom/make-workflow.sh > graders/github-classroom/classroom.yml"
+    );
+    // A student's repository: the workbook with puzzle 01 solved and the rest as skeletons.
+    let student = scratch("classroom-student");
+    for p in ["puzzle-01", "puzzle-02", "puzzle-03", "puzzle-04"] {
+        let dir = student.join("puzzles").join(p);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::copy(
+            repo().join("puzzles").join(p).join("kernel.cu"),
+            dir.join("kernel.cu"),
+        )
+        .unwrap();
+    }
+    std::fs::create_dir_all(student.join("solutions")).unwrap();
+    std::fs::copy(
+        repo().join("solutions/puzzle-01.cu"),
+        student.join("solutions/puzzle-01.cu"),
+    )
+    .unwrap();
+    std::fs::copy(
+        repo().join("solutions/puzzle-01.cu"),
+        student.join("puzzles/puzzle-01/kernel.cu"),
+    )
+    .unwrap();
+    // Every `target/release/runner ...` line the workflow runs, with the points of its step.
+    let mut graded = vec![];
+    let mut points = 0.0;
+    for line in committed.lines().map(str::trim) {
+        let command = line
+            .strip_prefix("command: ")
+            .or(Some(line))
+            .filter(|c| c.starts_with("target/release/runner "));
+        if let Some(command) = command {
+            let args: Vec<&str> = command.split_whitespace().skip(1).collect();
+            let status = Command::new(runner())
+                .args(&args)
+                .current_dir(&student)
+                .env("WORKBOOK_STATE", student.join("state.json"))
+                .env("NO_COLOR", "1")
+                .output()
+                .expect("runner runs")
+                .status;
+            graded.push((args[1].to_string(), status.code()));
+        }
+        if let Some(score) = line.strip_prefix("max-score: ") {
+            let passed = graded.last().is_some_and(|(_, code)| *code == Some(0));
+            points += if passed {
+                score.parse::<f64>().unwrap()
+            } else {
+                0.0
+            };
+        }
+    }
+    assert_eq!(
+        graded,
+        [
+            ("puzzle-01".to_string(), Some(0)), // the setup step: the solution passes
+            ("puzzle-01".to_string(), Some(0)),
+            ("puzzle-02".to_string(), Some(1)),
+            ("puzzle-03".to_string(), Some(1)),
+            ("puzzle-04".to_string(), Some(1)),
+        ]
+    );
+    assert_eq!(points, 10.0);
+    let _ = std::fs::remove_dir_all(&student);
+}
