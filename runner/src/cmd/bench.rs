@@ -6,7 +6,8 @@
 //! rotated among copies larger than the L2 cache. It prints the median and spread, GFLOP/s, GB/s,
 //! the share of the device's FP32 FMA peak and copy bandwidth (measured once per device and cached),
 //! the floor those two limits set, and, side by side, the reference solution and the baseline
-//! (puzzle-04's solution on the valid contract, puzzle-01's on the classic one).
+//! (puzzle-04's solution on the valid contract, puzzle-01's on the classic one). The 2D puzzles,
+//! with three full-scale shapes each, are timed by `bench2d`.
 
 use super::KernelChoice;
 use crate::engine::{self, Backend};
@@ -85,6 +86,18 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         runs: args.runs as usize,
         rotate_bytes: 256 << 20,
     };
+    if super::bench2d::is_2d(&puzzle) {
+        let setup = super::bench2d::Setup {
+            puzzle,
+            file,
+            solution: args.target.solution,
+            device,
+            peaks,
+            plan,
+            json: args.json,
+        };
+        return super::bench2d::execute(&mut gpu, setup);
+    }
     let baseline = registry::find(if puzzle.id >= "puzzle-04" {
         "puzzle-04"
     } else {
@@ -154,11 +167,23 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn arg_bytes(arg: &kernels::Arg) -> usize {
+pub(super) fn arg_bytes(arg: &kernels::Arg) -> usize {
     match arg {
         kernels::Arg::Input { data, .. } => data.len() * 4,
         out => out.output_len().unwrap_or(0) * 4,
     }
+}
+
+/// Every full-scale case of `puzzle`, in order (the 2D puzzles have three).
+pub(super) fn full_cases(puzzle: &Puzzle) -> anyhow::Result<Vec<Case>> {
+    let cases: Vec<Case> = (puzzle.cases)(Scale::Full)
+        .into_iter()
+        .filter(|c| c.scale == Scale::Full)
+        .collect();
+    if cases.is_empty() {
+        return Err(anyhow!("{} has no full-scale case to time", puzzle.id));
+    }
+    Ok(cases)
 }
 
 pub fn full_case(puzzle: &Puzzle) -> anyhow::Result<Case> {
@@ -205,7 +230,7 @@ pub fn median_seconds(gpu: &mut Worker, puzzle: &Puzzle, path: &Path, plan: Plan
 const LIMIT: Duration = Duration::from_secs(60);
 
 /// Checks the kernel on the case, then times it. `None` (after printing why) when it is wrong.
-fn time(
+pub(super) fn time(
     gpu: &mut Worker,
     puzzle: &Puzzle,
     case: &Case,

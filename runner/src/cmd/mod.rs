@@ -2,6 +2,7 @@
 //! its `execute`, which returns the process's exit status.
 
 pub mod bench;
+pub mod bench2d;
 pub mod book;
 pub mod check;
 pub mod grade;
