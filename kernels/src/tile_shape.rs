@@ -129,7 +129,8 @@ mod tests {
     #[test]
     fn reads_nvrtc_bytes_and_launches_one_block_per_tile() {
         // NVRTC 13.0 for {32, 8, 32, 64}: 32, 0, 0, 0, 8, 0, 0, 0, 32, 0, 0, 0, 64.
-        let ptx = ".global .align 4 .b8 launch_shape[16] = {32, 0, 0, 0, 8, 0, 0, 0, 32, 0, 0, 0, 64};";
+        let ptx =
+            ".global .align 4 .b8 launch_shape[16] = {32, 0, 0, 0, 8, 0, 0, 0, 32, 0, 0, 0, 64};";
         let shape = TileShape::from_ptx(ptx, "launch_shape", "k.cu").unwrap();
         assert_eq!(
             shape,
@@ -154,7 +155,10 @@ mod tests {
     fn missing_and_impossible_shapes_are_bad_launch_shapes() {
         let d = TileShape::from_ptx(".visible .entry conv2d(", "launch_shape", "k.cu").unwrap_err();
         assert_eq!(d.kind, Kind::BadLaunchShape);
-        assert!(d.message.contains("launch_shape[4] = {BLOCK_X, BLOCK_Y, TILE_ROWS, TILE_COLS}"));
+        assert!(
+            d.message
+                .contains("launch_shape[4] = {BLOCK_X, BLOCK_Y, TILE_ROWS, TILE_COLS}")
+        );
         let three = ".global .align 4 .u32 launch_shape[3] = {32, 8, 32};";
         let d = TileShape::from_ptx(three, "launch_shape", "k.cu").unwrap_err();
         assert!(d.message.contains("holds 3 ints, not 4"), "{}", d.message);

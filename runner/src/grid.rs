@@ -87,7 +87,10 @@ pub fn guess(case: &Case, output: &[f32], wrong: &[usize], tol: &Tolerance) -> O
             "the values are what the sum gives with the input's rows input_cols = {cols} floats apart: the input's stride was probably ignored; element (r, c) of the input is input[r * input_stride + c], and input_stride is {stride}"
         ));
     }
-    if sample.iter().any(|&i| output[i].is_nan() && !poisoned(output[i])) {
+    if sample
+        .iter()
+        .any(|&i| output[i].is_nan() && !poisoned(output[i]))
+    {
         return Some(format!(
             "NaN came out of the sum: only the input's padding (columns {cols} to {} of each row) holds NaN, so the kernel read past the end of a row; the input's stride was probably ignored, or a column index runs past input_cols",
             stride - 1
@@ -148,7 +151,10 @@ pub fn diff(case: &CaseResult, p: Pitch, tol: &Tolerance) -> String {
         let start = first.saturating_sub(2);
         let end = (start + COLS_SHOWN).min(p.cols);
         let wrong = (0..p.cols).filter(|&c| bad(r, c)).count();
-        out += &format!("  row {r} ({wrong} of {} wrong), columns {start}..{end}:\n", p.cols);
+        out += &format!(
+            "  row {r} ({wrong} of {} wrong), columns {start}..{end}:\n",
+            p.cols
+        );
         let cells: Vec<String> = (start..end).map(|c| cell(r, c)).collect();
         out += &format!("    {}\n", cells.join("").trim_end());
     }
@@ -170,7 +176,13 @@ mod tests {
 
     fn intact() -> Vec<f32> {
         (0..10)
-            .map(|i| if P.is_padding(i) { PADDING_SENTINEL } else { 1.0 })
+            .map(|i| {
+                if P.is_padding(i) {
+                    PADDING_SENTINEL
+                } else {
+                    1.0
+                }
+            })
             .collect()
     }
 
@@ -181,16 +193,27 @@ mod tests {
         out[8] = 0.0; // row 1, column 3
         let d = padding_written(P, &out).unwrap();
         assert_eq!(d.kind, Kind::PaddingWritten);
-        assert!(d.message.starts_with("1 padding element of the output changed, first (row 1, col 3)"));
+        assert!(
+            d.message
+                .starts_with("1 padding element of the output changed, first (row 1, col 3)")
+        );
         out[9] = -PADDING_SENTINEL;
-        assert!(padding_written(P, &out).unwrap().message.starts_with("2 padding elements"));
+        assert!(
+            padding_written(P, &out)
+                .unwrap()
+                .message
+                .starts_with("2 padding elements")
+        );
     }
 
     #[test]
     fn only_the_poison_counts_as_unwritten() {
         assert!(poisoned(f32::NAN));
         assert!(!poisoned(f32::from_bits(0x7fff_ffff)), "a computed NaN");
-        assert!(!poisoned(f32::from_bits(0x7fc0_0bad)), "the input's padding");
+        assert!(
+            !poisoned(f32::from_bits(0x7fc0_0bad)),
+            "the input's padding"
+        );
         assert_eq!(place(P, 7), "(row 1, col 2)");
     }
 }

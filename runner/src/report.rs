@@ -99,7 +99,9 @@ pub fn human(outcome: &Outcome) -> String {
                     "the kernel's entry point does not match the puzzle"
                 }
                 Some(Kind::NvrtcMissing) => "the CUDA compiler library (NVRTC) is not available",
-                Some(Kind::BadLaunchShape) => "the launch shape the kernel declares cannot be launched",
+                Some(Kind::BadLaunchShape) => {
+                    "the launch shape the kernel declares cannot be launched"
+                }
                 _ => "no case ran",
             };
             out += &format!(

@@ -13,21 +13,34 @@ fn check(puzzle: &str, name: &str) -> (bool, Vec<Value>) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     let file = format!("runner/tests/fixtures/broken2d/{name}.cu");
     let out = Command::new(env!("CARGO_BIN_EXE_runner"))
-        .args(["check", puzzle, "--kernel", &file, "--backend", "sim", "--json"])
+        .args([
+            "check",
+            puzzle,
+            "--kernel",
+            &file,
+            "--backend",
+            "sim",
+            "--json",
+        ])
         .current_dir(root)
         .env("WORKBOOK_STATE", "/nonexistent/state.json")
         .output()
         .expect("runner runs");
     let v: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
     let passed = v["passed"].as_bool().unwrap();
-    assert_eq!(out.status.code(), Some(if passed { 0 } else { 1 }), "{name}");
+    assert_eq!(
+        out.status.code(),
+        Some(if passed { 0 } else { 1 }),
+        "{name}"
+    );
     (passed, v["diagnostics"].as_array().unwrap().clone())
 }
 
 /// The diagnostic of `kind`, which must exist; when the fixture marks a line for it, it must be there.
 fn find<'a>(name: &str, d: &'a [Value], kind: &str) -> &'a Value {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let src = std::fs::read_to_string(root.join(format!("tests/fixtures/broken2d/{name}.cu"))).unwrap();
+    let src =
+        std::fs::read_to_string(root.join(format!("tests/fixtures/broken2d/{name}.cu"))).unwrap();
     let found = d
         .iter()
         .find(|x| x["kind"] == kind)
@@ -70,7 +83,10 @@ fn a_store_guarded_by_the_stride_writes_the_padding_and_says_who() {
 fn an_ignored_stride_is_named_as_the_likely_cause() {
     let (_, d) = check("puzzle-09", "p09_stride_ignored");
     let wrong = find("p09_stride_ignored", &d, "wrong_output");
-    assert!(message(wrong).contains("(row 0, col 0) yours NaN"), "{wrong:#?}");
+    assert!(
+        message(wrong).contains("(row 0, col 0) yours NaN"),
+        "{wrong:#?}"
+    );
     assert!(
         message(wrong).contains("the input's stride was probably ignored"),
         "{wrong:#?}"
@@ -93,7 +109,10 @@ fn a_skipped_tap_is_a_wrong_output_named_by_row_and_column() {
         message(wrong).starts_with("4 of 4 elements differ: (row 0, col 0) yours -5.000000, expected -4.000000 (block (0,0) thread (0,0))"),
         "{wrong:#?}"
     );
-    assert!(!message(wrong).contains("stride"), "no stride guess: {wrong:#?}");
+    assert!(
+        !message(wrong).contains("stride"),
+        "no stride guess: {wrong:#?}"
+    );
 }
 
 #[test]

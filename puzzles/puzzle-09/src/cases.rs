@@ -189,21 +189,60 @@ pub fn cases(blocks: fn(u32, u32) -> Layout, full: Layout, seed: u64, scale: Sca
     };
     let nine = Image::dense(3, 3, (1..=9).map(|v| v as f32).collect());
     let corner = Image::dense(2, 2, vec![1., 0., 0., -1.]);
-    let odd = Image::dense(4, 5, vec![
-        3., -1., 4., 1.5, -9., 2.5, 6., -5., 3.5, 5.5, -8., 9.5, 7., -9.5, 3.25, 2., -3., 8.5, 4.5,
-        -6.,
-    ]);
+    let odd = Image::dense(
+        4,
+        5,
+        vec![
+            3., -1., 4., 1.5, -9., 2.5, 6., -5., 3.5, 5.5, -8., 9.5, 7., -9.5, 3.25, 2., -3., 8.5,
+            4.5, -6.,
+        ],
+    );
     let mut cases = vec![
         case("example-1", blocks(8, 8), &nine, &corner, 0, small),
-        case("example-identity", blocks(8, 8), &odd, &Image::dense(1, 1, vec![1.]), 0, small),
+        case(
+            "example-identity",
+            blocks(8, 8),
+            &odd,
+            &Image::dense(1, 1, vec![1.]),
+            0,
+            small,
+        ),
         random("edge-row-kernel", blocks(4, 16), 1, (9, 40, 0), (1, 7), 0),
-        random("edge-column-kernel", blocks(16, 4), 2, (40, 9, 0), (6, 1), 0),
-        random("edge-kernel-equals-input", blocks(8, 8), 3, (3, 4, 0), (3, 4), 0),
-        random("edge-kernel-31x31", blocks(8, 8), 4, (33, 34, 0), (31, 31), 0),
+        random(
+            "edge-column-kernel",
+            blocks(16, 4),
+            2,
+            (40, 9, 0),
+            (6, 1),
+            0,
+        ),
+        random(
+            "edge-kernel-equals-input",
+            blocks(8, 8),
+            3,
+            (3, 4, 0),
+            (3, 4),
+            0,
+        ),
+        random(
+            "edge-kernel-31x31",
+            blocks(8, 8),
+            4,
+            (33, 34, 0),
+            (31, 31),
+            0,
+        ),
         random("edge-tails", blocks(16, 16), 5, (72, 49, 0), (3, 5), 0),
         random("pitched", blocks(8, 8), 6, (23, 37, 4), (3, 4), 6),
         random("random-1", blocks(8, 32), 7, (48, 64, 3), (7, 5), 5),
-        random("random-wide-kernel", blocks(16, 8), 8, (30, 60, 1), (4, 13), 2),
+        random(
+            "random-wide-kernel",
+            blocks(16, 8),
+            8,
+            (30, 60, 1),
+            (4, 13),
+            2,
+        ),
     ];
     if scale == Scale::Full {
         for (s, n, k) in FULL_SHAPES {
@@ -255,7 +294,10 @@ pub fn shrink(failing: &Case) -> Vec<Case> {
                 out.stride - out.cols,
                 failing.scale,
             );
-            smaller.name = format!("{} (cut to {r}x{c} outputs, kernel {kr}x{kc})", failing.name);
+            smaller.name = format!(
+                "{} (cut to {r}x{c} outputs, kernel {kr}x{kc})",
+                failing.name
+            );
             smaller
         })
         .collect()

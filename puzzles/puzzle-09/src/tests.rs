@@ -20,7 +20,10 @@ fn inputs(c: &kernels::Case) -> (Image, Image) {
         cols: get("input_cols"),
         stride: get("input_stride"),
     };
-    (input, Image::dense(get("kernel_rows"), get("kernel_cols"), k.clone()))
+    (
+        input,
+        Image::dense(get("kernel_rows"), get("kernel_cols"), k.clone()),
+    )
 }
 
 #[test]
@@ -43,15 +46,31 @@ fn cases_cover_the_curriculum_shapes() {
             f(&x, &k)
         })
     };
-    assert!(has(&|_, k| k.rows == 1 && k.cols > 1), "a row vector kernel");
-    assert!(has(&|_, k| k.cols == 1 && k.rows > 1), "a column vector kernel");
-    assert!(has(&|x, k| x.rows == k.rows && x.cols == k.cols), "input = kernel");
-    assert!(has(&|_, k| k.rows == 31 && k.cols == 31), "the largest kernel");
+    assert!(
+        has(&|_, k| k.rows == 1 && k.cols > 1),
+        "a row vector kernel"
+    );
+    assert!(
+        has(&|_, k| k.cols == 1 && k.rows > 1),
+        "a column vector kernel"
+    );
+    assert!(
+        has(&|x, k| x.rows == k.rows && x.cols == k.cols),
+        "input = kernel"
+    );
+    assert!(
+        has(&|_, k| k.rows == 31 && k.cols == 31),
+        "the largest kernel"
+    );
     let pitched = cases.iter().find(|c| c.name == "pitched").unwrap();
     let (x, _) = inputs(pitched);
     let out = pitched.job.output_pitch().unwrap();
     assert!(x.stride > x.cols && out.stride > out.cols);
-    assert!(x.data[x.cols..x.stride].iter().all(|v| v.to_bits() == INPUT_PADDING.to_bits()));
+    assert!(
+        x.data[x.cols..x.stride]
+            .iter()
+            .all(|v| v.to_bits() == INPUT_PADDING.to_bits())
+    );
     // Tails in both directions over at least three blocks each way.
     assert!(cases.iter().any(|c| {
         let (l, p) = (c.job.launch, c.job.output_pitch().unwrap());
@@ -73,8 +92,19 @@ fn launches_cover_every_output_within_the_simulator_budget() {
         assert!((l.grid[0] * l.block[0]) as usize >= p.cols, "{}", c.name);
         assert!((l.grid[1] * l.block[1]) as usize >= p.rows, "{}", c.name);
         assert_eq!(c.expected.len(), p.rows * p.stride, "{}", c.name);
-        assert!(c.job.work <= 100_000, "{}: {} multiply-adds", c.name, c.job.work);
-        assert_eq!(Layout::of(&c), Layout::Blocks { rows: l.block[1], cols: l.block[0] });
+        assert!(
+            c.job.work <= 100_000,
+            "{}: {} multiply-adds",
+            c.name,
+            c.job.work
+        );
+        assert_eq!(
+            Layout::of(&c),
+            Layout::Blocks {
+                rows: l.block[1],
+                cols: l.block[0]
+            }
+        );
     }
 }
 
@@ -101,7 +131,11 @@ fn float32_at(x: &Image, k: &Image, r: usize, c: usize, order: u8) -> f32 {
     let mut acc = 0f32;
     let mut tap = |i: usize, j: usize| {
         let (a, b) = (x.at(r + i, c + j), k.at(i, j));
-        acc = if order == 2 { a.mul_add(b, acc) } else { acc + a * b };
+        acc = if order == 2 {
+            a.mul_add(b, acc)
+        } else {
+            acc + a * b
+        };
     };
     for u in 0..k.rows * k.cols {
         match order {
@@ -126,14 +160,20 @@ fn tolerance_separates_float32_orders_from_a_skipped_tap() {
             }
         }
     }
-    assert!(worst < 0.05, "a correct float32 sum uses {worst:.3} of the tolerance");
+    assert!(
+        worst < 0.05,
+        "a correct float32 sum uses {worst:.3} of the tolerance"
+    );
     let failing = (0..46 * 46)
         .filter(|&o| {
             let w = want[o] - f64::from(x.at(o / 46, o % 46)) * f64::from(k.data[0]);
             !TOLERANCE.accepts(w as f32, want[o])
         })
         .count();
-    assert!(failing > 46 * 46 / 2, "a skipped first tap fails only {failing} outputs");
+    assert!(
+        failing > 46 * 46 / 2,
+        "a skipped first tap fails only {failing} outputs"
+    );
 }
 
 #[test]
@@ -152,7 +192,10 @@ fn shrinking_keeps_the_kernel_the_padding_and_the_corner() {
     let full = c.job.output_pitch().unwrap();
     for r in 0..q.rows {
         for col in 0..q.cols {
-            assert_eq!(last.expected[r * q.stride + col], c.expected[r * full.stride + col]);
+            assert_eq!(
+                last.expected[r * q.stride + col],
+                c.expected[r * full.stride + col]
+            );
         }
     }
 }

@@ -55,7 +55,11 @@ mod tests {
     #[test]
     fn the_declared_launch_covers_every_output_with_its_staged_region() {
         let mut cases = (spec().cases)(Scale::Small);
-        assert!(cases.iter().all(|c| c.job.launch == DeclaredLaunch::PLACEHOLDER));
+        assert!(
+            cases
+                .iter()
+                .all(|c| c.job.launch == DeclaredLaunch::PLACEHOLDER)
+        );
         spec().resolve_launch(PTX, "k.cu", &mut cases).unwrap();
         for c in &cases {
             let (l, p) = (c.job.launch, c.job.output_pitch().unwrap());
@@ -65,7 +69,12 @@ mod tests {
             );
             assert_eq!(l.block, [32, 8, 1], "{}", c.name);
             assert!((l.grid[0] * 64) as usize >= p.cols && (l.grid[1] * 32) as usize >= p.rows);
-            assert_eq!(l.shared_bytes, 4 * (32 + kr - 1) * (64 + kc - 1), "{}", c.name);
+            assert_eq!(
+                l.shared_bytes,
+                4 * (32 + kr - 1) * (64 + kc - 1),
+                "{}",
+                c.name
+            );
             assert!(c.macros.is_empty());
         }
     }

@@ -80,7 +80,11 @@ pub fn execute(gpu: &mut Worker, s: Setup) -> anyhow::Result<ExitCode> {
     }
     if s.puzzle.id != "puzzle-09" {
         let tile = registry::find("puzzle-09").map_err(|e| anyhow!(e))?;
-        lineup.push(("puzzle-09 solution".into(), tile, root.join(tile.solution_path())));
+        lineup.push((
+            "puzzle-09 solution".into(),
+            tile,
+            root.join(tile.solution_path()),
+        ));
     }
     // Each puzzle's full cases, built once (their references are cached across runs).
     let mut cases: Vec<(&str, Vec<kernels::Case>)> = vec![];
@@ -93,7 +97,12 @@ pub fn execute(gpu: &mut Worker, s: Setup) -> anyhow::Result<ExitCode> {
     for k in 0..cases[0].1.len() {
         let first = &cases[0].1[k];
         let flop = 2.0 * first.job.work as f64;
-        let bytes = first.job.args.iter().map(super::bench::arg_bytes).sum::<usize>() as f64;
+        let bytes = first
+            .job
+            .args
+            .iter()
+            .map(super::bench::arg_bytes)
+            .sum::<usize>() as f64;
         let memory_floor_us = bytes / (s.peaks.copy_gbps * 1e9) * 1e6;
         let fma_floor_us = flop / (s.peaks.fma_tflops * 1e12) * 1e6;
         let mut entries = vec![];
