@@ -12,7 +12,7 @@ pub fn execute(_: Args) -> anyhow::Result<ExitCode> {
     let state = State::load();
     let puzzles = registry::all();
     println!(
-        "{:<3}{:<11}{:<7}{:<32}teaches",
+        "{:<3}{:<11}{:<7}{:<46}teaches",
         "", "puzzle", "grade", "title"
     );
     for p in &puzzles {
@@ -22,7 +22,7 @@ pub fn execute(_: Args) -> anyhow::Result<ExitCode> {
             " ".to_string()
         };
         println!(
-            "{mark:<3}{:<11}{:<7}{:<32}{}",
+            "{mark:<3}{:<11}{:<7}{:<46}{}",
             p.id,
             "★".repeat(p.grade.into()),
             p.title,
