@@ -24,6 +24,14 @@
 #define THREADS (BLOCK_X * BLOCK_Y)
 #define MAX_K 31
 
+// The loop below needs the padding of a kernel column (at most 7 zeros) to fit above the bottom
+// threads' rows, and whole warps in a row of threads.
+static_assert(BLOCK_Y >= 2 && PER_THREAD >= 7 && BLOCK_X % 32 == 0, "see the loop");
+
+// The loop below needs the padding of a kernel column (at most 7 zeros) to fit above the bottom
+// threads' rows, and whole warps in a row of threads.
+static_assert(BLOCK_Y >= 2 && PER_THREAD >= 7 && BLOCK_X % 32 == 0, "see the loop");
+
 extern "C" __device__ const int launch_shape[4] = {BLOCK_X, BLOCK_Y, TILE_ROWS, TILE_COLS};
 // ANCHOR_END: shape
 
@@ -64,7 +72,8 @@ __device__ __forceinline__ void stage(float* tile, const float* src, int h, int 
 // ANCHOR: chunk
 // T taps w[0..T) of one kernel column against the window col[0 .. PER_THREAD + T - 1) of one
 // staged column: acc[o] += col[o + i] * w[i]. The window is read once into registers and every
-// index is a compile-time constant: PER_THREAD + T - 1 shared reads for PER_THREAD * T FFMAs.
+// index is a compile-time constant: PER_THREAD + T - 1 shared reads and T / 4 float4 reads of taps
+// (the same address for the whole warp: a broadcast) for PER_THREAD * T FFMAs.
 template <int T>
 __device__ __forceinline__ void chunk(float (&acc)[PER_THREAD], const float* col, const float* w)
 {
@@ -74,8 +83,12 @@ __device__ __forceinline__ void chunk(float (&acc)[PER_THREAD], const float* col
         x[q] = col[q];
     }
 #pragma unroll
-    for (int i = 0; i < T; i++) {
-        k[i] = w[i];
+    for (int q = 0; q < T / 4; q++) {
+        float4 v = reinterpret_cast<const float4*>(w)[q];  // w: 16-byte aligned, see the loop
+        k[4 * q] = v.x;
+        k[4 * q + 1] = v.y;
+        k[4 * q + 2] = v.z;
+        k[4 * q + 3] = v.w;
     }
 #pragma unroll
     for (int i = 0; i < T; i++) {
@@ -94,15 +107,19 @@ extern "C" __global__ void __launch_bounds__(THREADS)
 // ANCHOR_END: signature
 {
     extern __shared__ float tile[];
-    // The taps by column: taps[j][i] = kernel[i][j], so that a kernel column is contiguous.
-    __shared__ __align__(16) float taps[MAX_K][32];
+    // The taps by column and zero-padded to kr_pad rows (4, or a multiple of 8): taps[0][j] has
+    // the zeros after kernel column j, taps[1][j] before it (see the loop).
+    __shared__ __align__(16) float taps[2][MAX_K][32];
     int output_rows = input_rows - kernel_rows + 1;
     int output_cols = input_cols - kernel_cols + 1;
     int row0 = blockIdx.y * TILE_ROWS, col0 = blockIdx.x * TILE_COLS;
     int h = TILE_ROWS + kernel_rows - 1, w = TILE_COLS + kernel_cols - 1;
-    int tid = threadIdx.y * BLOCK_X + threadIdx.x;
-    for (int t = tid; t < kernel_rows * kernel_cols; t += THREADS) {
-        taps[t % kernel_cols][t / kernel_cols] = kernel[t];
+    int kr_pad = kernel_rows <= 4 ? 4 : (kernel_rows + 7) / 8 * 8;
+    int pad = kr_pad - kernel_rows;
+    for (int t = threadIdx.y * BLOCK_X + threadIdx.x; t < kernel_cols * kr_pad; t += THREADS) {
+        int j = t / kr_pad, p = t % kr_pad;
+        taps[0][j][p] = p < kernel_rows ? kernel[p * kernel_cols + j] : 0.0f;
+        taps[1][j][p] = p >= pad ? kernel[(p - pad) * kernel_cols + j] : 0.0f;
     }
     stage(tile, input + row0 * input_stride + col0, h, w, input_rows - row0, input_cols - col0,
           input_stride);
@@ -114,31 +131,24 @@ extern "C" __global__ void __launch_bounds__(THREADS)
     for (int o = 0; o < PER_THREAD; o++) {
         acc[o] = 0.0f;
     }
-    // Column j of the kernel meets staged column threadIdx.x + j. Its kernel_rows taps are taken
-    // 16, 8, 4, 2 and 1 at a time (kernel_rows in binary), so no tap is padded and no read runs
-    // past the region: the last window ends at row PER_THREAD * threadIdx.y + PER_THREAD +
-    // kernel_rows - 2, inside it.
+    // A kernel column's taps are taken 16 (then 8, or 4) at a time, zero-padded to kr_pad: a
+    // window of PER_THREAD + kr_pad - 1 rows. For the bottom threads of the tile that is `pad`
+    // rows more than the region holds, so they take the taps with the zeros in front and start
+    // their window `pad` rows higher: every read stays in the region, and every extra row
+    // read meets a zero tap. (The rows are warp-uniform: BLOCK_X is a multiple of 32.)
+    bool bottom = threadIdx.y == BLOCK_Y - 1;
+    int first = threadIdx.y * PER_THREAD - (bottom ? pad : 0);
     for (int j = 0; j < kernel_cols; j++) {
-        const float* col = tile + (threadIdx.x + j) * h + threadIdx.y * PER_THREAD;
-        const float* kj = taps[j];
+        const float* col = tile + (threadIdx.x + j) * h + first;
+        const float* kj = taps[bottom][j];
         int i = 0;
-        for (; i + 16 <= kernel_rows; i += 16) {
+        for (; i + 16 <= kr_pad; i += 16) {
             chunk<16>(acc, col + i, kj + i);
         }
-        if (kernel_rows & 8) {
+        if (kr_pad - i == 8) {
             chunk<8>(acc, col + i, kj + i);
-            i += 8;
-        }
-        if (kernel_rows & 4) {
+        } else if (kr_pad == 4) {
             chunk<4>(acc, col + i, kj + i);
-            i += 4;
-        }
-        if (kernel_rows & 2) {
-            chunk<2>(acc, col + i, kj + i);
-            i += 2;
-        }
-        if (kernel_rows & 1) {
-            chunk<1>(acc, col + i, kj + i);
         }
     }
     // ANCHOR_END: loop
