@@ -206,6 +206,62 @@ mod tests {
         );
     }
 
+    /// A judged 2D case of `rows` x 3 outputs (stride 5) whose output differs at (1, 2) and (9, 0).
+    fn wrong(rows: usize) -> (CaseResult, Pitch) {
+        let p = Pitch {
+            rows,
+            cols: 3,
+            stride: 5,
+        };
+        let expected: Vec<f64> = (0..rows * 5).map(|i| i as f64).collect();
+        let mut output: Vec<f32> = expected.iter().map(|&e| e as f32).collect();
+        output[7] = 99.0;
+        if rows > 9 {
+            output[45] = -1.0;
+        }
+        let result = CaseResult {
+            name: "c".into(),
+            backend: crate::engine::Backend::Sim,
+            passed: false,
+            max_abs_err: None,
+            params: Default::default(),
+            seconds: 0.0,
+            instructions: None,
+            stats: None,
+            output,
+            expected,
+            first_mismatch: Some(7),
+            pitch: Some(p),
+            shrunk_from: None,
+            printed: vec![],
+            printed_more: 0,
+            findings: vec![],
+        };
+        (result, p)
+    }
+
+    #[test]
+    fn a_small_output_is_a_grid_and_a_large_one_its_wrong_rows() {
+        colored::control::set_override(false);
+        let tol = Tolerance {
+            atol: 1e-3,
+            rtol: 1e-3,
+        };
+        let (small, p) = wrong(2);
+        let grid = diff(&small, p, &tol);
+        assert!(grid.contains("col 2"), "{grid}");
+        assert!(grid.contains("row   1    5.000"), "{grid}");
+        assert!(grid.contains("99.000 (7.000)"), "{grid}");
+        let (large, p) = wrong(12);
+        let rows = diff(&large, p, &tol);
+        assert!(
+            rows.contains("row 1 (1 of 3 wrong), columns 0..3"),
+            "{rows}"
+        );
+        assert!(rows.contains("row 9 (1 of 3 wrong)"), "{rows}");
+        assert!(!rows.contains("row 2 "), "only rows that differ: {rows}");
+    }
+
     #[test]
     fn only_the_poison_counts_as_unwritten() {
         assert!(poisoned(f32::NAN));
