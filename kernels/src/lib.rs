@@ -15,6 +15,7 @@ pub mod refcache;
 pub mod shape;
 pub mod sim;
 pub mod spec;
+pub mod warnings;
 pub mod worker;
 
 pub use diag::{Diagnostic, Kind};

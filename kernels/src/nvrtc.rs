@@ -248,20 +248,17 @@ pub fn compile(source: &Source<'_>, target: &Target) -> Result<Compiled, Diagnos
     if let Some(hit) = memo().lock().expect("memo lock").get(&key) {
         return hit.clone();
     }
-    let on_disk = cache_dir().join("compiled").join(format!(
-        "{key:016x}.{}",
-        match target {
-            Target::Ptx => "ptx",
-            Target::Cubin { .. } => "cubin",
-        }
-    ));
+    let on_disk = cached_path(key, target);
     let cached = std::fs::read(&on_disk).ok().map(|bytes| match target {
         Target::Ptx => Compiled::Ptx(String::from_utf8_lossy(&bytes).into_owned()),
         Target::Cubin { .. } => Compiled::Cubin(bytes),
     });
     let result = match cached {
         Some(hit) => Ok(hit),
-        None => compile_uncached(source, target),
+        None => compile_uncached(source, target).map(|(compiled, log)| {
+            crate::warnings::keep(key, &log, &on_disk);
+            compiled
+        }),
     };
     if let Ok(compiled) = &result {
         // A failed write only costs a recompilation next time.
@@ -282,18 +279,30 @@ pub fn compile(source: &Source<'_>, target: &Target) -> Result<Compiled, Diagnos
     result
 }
 
+/// Where the output of the compile keyed `key` is cached on disk.
+pub(crate) fn cached_path(key: u64, target: &Target) -> PathBuf {
+    let ext = match target {
+        Target::Ptx => "ptx",
+        Target::Cubin { .. } => "cubin",
+    };
+    cache_dir()
+        .join("compiled")
+        .join(format!("{key:016x}.{ext}"))
+}
+
 /// A key that is the same in every process and every build of this version: FNV-1a over the
 /// source, the file name, the options and NVRTC's version. (The PTX is made independent of the
 /// working directory by [`relative_file_names`], so the cache holds across checkouts.)
-fn cache_key(source: &Source<'_>, target: &Target) -> u64 {
+pub(crate) fn cache_key(source: &Source<'_>, target: &Target) -> u64 {
     // SAFETY: NVRTC is loaded before any compile (see `load`); the call writes two ints.
     let version = unsafe {
         let (mut major, mut minor) = (0, 0);
         sys::nvrtcVersion(&mut major, &mut minor);
         (major, minor)
     };
+    // `logs`: entries cached before NVRTC's log was kept beside them are not reused.
     let text = format!(
-        "{}\0{}\0{}\0{version:?}\0{}",
+        "{}\0{}\0{}\0{version:?}\0{}\0logs",
         source.code,
         source.file,
         options(source, target).join(" "),
@@ -318,7 +327,11 @@ fn options(source: &Source<'_>, target: &Target) -> Vec<String> {
     opts
 }
 
-fn compile_uncached(source: &Source<'_>, target: &Target) -> Result<Compiled, Diagnostic> {
+/// The compiled output and NVRTC's log (its warnings), or the compile error.
+fn compile_uncached(
+    source: &Source<'_>,
+    target: &Target,
+) -> Result<(Compiled, String), Diagnostic> {
     let nvrtc_error =
         |e: result::NvrtcError| Diagnostic::new(Kind::NvrtcMissing, format!("NVRTC failed: {e:?}"));
     let code = CString::new(source.code).map_err(|_| {
@@ -354,7 +367,7 @@ fn compile_uncached(source: &Source<'_>, target: &Target) -> Result<Compiled, Di
     };
     // SAFETY: nothing uses `prog` after this.
     let _ = unsafe { result::destroy_program(prog) };
-    output
+    output.map(|compiled| (compiled, log))
 }
 
 /// NVRTC writes a relative program name into `.file` joined to its working directory; put back

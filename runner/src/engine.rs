@@ -82,6 +82,9 @@ pub struct Outcome {
     pub backends: Vec<Backend>,
     pub cases: Vec<CaseResult>,
     pub diagnostics: Vec<Diagnostic>,
+    /// NVRTC's warnings about the kernel (it compiled; they do not fail it).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<kernels::warnings::Warning>,
     /// Where both backends ran a case: do their outputs agree bit for bit?
     #[serde(skip_serializing_if = "Option::is_none")]
     pub backend_agreement: Option<Agreement>,
@@ -115,6 +118,7 @@ impl Outcome {
             backends: vec![],
             cases: vec![],
             diagnostics: vec![d],
+            warnings: vec![],
             backend_agreement: None,
             notes: vec![],
             rerun: req.rerun.clone(),
@@ -166,6 +170,7 @@ pub fn evaluate(req: &Request) -> anyhow::Result<Outcome> {
     }
     let mut macro_sets: Vec<&Vec<(String, String)>> = cases.iter().map(|c| &c.macros).collect();
     macro_sets.dedup();
+    let mut warnings: Vec<kernels::warnings::Warning> = vec![];
     for macros in macro_sets {
         // A puzzle whose kernel declares its launch (08) fails here too when the shape is
         // missing or impossible; each case's launch is set from it in `run_case`.
@@ -175,6 +180,16 @@ pub fn evaluate(req: &Request) -> anyhow::Result<Outcome> {
         });
         if let Err(d) = checked {
             return Ok(Outcome::failed_early(req, &file, locate(d, None)));
+        }
+        let source = Source {
+            code: &code,
+            file: &file,
+            macros,
+        };
+        for w in kernels::warnings::of(&source, &Target::Ptx) {
+            if !warnings.contains(&w) {
+                warnings.push(w);
+            }
         }
     }
     let mut backends = vec![];
@@ -246,6 +261,7 @@ pub fn evaluate(req: &Request) -> anyhow::Result<Outcome> {
         backends,
         cases: results,
         diagnostics,
+        warnings,
         backend_agreement,
         notes,
         rerun: req.rerun.clone(),

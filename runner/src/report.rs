@@ -29,6 +29,15 @@ pub fn human(outcome: &Outcome) -> String {
     for note in &outcome.notes {
         out += &format!("{}\n", note.dimmed());
     }
+    for w in &outcome.warnings {
+        out += &format!(
+            "{}: {}\n  --> {}:{}\n",
+            "warning (NVRTC)".yellow().bold(),
+            w.message,
+            w.file,
+            w.line
+        );
+    }
     out += &printed(outcome);
     if outcome.passed {
         out += &format!(

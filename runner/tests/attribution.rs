@@ -25,7 +25,15 @@ fn first_diagnostic(puzzle: &str, file: &Path, case: &str) -> serde_json::Value 
     let out = Command::new(env!("CARGO_BIN_EXE_runner"))
         .arg("--root")
         .arg(root())
-        .args(["check", puzzle, "--backend", "sim", "--json", "--case", case])
+        .args([
+            "check",
+            puzzle,
+            "--backend",
+            "sim",
+            "--json",
+            "--case",
+            case,
+        ])
         .arg("--kernel")
         .arg(file)
         .env("NO_COLOR", "1")
@@ -46,8 +54,18 @@ fn puzzle_06_names_the_thread_of_its_register_block() {
     );
     let d = first_diagnostic("puzzle-06", &file, "edge-three-blocks");
     assert_eq!(d["kind"], "wrong_output", "{d}");
-    assert_eq!((&d["block"][0], &d["thread"][0]), (&1.into(), &3.into()), "{d}");
-    assert!(d["message"].as_str().unwrap().contains("(block 1 thread 3)"), "{d}");
+    assert_eq!(
+        (&d["block"][0], &d["thread"][0]),
+        (&1.into(), &3.into()),
+        "{d}"
+    );
+    assert!(
+        d["message"]
+            .as_str()
+            .unwrap()
+            .contains("(block 1 thread 3)"),
+        "{d}"
+    );
 }
 
 #[test]
@@ -59,5 +77,9 @@ fn puzzle_07_names_the_thread_of_its_broadcast_rows() {
     );
     let d = first_diagnostic("puzzle-07", &file, "edge-three-blocks");
     assert_eq!(d["kind"], "wrong_output", "{d}");
-    assert_eq!((&d["block"][0], &d["thread"][0]), (&1.into(), &3.into()), "{d}");
+    assert_eq!(
+        (&d["block"][0], &d["thread"][0]),
+        (&1.into(), &3.into()),
+        "{d}"
+    );
 }
