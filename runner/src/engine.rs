@@ -375,13 +375,17 @@ fn dedup(diagnostics: &mut Vec<Diagnostic>) {
             None => again.push((d.kind, vec![case])),
         }
     }
-    for (kind, cases) in again {
+    for (kind, mut cases) in again {
         let last = kept
             .iter_mut()
             .rev()
             .find(|k| k.kind == kind)
             .expect("a kept one of each repeated kind");
-        last.message += &format!(" [also in case {}]", fold(&cases, 3));
+        // Its own case is where it is reported, not another one it was seen in.
+        cases.retain(|c| Some(c) != last.case.as_ref());
+        if !cases.is_empty() {
+            last.message += &format!(" [also in case {}]", fold(&cases, 3));
+        }
     }
     *diagnostics = kept;
 }

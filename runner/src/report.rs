@@ -19,6 +19,8 @@ pub fn json(outcome: &Outcome) -> String {
 
 pub fn human(outcome: &Outcome) -> String {
     let mut out = String::new();
+    // `runner`, with the `--root` the learner gave: every command suggested below keeps it.
+    let runner = crate::workbook::runner_command();
     let backends: Vec<&str> = outcome.backends.iter().map(|b| b.name()).collect();
     let backends = if backends.is_empty() {
         "none".to_string()
@@ -47,8 +49,8 @@ pub fn human(outcome: &Outcome) -> String {
             outcome.cases.len()
         );
         match registry::next(&outcome.puzzle) {
-            Some(next) => out += &format!("Next: runner check {}\n", next.id),
-            None => out += "That was the last puzzle: measure it with runner bench.\n",
+            Some(next) => out += &format!("Next: {runner} check {}\n", next.id),
+            None => out += &format!("That was the last puzzle: measure it with {runner} bench.\n"),
         }
         return out;
     }
@@ -119,10 +121,12 @@ pub fn human(outcome: &Outcome) -> String {
     if outcome.diagnostics.iter().any(|d| teaching(d.kind)) {
         out += "What each kind means: book/src/introduction.md#the-diagnostic-kinds\n";
     }
-    out += &format!("Fix it, then run: {}\n", outcome.rerun);
-    out += &format!("Hint: runner hint {}\n", outcome.puzzle);
+    if !outcome.rerun.is_empty() {
+        out += &format!("Fix it, then run: {}\n", outcome.rerun);
+    }
+    out += &format!("Hint: {runner} hint {}\n", outcome.puzzle);
     out += &format!(
-        "Chapter: book/src/{}.md (runner book {} builds and opens it)\n",
+        "Chapter: book/src/{}.md ({runner} book {} builds and opens it)\n",
         outcome.puzzle, outcome.puzzle
     );
     out

@@ -1,5 +1,6 @@
 //! `runner watch` as a learner uses it: it checks the skeleton at once, checks again when the file
-//! is saved, and on a pass marks the puzzle solved and watches the next one.
+//! is saved, and on a pass marks the puzzle solved and checks the next one at once; it never tells
+//! the learner to run a check (it is already watching).
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -82,11 +83,14 @@ fn watch_checks_on_save_and_moves_on_after_a_pass() {
     let solution = std::fs::read(repo.join("solutions/puzzle-01.cu")).unwrap();
     std::fs::write(root.join("puzzles/puzzle-01/kernel.cu"), solution).unwrap();
     wait_for(&lines, "✓ puzzle-01 passed", &mut seen);
+    // The next puzzle is checked at once: its skeleton fails, and the watcher waits for a save.
+    wait_for(&lines, "✗ puzzle-02", &mut seen);
     wait_for(
         &lines,
-        "Watching puzzles/puzzle-02/kernel.cu: save it to check puzzle-02",
+        "Watching puzzles/puzzle-02/kernel.cu: save it to check again",
         &mut seen,
     );
+    assert!(!seen.contains("Fix it, then run"), "{seen}");
     let saved = std::fs::read_to_string(&state).unwrap();
     assert!(saved.contains("\"puzzle-01\""), "{saved}");
     let _ = std::fs::remove_dir_all(&root);

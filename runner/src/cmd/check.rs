@@ -11,6 +11,8 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::time::Duration;
 
+const DEFAULT_TIMEOUT: f64 = 10.0;
+
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(flatten)]
@@ -28,13 +30,15 @@ pub struct Args {
     #[arg(long)]
     stats: bool,
     /// Seconds a GPU case may run before it is stopped.
-    #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
+    #[arg(long, default_value_t = DEFAULT_TIMEOUT, value_name = "SECONDS")]
     timeout: f64,
 }
 
 pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     let (puzzle, file) = args.target.resolve()?;
     let own_file = args.target.is_own();
+    // The text checked, recorded with a pass (a save during the check must not count as passing).
+    let text = std::fs::read(&file).unwrap_or_default();
     let outcome = engine::evaluate(&engine::Request {
         puzzle,
         file,
@@ -43,7 +47,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         rerun: rerun(&args, puzzle.id),
         only_case: args.case.clone(),
     })?;
-    let text = if args.json {
+    let report = if args.json {
         report::json(&outcome) + "\n"
     } else if args.stats {
         report::stats(&outcome, puzzle.budget) + &report::human(&outcome)
@@ -51,10 +55,10 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         report::human(&outcome)
     };
     // A closed pipe (`runner check ... | head`) is not an error worth a panic.
-    let _ = std::io::stdout().write_all(text.as_bytes());
+    let _ = std::io::stdout().write_all(report.as_bytes());
     if outcome.passed && own_file {
         let mut state = workbook::State::load();
-        state.mark_solved(puzzle.id);
+        state.mark_solved(puzzle.id, &text);
         state.save();
     }
     Ok(if outcome.passed {
@@ -64,11 +68,13 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// `runner check ...` with the arguments that choose the file and backend, as typed (the puzzle
-/// by its id when none was typed).
+/// `runner check ...` with the options given (`--root` and every option of `check` that changes
+/// what it runs or prints, except `--json`, which is for scripts), the puzzle by its id when none
+/// was typed.
 fn rerun(args: &Args, id: &str) -> String {
     let mut cmd = format!(
-        "runner check {}",
+        "{} check {}",
+        workbook::runner_command(),
         args.target.puzzle.as_deref().unwrap_or(id)
     );
     if args.target.solution {
@@ -85,6 +91,12 @@ fn rerun(args: &Args, id: &str) -> String {
             " --backend {}",
             format!("{:?}", args.backend).to_lowercase()
         );
+    }
+    if args.stats {
+        cmd += " --stats";
+    }
+    if args.timeout != DEFAULT_TIMEOUT {
+        cmd += &format!(" --timeout {}", args.timeout);
     }
     cmd
 }
