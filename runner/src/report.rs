@@ -1,4 +1,4 @@
-//! Printing an [`Outcome`] for people (colored, rustlings-style) or as one JSON object.
+//! Printing an [`Outcome`] for people (colored, rustlings-style); `json` prints it for scripts.
 //!
 //! The human report: a ✓ line and the next puzzle on a pass; on a failure, the first failing case,
 //! a diff of expected against yours around the first mismatch (values lined up), the diagnostics
@@ -12,10 +12,6 @@ use similar::{DiffTag, TextDiff};
 
 /// Elements shown around the first mismatch.
 const WINDOW: usize = 12;
-
-pub fn json(outcome: &Outcome) -> String {
-    serde_json::to_string_pretty(outcome).expect("an outcome serializes")
-}
 
 pub fn human(outcome: &Outcome) -> String {
     let mut out = String::new();

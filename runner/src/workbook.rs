@@ -37,6 +37,17 @@ pub fn runner_command() -> String {
     }
 }
 
+/// When no `--root` was given and the current directory is not inside a workbook: the folder this
+/// binary was built from, which [`root`] then uses (the runner says so, rather than silently
+/// checking files the learner is not editing).
+pub fn fallback() -> Option<PathBuf> {
+    let is_root = |d: &Path| d.join("puzzles").is_dir() && d.join("solutions").is_dir();
+    let cwd = std::env::current_dir().unwrap_or_default();
+    (ROOT.get().is_none() && !cwd.ancestors().any(is_root))
+        .then(root)
+        .map(|r| std::fs::canonicalize(&r).unwrap_or(r))
+}
+
 /// The workbook's root folder.
 pub fn root() -> PathBuf {
     if let Some((dir, _)) = ROOT.get() {

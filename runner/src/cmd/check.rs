@@ -6,7 +6,7 @@
 
 use super::KernelChoice;
 use crate::engine::{self, BackendChoice};
-use crate::{report, workbook};
+use crate::{json, report, workbook};
 use std::io::Write;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -20,9 +20,15 @@ pub struct Args {
     /// Where to run the cases.
     #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
     backend: BackendChoice,
-    /// Print one JSON object instead of the report.
+    /// Print one JSON object instead of the report (one line; passing cases without their arrays).
     #[arg(long)]
     json: bool,
+    /// With --json: indent it for people.
+    #[arg(long, requires = "json")]
+    pretty: bool,
+    /// With --json: every case's output and expected arrays, passing or not.
+    #[arg(long, requires = "json")]
+    full: bool,
     /// Run only this case (names as the report prints them, e.g. random-2).
     #[arg(long, value_name = "NAME")]
     case: Option<String>,
@@ -48,7 +54,11 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         only_case: args.case.clone(),
     })?;
     let report = if args.json {
-        report::json(&outcome) + "\n"
+        let style = json::Style {
+            pretty: args.pretty,
+            full: args.full,
+        };
+        json::render(&outcome, &puzzle, style) + "\n"
     } else if args.stats {
         report::stats(&outcome, puzzle.budget) + &report::human(&outcome)
     } else {
