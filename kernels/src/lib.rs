@@ -6,10 +6,12 @@
 
 pub mod bench;
 mod capture;
+pub mod compile_log;
 pub mod diag;
 pub mod entry;
 pub mod gpu;
 pub mod job;
+pub mod lookalike;
 pub mod nvrtc;
 pub mod refcache;
 pub mod shape;

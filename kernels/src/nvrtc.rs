@@ -9,6 +9,7 @@
 //! version: the same kernel is compiled once.
 #![allow(unsafe_code)] // dlopen of NVRTC by path, and NVRTC's CUBIN calls: each block says why.
 
+pub use crate::compile_log::compile_error;
 use crate::diag::{Diagnostic, Kind};
 use cudarc::nvrtc::{result, sys};
 use std::ffi::CString;
@@ -345,7 +346,10 @@ fn compile_uncached(
     let compiled = unsafe { result::compile_program(prog, &opts) };
     // SAFETY: `prog` is a live program; the log is copied out before it is destroyed.
     let log = unsafe { result::get_program_log(prog) }
-        .map(|chars| chars.iter().map(|&c| c as u8 as char).collect::<String>())
+        .map(|chars| {
+            String::from_utf8_lossy(&chars.iter().map(|&c| c as u8).collect::<Vec<_>>())
+                .into_owned()
+        })
         .unwrap_or_default();
     let log = log.trim_end_matches('\0').trim().to_string();
     let output = match compiled {
@@ -395,44 +399,9 @@ fn cubin(prog: sys::nvrtcProgram) -> Result<Vec<u8>, result::NvrtcError> {
     }
 }
 
-/// Turns NVRTC's log into a diagnostic at the first error's line.
-/// NVRTC writes errors as `FILE(LINE): error: MESSAGE`.
-pub fn compile_error(source: &Source<'_>, log: &str) -> Diagnostic {
-    let first_error = log.lines().find_map(|l| {
-        let (head, rest) = l.split_once("): error")?;
-        let (_, line) = head.rsplit_once('(')?;
-        Some((
-            line.parse::<u32>().ok()?,
-            rest.trim_start_matches(':').trim(),
-        ))
-    });
-    let text = if log.is_empty() {
-        "NVRTC rejected the source without a message"
-    } else {
-        log
-    };
-    match first_error {
-        Some((line, _)) => Diagnostic::new(Kind::CompileError, text).at_line(source.file, line),
-        None => Diagnostic::new(Kind::CompileError, text).at_line(source.file, 1),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn error_line_is_taken_from_the_log() {
-        let src = Source {
-            code: "",
-            file: "k.cu",
-            macros: &[],
-        };
-        let log = "k.cu(12): error: identifier \"x\" is undefined\n\n1 error detected";
-        let d = compile_error(&src, log);
-        assert_eq!((d.kind, d.line), (Kind::CompileError, Some(12)));
-        assert!(d.message.contains("identifier \"x\""));
-    }
 
     #[test]
     fn options_carry_macros_and_line_info() {
