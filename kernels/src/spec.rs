@@ -167,6 +167,10 @@ impl Puzzle {
         let shape = LaunchShape::from_ptx(ptx, declared.symbol, file)?;
         for case in cases {
             case.job.launch = shape.launch(case.expected.len());
+            // Whole blocks run, so the instruction budget scales from the outputs they cover.
+            let per_output = case.job.work / case.expected.len().max(1) as u64;
+            let covered = case.job.launch.blocks() * u64::from(shape.outputs_per_block);
+            case.job.work = case.job.work.max(covered * per_output);
         }
         Ok(())
     }

@@ -39,7 +39,12 @@ impl Checks {
             Acc::Quiet => return,
         };
         if let Some(limit) = limit.filter(|&l| count == l + 1) {
-            self.report(Finding::OverBudget { at: me, limit });
+            self.report(Finding::OverBudget {
+                at: me,
+                limit,
+                buf,
+                index: off / 4,
+            });
         }
         let track = self.track_reads.get(buf).copied().unwrap_or(false);
         let Some(s) = self.globals.get_mut(buf).and_then(|v| v.get_mut(off / 4)) else {

@@ -181,9 +181,23 @@ pub fn run_with(ptx: &str, job: &Job, opts: &SimOptions) -> RunOutput {
         ..std::mem::take(&mut m.out)
     };
     let buffers: Vec<String> = m.mem.globals.iter().map(|b| b.name.clone()).collect();
+    // Inputs the runner also copied into a `__constant__` array, for the budget's advice.
+    let copies: Vec<(String, String)> = job
+        .constants
+        .iter()
+        .filter_map(|c| {
+            job.args.iter().find_map(|a| match a {
+                Arg::Input { name, data } if *data == c.data => {
+                    Some((name.clone(), c.symbol.clone()))
+                }
+                _ => None,
+            })
+        })
+        .collect();
     let names = fault::Names {
         prog: &prog,
         buffers: &buffers,
+        copies: &copies,
         grid: l.grid,
         block: l.block,
     };
