@@ -25,6 +25,13 @@ done
 echo "=== an endless loop (puzzle-01, default limit 10 s)"
 t0=$(now); $R check puzzle-01 --kernel runner/tests/fixtures/endless.cu | grep -E '^(✗|timeout|  -->)'; t1=$(now)
 echo "took $(awk "BEGIN{print $t1 - $t0}") s"
+echo "=== a worker's start (NVRTC loaded, CUDA context created, hello), three times"
+for n in 1 2 3; do
+  t0=$(now); $R gpu-worker < /dev/null > /dev/null; t1=$(now); echo "$(awk "BEGIN{print $t1 - $t0}") s"
+done
+echo "=== an illegal address on the GPU only (every case on a fresh worker)"
+t0=$(now); $R check puzzle-01 --kernel runner/tests/fixtures/no_guard_far.cu --backend gpu | grep -cE 'launch_error'; t1=$(now)
+echo "took $(awk "BEGIN{print $t1 - $t0}") s"
 if [ -n "${GPU_TESTS:-}" ]; then
   echo "=== GPU tests"
   RUNNER_BIN=$R WORKBOOK_ROOT=. $GPU_TESTS --ignored --test-threads 1 --nocapture 2>&1 | grep -E '^test |graded|test result|panicked|took'

@@ -163,7 +163,8 @@ pub struct Job {
     pub constants: Vec<ConstUpload>,
     /// Per-thread global access budget, checked by the simulator.
     pub budget: Option<Budget>,
-    /// Multiply-adds the case needs; the simulator scales its instruction budget from it.
+    /// Multiply-adds the case needs (for a declared launch shape, those of the whole blocks it
+    /// runs); the simulator scales its instruction budget from it.
     pub work: u64,
 }
 

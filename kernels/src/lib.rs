@@ -6,16 +6,19 @@
 
 pub mod bench;
 mod capture;
+pub mod compile_log;
 pub mod diag;
 pub mod entry;
 pub mod gpu;
 pub mod job;
+pub mod lookalike;
 pub mod nvrtc;
 pub mod refcache;
 pub mod shape;
 pub mod sim;
 pub mod spec;
 pub mod tile_shape;
+pub mod warnings;
 pub mod wire;
 pub mod worker;
 

@@ -9,6 +9,7 @@
 //! version: the same kernel is compiled once.
 #![allow(unsafe_code)] // dlopen of NVRTC by path, and NVRTC's CUBIN calls: each block says why.
 
+pub use crate::compile_log::compile_error;
 use crate::diag::{Diagnostic, Kind};
 use cudarc::nvrtc::{result, sys};
 use std::ffi::CString;
@@ -248,20 +249,17 @@ pub fn compile(source: &Source<'_>, target: &Target) -> Result<Compiled, Diagnos
     if let Some(hit) = memo().lock().expect("memo lock").get(&key) {
         return hit.clone();
     }
-    let on_disk = cache_dir().join("compiled").join(format!(
-        "{key:016x}.{}",
-        match target {
-            Target::Ptx => "ptx",
-            Target::Cubin { .. } => "cubin",
-        }
-    ));
+    let on_disk = cached_path(key, target);
     let cached = std::fs::read(&on_disk).ok().map(|bytes| match target {
         Target::Ptx => Compiled::Ptx(String::from_utf8_lossy(&bytes).into_owned()),
         Target::Cubin { .. } => Compiled::Cubin(bytes),
     });
     let result = match cached {
         Some(hit) => Ok(hit),
-        None => compile_uncached(source, target),
+        None => compile_uncached(source, target).map(|(compiled, log)| {
+            crate::warnings::keep(key, &log, &on_disk);
+            compiled
+        }),
     };
     if let Ok(compiled) = &result {
         // A failed write only costs a recompilation next time.
@@ -282,18 +280,30 @@ pub fn compile(source: &Source<'_>, target: &Target) -> Result<Compiled, Diagnos
     result
 }
 
+/// Where the output of the compile keyed `key` is cached on disk.
+pub(crate) fn cached_path(key: u64, target: &Target) -> PathBuf {
+    let ext = match target {
+        Target::Ptx => "ptx",
+        Target::Cubin { .. } => "cubin",
+    };
+    cache_dir()
+        .join("compiled")
+        .join(format!("{key:016x}.{ext}"))
+}
+
 /// A key that is the same in every process and every build of this version: FNV-1a over the
 /// source, the file name, the options and NVRTC's version. (The PTX is made independent of the
 /// working directory by [`relative_file_names`], so the cache holds across checkouts.)
-fn cache_key(source: &Source<'_>, target: &Target) -> u64 {
+pub(crate) fn cache_key(source: &Source<'_>, target: &Target) -> u64 {
     // SAFETY: NVRTC is loaded before any compile (see `load`); the call writes two ints.
     let version = unsafe {
         let (mut major, mut minor) = (0, 0);
         sys::nvrtcVersion(&mut major, &mut minor);
         (major, minor)
     };
+    // `logs`: entries cached before NVRTC's log was kept beside them are not reused.
     let text = format!(
-        "{}\0{}\0{}\0{version:?}\0{}",
+        "{}\0{}\0{}\0{version:?}\0{}\0logs",
         source.code,
         source.file,
         options(source, target).join(" "),
@@ -318,7 +328,11 @@ fn options(source: &Source<'_>, target: &Target) -> Vec<String> {
     opts
 }
 
-fn compile_uncached(source: &Source<'_>, target: &Target) -> Result<Compiled, Diagnostic> {
+/// The compiled output and NVRTC's log (its warnings), or the compile error.
+fn compile_uncached(
+    source: &Source<'_>,
+    target: &Target,
+) -> Result<(Compiled, String), Diagnostic> {
     let nvrtc_error =
         |e: result::NvrtcError| Diagnostic::new(Kind::NvrtcMissing, format!("NVRTC failed: {e:?}"));
     let code = CString::new(source.code).map_err(|_| {
@@ -332,7 +346,10 @@ fn compile_uncached(source: &Source<'_>, target: &Target) -> Result<Compiled, Di
     let compiled = unsafe { result::compile_program(prog, &opts) };
     // SAFETY: `prog` is a live program; the log is copied out before it is destroyed.
     let log = unsafe { result::get_program_log(prog) }
-        .map(|chars| chars.iter().map(|&c| c as u8 as char).collect::<String>())
+        .map(|chars| {
+            String::from_utf8_lossy(&chars.iter().map(|&c| c as u8).collect::<Vec<_>>())
+                .into_owned()
+        })
         .unwrap_or_default();
     let log = log.trim_end_matches('\0').trim().to_string();
     let output = match compiled {
@@ -354,7 +371,7 @@ fn compile_uncached(source: &Source<'_>, target: &Target) -> Result<Compiled, Di
     };
     // SAFETY: nothing uses `prog` after this.
     let _ = unsafe { result::destroy_program(prog) };
-    output
+    output.map(|compiled| (compiled, log))
 }
 
 /// NVRTC writes a relative program name into `.file` joined to its working directory; put back
@@ -382,44 +399,9 @@ fn cubin(prog: sys::nvrtcProgram) -> Result<Vec<u8>, result::NvrtcError> {
     }
 }
 
-/// Turns NVRTC's log into a diagnostic at the first error's line.
-/// NVRTC writes errors as `FILE(LINE): error: MESSAGE`.
-pub fn compile_error(source: &Source<'_>, log: &str) -> Diagnostic {
-    let first_error = log.lines().find_map(|l| {
-        let (head, rest) = l.split_once("): error")?;
-        let (_, line) = head.rsplit_once('(')?;
-        Some((
-            line.parse::<u32>().ok()?,
-            rest.trim_start_matches(':').trim(),
-        ))
-    });
-    let text = if log.is_empty() {
-        "NVRTC rejected the source without a message"
-    } else {
-        log
-    };
-    match first_error {
-        Some((line, _)) => Diagnostic::new(Kind::CompileError, text).at_line(source.file, line),
-        None => Diagnostic::new(Kind::CompileError, text).at_line(source.file, 1),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn error_line_is_taken_from_the_log() {
-        let src = Source {
-            code: "",
-            file: "k.cu",
-            macros: &[],
-        };
-        let log = "k.cu(12): error: identifier \"x\" is undefined\n\n1 error detected";
-        let d = compile_error(&src, log);
-        assert_eq!((d.kind, d.line), (Kind::CompileError, Some(12)));
-        assert!(d.message.contains("identifier \"x\""));
-    }
 
     #[test]
     fn options_carry_macros_and_line_info() {

@@ -177,17 +177,28 @@ impl Puzzle {
         let Some(declared) = self.declared_launch else {
             return Ok(());
         };
+        // Whole blocks run, so the instruction budget scales from the outputs they cover.
+        let rescale = |case: &mut Case, covered: u64| {
+            let outputs =
+                (case.job.output_pitch()).map_or(case.expected.len(), |p| p.rows * p.cols);
+            let per_output = case.job.work / outputs.max(1) as u64;
+            case.job.work = case.job.work.max(covered * per_output);
+        };
         match declared.rule {
             LaunchRule::Linear => {
                 let shape = LaunchShape::from_ptx(ptx, declared.symbol, file)?;
                 for case in cases {
                     case.job.launch = shape.launch(case.expected.len());
+                    let covered = case.job.launch.blocks() * u64::from(shape.outputs_per_block);
+                    rescale(case, covered);
                 }
             }
             LaunchRule::Tiles2d => {
                 let shape = TileShape::from_ptx(ptx, declared.symbol, file)?;
                 for case in cases {
                     case.job.launch = shape.launch(&case.job, file)?;
+                    let tile = u64::from(shape.tile_rows) * u64::from(shape.tile_cols);
+                    rescale(case, case.job.launch.blocks() * tile);
                 }
             }
         }

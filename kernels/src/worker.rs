@@ -462,11 +462,13 @@ impl Worker {
         )
     }
 
-    /// Stops the worker process, if one runs.
+    /// Stops the worker process, if one runs. It is reaped on a thread of its own: a process
+    /// whose CUDA context faulted can take a while to be torn down by the driver, and nothing
+    /// here needs to wait for that.
     pub fn stop(&mut self) {
         if let Some(mut live) = self.live.take() {
             let _ = live.child.kill();
-            let _ = live.child.wait();
+            std::thread::spawn(move || live.child.wait());
         }
     }
 }

@@ -90,6 +90,9 @@ pub struct Outcome {
     pub backends: Vec<Backend>,
     pub cases: Vec<CaseResult>,
     pub diagnostics: Vec<Diagnostic>,
+    /// NVRTC's warnings about the kernel (it compiled; they do not fail it).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<kernels::warnings::Warning>,
     /// Where both backends ran a case: do their outputs agree bit for bit?
     #[serde(skip_serializing_if = "Option::is_none")]
     pub backend_agreement: Option<Agreement>,
@@ -138,6 +141,7 @@ impl Outcome {
             backends: vec![],
             cases: vec![],
             diagnostics: vec![d],
+            warnings: vec![],
             backend_agreement: None,
             full_case: None,
             notes: vec![],
@@ -190,6 +194,7 @@ pub fn evaluate(req: &Request, gpu: &mut Worker) -> anyhow::Result<Outcome> {
     }
     let mut macro_sets: Vec<&Vec<(String, String)>> = cases.iter().map(|c| &c.macros).collect();
     macro_sets.dedup();
+    let mut warnings: Vec<kernels::warnings::Warning> = vec![];
     for macros in macro_sets {
         // A puzzle whose kernel declares its launch (08) fails here too when the shape is
         // missing or impossible; each case's launch is set from it in `run_case`.
@@ -199,6 +204,16 @@ pub fn evaluate(req: &Request, gpu: &mut Worker) -> anyhow::Result<Outcome> {
         });
         if let Err(d) = checked {
             return Ok(Outcome::failed_early(req, &file, locate(d)));
+        }
+        let source = Source {
+            code: &code,
+            file: &file,
+            macros,
+        };
+        for w in kernels::warnings::of(&source, &Target::Ptx) {
+            if !warnings.contains(&w) {
+                warnings.push(w);
+            }
         }
     }
     let small: Vec<Case> = cases
@@ -284,6 +299,7 @@ pub fn evaluate(req: &Request, gpu: &mut Worker) -> anyhow::Result<Outcome> {
         backends,
         cases: results,
         diagnostics,
+        warnings,
         backend_agreement,
         full_case,
         notes,
@@ -458,13 +474,17 @@ fn dedup(diagnostics: &mut Vec<Diagnostic>) {
             None => again.push((d.kind, vec![case])),
         }
     }
-    for (kind, cases) in again {
+    for (kind, mut cases) in again {
         let last = kept
             .iter_mut()
             .rev()
             .find(|k| k.kind == kind)
             .expect("a kept one of each repeated kind");
-        last.message += &format!(" [also in case {}]", fold(&cases, 3));
+        // Its own case is where it is reported, not another one it was seen in.
+        cases.retain(|c| Some(c) != last.case.as_ref());
+        if !cases.is_empty() {
+            last.message += &format!(" [also in case {}]", fold(&cases, 3));
+        }
     }
     *diagnostics = kept;
 }

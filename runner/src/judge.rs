@@ -200,8 +200,13 @@ fn listing(case: &Case, indices: &[usize], detail: impl Fn(usize) -> String) -> 
     parts.join(", ")
 }
 
-/// The block and thread that own output `i`, for launches with one output per thread: 1D, and
-/// puzzle 09's 2D blocks (x walks the columns).
+/// The block and thread that own output `i` under the puzzle's launch rule, read from the
+/// case's macros: ROW_BLOCK and COL_BLOCK (puzzle 09: a 2D grid, one output per thread, x walking
+/// the columns), OUTPUTS_PER_THREAD (puzzle 06: thread t of a block owns its outputs
+/// t * OUTPUTS_PER_THREAD + r), BLOCK_SIZE and THREADS (puzzle 07: a block owns BLOCK_SIZE outputs,
+/// thread t the rows t, t + THREADS, ...), otherwise one output per thread. `None` where the rule
+/// does not say (a launch the kernel declares: its cases reach the judge before the shape is known,
+/// and how a block shares its outputs is the kernel's own choice).
 pub fn owner(case: &Case, i: usize) -> Option<([u32; 3], [u32; 3])> {
     let l = case.job.launch;
     if let Some(p) = case.job.output_pitch() {
@@ -219,9 +224,19 @@ pub fn owner(case: &Case, i: usize) -> Option<([u32; 3], [u32; 3])> {
     }
     let threads = u64::from(l.threads_per_block()) * l.blocks();
     let one_dimensional = l.grid[1] * l.grid[2] * l.block[1] * l.block[2] == 1;
-    if !one_dimensional || (case.expected.len() as u64) > threads {
+    if !one_dimensional || threads == 0 {
         return None;
     }
     let tpb = l.block[0] as usize;
-    Some(([(i / tpb) as u32, 0, 0], [(i % tpb) as u32, 0, 0]))
+    let mac = |name: &str| -> Option<usize> {
+        let (_, v) = case.macros.iter().find(|(k, _)| k == name)?;
+        v.parse().ok().filter(|&v| v > 0)
+    };
+    let (block, thread) = match (mac("OUTPUTS_PER_THREAD"), mac("BLOCK_SIZE")) {
+        (Some(r), _) => (i / (tpb * r), i % (tpb * r) / r),
+        (None, Some(size)) => (i / size, i % size % tpb),
+        (None, None) if (case.expected.len() as u64) <= threads => (i / tpb, i % tpb),
+        (None, None) => return None,
+    };
+    (block < l.blocks() as usize).then_some(([block as u32, 0, 0], [thread as u32, 0, 0]))
 }

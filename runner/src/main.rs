@@ -11,6 +11,7 @@ mod drift;
 mod engine;
 mod gradescope;
 mod grid;
+mod json;
 mod judge;
 mod registry;
 mod report;
@@ -83,6 +84,15 @@ fn main() -> ExitCode {
     {
         eprintln!("error: {e:#}");
         return ExitCode::from(2);
+    }
+    if let (Some(dir), false) = (
+        workbook::fallback(),
+        matches!(cli.command, Command::GpuWorker),
+    ) {
+        eprintln!(
+            "note: not inside a workbook (no folder above here holds puzzles/ and solutions/); using {}, the one this runner was built from (--root DIR picks another)",
+            dir.display()
+        );
     }
     let result = match cli.command {
         Command::List(args) => cmd::list::execute(args),

@@ -21,13 +21,18 @@ pub fn all() -> Vec<Puzzle> {
     ]
 }
 
-/// The puzzle named `name`; accepts `puzzle-05`, `05` and `5`. On failure, the message suggests the
-/// closest id.
+/// The puzzle named `name`; accepts `puzzle-05`, `puzzle-5`, `05` and `5`. On failure, the
+/// message says which puzzles exist, and for a misspelt name (not a number) suggests the closest.
 pub fn find(name: &str) -> Result<Puzzle, String> {
     let puzzles = all();
-    let normalized = match name.trim().parse::<u32>() {
+    let lower = name.trim().to_lowercase();
+    let number = lower
+        .strip_prefix("puzzle-")
+        .unwrap_or(&lower)
+        .parse::<u32>();
+    let normalized = match number {
         Ok(n) => format!("puzzle-{n:02}"),
-        Err(_) => name.trim().to_lowercase(),
+        Err(_) => lower.clone(),
     };
     if let Some(p) = puzzles.iter().find(|p| p.id == normalized) {
         return Ok(*p);
@@ -36,11 +41,12 @@ pub fn find(name: &str) -> Result<Puzzle, String> {
         .iter()
         .map(|p| (edit_distance(&normalized, p.id), p.id))
         .min()
-        .filter(|(d, _)| *d <= 3)
-        .map(|(_, id)| format!("; did you mean {id}?"))
+        .filter(|(d, _)| number.is_err() && *d <= 3)
+        .map(|(_, id)| format!("did you mean {id}? "))
         .unwrap_or_default();
+    let (first, last) = (puzzles[0].id, puzzles[puzzles.len() - 1].id);
     Err(format!(
-        "no puzzle named `{name}`{closest} see `runner list`"
+        "no puzzle named `{name}`; {closest}the puzzles are {first} to {last} (`runner list` shows them)"
     ))
 }
 
@@ -115,8 +121,20 @@ mod tests {
     fn lookup_accepts_short_forms_and_suggests() {
         assert_eq!(find("2").unwrap().id, "puzzle-02");
         assert_eq!(find("puzzle-03").unwrap().id, "puzzle-03");
-        let err = find("puzzle-1").unwrap_err();
+        assert_eq!(find("puzzle-1").unwrap().id, "puzzle-01");
+        assert_eq!(find("Puzzle-7").unwrap().id, "puzzle-07");
+        let err = find("puzzle-0l").unwrap_err();
         assert!(err.contains("did you mean puzzle-01"), "{err}");
         assert!(find("nothing-like-it").unwrap_err().contains("runner list"));
+        // A number past the last puzzle is not a typo of puzzle-01: say which puzzles exist.
+        let last = all().last().unwrap().id;
+        for name in ["99", "puzzle-99", "puzzle-0"] {
+            let err = find(name).unwrap_err();
+            assert!(!err.contains("did you mean"), "{err}");
+            assert!(
+                err.contains(&format!("the puzzles are puzzle-01 to {last}")),
+                "{err}"
+            );
+        }
     }
 }

@@ -1,4 +1,4 @@
-//! Printing an [`Outcome`] for people (colored, rustlings-style) or as one JSON object.
+//! Printing an [`Outcome`] for people (colored, rustlings-style); `json` prints it for scripts.
 //!
 //! The human report: a ✓ line and the next puzzle on a pass; on a failure, the first failing case,
 //! a diff of expected against yours around the first mismatch (values lined up), the diagnostics
@@ -12,10 +12,6 @@ use similar::{DiffTag, TextDiff};
 
 /// Elements shown around the first mismatch.
 const WINDOW: usize = 12;
-
-pub fn json(outcome: &Outcome) -> String {
-    serde_json::to_string_pretty(outcome).expect("an outcome serializes")
-}
 
 /// The full case's time from the check's one launch, named for what it is.
 fn quick_timing(t: &QuickTiming, puzzle: &str) -> String {
@@ -33,6 +29,8 @@ fn quick_timing(t: &QuickTiming, puzzle: &str) -> String {
 
 pub fn human(outcome: &Outcome) -> String {
     let mut out = String::new();
+    // `runner`, with the `--root` the learner gave: every command suggested below keeps it.
+    let runner = crate::workbook::runner_command();
     let backends: Vec<&str> = outcome.backends.iter().map(|b| b.name()).collect();
     let backends = if backends.is_empty() {
         "none".to_string()
@@ -42,6 +40,15 @@ pub fn human(outcome: &Outcome) -> String {
     let passed = outcome.cases.iter().filter(|c| c.passed).count();
     for note in &outcome.notes {
         out += &format!("{}\n", note.dimmed());
+    }
+    for w in &outcome.warnings {
+        out += &format!(
+            "{}: {}\n  --> {}:{}\n",
+            "warning (NVRTC)".yellow().bold(),
+            w.message,
+            w.file,
+            w.line
+        );
     }
     out += &printed(outcome);
     if outcome.passed {
@@ -55,8 +62,8 @@ pub fn human(outcome: &Outcome) -> String {
             out += &quick_timing(t, &outcome.puzzle);
         }
         match registry::next(&outcome.puzzle) {
-            Some(next) => out += &format!("Next: runner check {}\n", next.id),
-            None => out += "That was the last puzzle: measure it with runner bench.\n",
+            Some(next) => out += &format!("Next: {runner} check {}\n", next.id),
+            None => out += &format!("That was the last puzzle: measure it with {runner} bench.\n"),
         }
         return out;
     }
@@ -135,10 +142,12 @@ pub fn human(outcome: &Outcome) -> String {
     if outcome.diagnostics.iter().any(|d| teaching(d.kind)) {
         out += "What each kind means: book/src/introduction.md#the-diagnostic-kinds\n";
     }
-    out += &format!("Fix it, then run: {}\n", outcome.rerun);
-    out += &format!("Hint: runner hint {}\n", outcome.puzzle);
+    if !outcome.rerun.is_empty() {
+        out += &format!("Fix it, then run: {}\n", outcome.rerun);
+    }
+    out += &format!("Hint: {runner} hint {}\n", outcome.puzzle);
     out += &format!(
-        "Chapter: book/src/{}.md (runner book {} builds and opens it)\n",
+        "Chapter: book/src/{}.md ({runner} book {} builds and opens it)\n",
         outcome.puzzle, outcome.puzzle
     );
     out

@@ -4,8 +4,8 @@
 //! folder upwards from the current directory that holds `puzzles/` and `solutions/`, else the folder
 //! this binary was built from. Tests use `--root` to run `validate` over a copy of the workbook
 //! under `runner/tests/fixtures/`. Progress (solved puzzles, hints
-//! already shown) lives in `.workbook-state.json` at the root, ignored by git; a missing or
-//! unreadable state file is an empty state, never an error.
+//! already shown, a hash of each kernel that passed) lives in `.workbook-state.json` at the root,
+//! ignored by git; a missing or unreadable state file is an empty state, never an error.
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -35,6 +35,17 @@ pub fn runner_command() -> String {
         Some((_, typed)) => format!("runner --root {typed}"),
         None => "runner".to_string(),
     }
+}
+
+/// When no `--root` was given and the current directory is not inside a workbook: the folder this
+/// binary was built from, which [`root`] then uses (the runner says so, rather than silently
+/// checking files the learner is not editing).
+pub fn fallback() -> Option<PathBuf> {
+    let is_root = |d: &Path| d.join("puzzles").is_dir() && d.join("solutions").is_dir();
+    let cwd = std::env::current_dir().unwrap_or_default();
+    (ROOT.get().is_none() && !cwd.ancestors().any(is_root))
+        .then(root)
+        .map(|r| std::fs::canonicalize(&r).unwrap_or(r))
 }
 
 /// The workbook's root folder.
@@ -80,6 +91,37 @@ pub struct State {
     /// How many hints of each puzzle have been shown.
     #[serde(default)]
     pub hints_shown: BTreeMap<String, usize>,
+    /// Per solved puzzle, the kernel that passed: a hash of its text and when (seconds since
+    /// 1970), so `list` can tell a kernel edited since from one that still passes.
+    #[serde(default)]
+    pub passed: BTreeMap<String, Passed>,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Passed {
+    pub hash: u64,
+    pub unix: u64,
+}
+
+/// FNV-1a of a kernel's text: the same in every process and build.
+pub fn text_hash(text: &[u8]) -> u64 {
+    text.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// The UTC date of `unix` seconds, `YYYY-MM-DD` (the civil-from-days algorithm).
+pub fn date(unix: u64) -> String {
+    let z = (unix / 86_400) as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
 }
 
 impl State {
@@ -104,14 +146,48 @@ impl State {
         }
     }
 
-    pub fn mark_solved(&mut self, id: &str) {
+    /// Marks `id` solved by the kernel text `kernel`, now.
+    pub fn mark_solved(&mut self, id: &str, kernel: &[u8]) {
         if !self.solved.iter().any(|s| s == id) {
             self.solved.push(id.to_string());
             self.solved.sort();
         }
+        let unix = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let hash = text_hash(kernel);
+        self.passed.insert(id.to_string(), Passed { hash, unix });
+    }
+
+    /// For a solved puzzle whose kernel is no longer the one that passed: when that one passed.
+    /// `None` while the kernel is unchanged (or nothing was recorded, as in older state files).
+    pub fn edited_since(&self, id: &str, kernel: &[u8]) -> Option<u64> {
+        let p = self.passed.get(id)?;
+        (self.is_solved(id) && p.hash != text_hash(kernel)).then_some(p.unix)
     }
 
     pub fn is_solved(&self, id: &str) -> bool {
         self.solved.iter().any(|s| s == id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_are_civil_utc() {
+        assert_eq!(date(0), "1970-01-01");
+        assert_eq!(date(951_782_400), "2000-02-29");
+        assert_eq!(date(1_795_392_000), "2026-11-23");
+    }
+
+    #[test]
+    fn a_kernel_edited_after_it_passed_is_told_apart() {
+        let mut s = State::default();
+        s.mark_solved("puzzle-01", b"kernel one");
+        assert_eq!(s.edited_since("puzzle-01", b"kernel one"), None);
+        assert!(s.edited_since("puzzle-01", b"kernel two").is_some());
+        assert_eq!(s.edited_since("puzzle-02", b"anything"), None);
     }
 }

@@ -1,5 +1,6 @@
 //! The sentence of a `barrier_divergence`: which threads of the block wait at which
-//! `__syncthreads()` (by line), and which already exited without reaching it, as compact lists
+//! `__syncthreads()` (by line), and which exited without reaching it and where they turned away
+//! (the line of the `return` or branch, not the closing brace every exit shares), as compact lists
 //! (`threads 0-15, 17`, coordinates for 2D and 3D blocks). A second `impl` block of the machine.
 
 use super::exec::{Machine, Warp};
@@ -31,17 +32,37 @@ impl Machine<'_> {
                 line(pc)
             ));
         }
+        // Where each exited thread left: a predicated `ret` is its own line; otherwise the last
+        // forward branch it took (the `return` or `if` that jumped past the barrier), not the
+        // closing brace every exit shares.
+        let left = |w: &Warp, l: usize| {
+            let exit = w.exit_pc[l];
+            let guarded = self
+                .prog
+                .insts
+                .get(exit as usize)
+                .is_some_and(|i| i.guard.is_some());
+            if guarded || w.left_pc[l] == u32::MAX {
+                exit
+            } else {
+                w.left_pc[l]
+            }
+        };
         let mut gone: Vec<(u32, u32)> = warps
             .iter()
-            .flat_map(|w| ids(w.exited, w).map(move |t| (t, w.exit_pc[(t - w.first_tid) as usize])))
+            .flat_map(|w| {
+                ids(w.exited, w).map(move |t| (line(left(w, (t - w.first_tid) as usize)), t))
+            })
             .collect();
         gone.sort_unstable();
-        if let Some(&(_, pc)) = gone.first() {
-            let t: Vec<u32> = gone.iter().map(|g| g.0).collect();
+        let mut lines: Vec<u32> = gone.iter().map(|g| g.0).collect();
+        lines.dedup();
+        for &at in &lines {
+            let mut t: Vec<u32> = gone.iter().filter(|g| g.0 == at).map(|g| g.1).collect();
+            t.sort_unstable();
             parts.push(format!(
-                "{} already exited (line {}) without reaching {}",
+                "{} left at line {at} and exited without reaching {}",
                 self.thread_list(&t),
-                line(pc),
                 if pcs.len() > 1 { "them" } else { "it" }
             ));
         }

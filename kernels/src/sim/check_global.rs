@@ -41,7 +41,12 @@ impl Checks {
             Acc::Quiet => return,
         };
         if let Some(limit) = limit.filter(|&l| count == l + 1) {
-            self.report(Finding::OverBudget { at: me, limit });
+            self.report(Finding::OverBudget {
+                at: me,
+                limit,
+                buf,
+                index: off / 4,
+            });
         }
         if me.write
             && let Some(p) = self.pitches.get(buf).copied().flatten()

@@ -331,9 +331,7 @@ fn body(cx: &mut Ctx, entry: &Entry) -> Result<(), DecodeError> {
     let mut n = 0u32;
     for s in &entry.body {
         match s {
-            Stmt::Label(l) => {
-                cx.labels.insert(l.clone(), n);
-            }
+            Stmt::Label(l) => _ = cx.labels.insert(l.clone(), n),
             Stmt::Instr { .. } => n += 1,
             Stmt::Var(v) => cx.declare_var(v),
             _ => {}
@@ -347,9 +345,10 @@ fn body(cx: &mut Ctx, entry: &Entry) -> Result<(), DecodeError> {
             *a = dyn_at;
         }
     }
-    let (mut file, mut line) = (0u32, 0u32);
+    let (mut file, mut line, mut pragma) = (0u32, 0u32, None);
     for s in &entry.body {
         match s {
+            Stmt::Pragma(text) => pragma = Some(text.as_str()),
             Stmt::Reg { ty, names } => {
                 for name in names {
                     let n = if ty == ".pred" {
@@ -381,7 +380,8 @@ fn body(cx: &mut Ctx, entry: &Entry) -> Result<(), DecodeError> {
                     Some((p, neg)) => Some((cx.pname(p, *ptx_line)?, *neg)),
                     None => None,
                 };
-                let op = decode_op(cx, opcode, operands, *ptx_line)?;
+                let mut op = decode_op(cx, opcode, operands, *ptx_line)?;
+                super::opcode_mem::apply_pragma(&mut op, pragma.take());
                 cx.prog.texts.push(opcode.clone());
                 let text = cx.prog.texts.len() as u32 - 1;
                 cx.prog.insts.push(Inst {

@@ -30,6 +30,9 @@ pub(super) struct Warp {
     pub exited: u32,
     /// The instruction at which each lane exited.
     pub exit_pc: [u32; 32],
+    /// The forward branch each lane took last (`u32::MAX`: none): where a thread that never
+    /// reached a barrier turned away from it.
+    pub left_pc: [u32; 32],
     pub lanes: u32,
     pub first_tid: u32,
     pub regs: Vec<u64>,
@@ -134,6 +137,7 @@ impl Machine<'_> {
             at_bar: Vec::new(),
             exited: 0,
             exit_pc: [0; 32],
+            left_pc: [u32::MAX; 32],
             lanes,
             first_tid: first,
             regs,
@@ -231,6 +235,13 @@ impl Machine<'_> {
                     if exec != 0 && fall != 0 {
                         w.others.push((w.pc + 1, fall));
                         w.active = exec;
+                    }
+                    if exec != 0 && *target > w.pc {
+                        let mut m = exec;
+                        while m != 0 {
+                            w.left_pc[m.trailing_zeros() as usize] = w.pc;
+                            m &= m - 1;
+                        }
                     }
                     w.pc = if exec != 0 { *target } else { w.pc + 1 };
                 }

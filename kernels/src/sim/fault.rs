@@ -135,6 +135,8 @@ impl Program {
 pub struct Names<'a> {
     pub prog: &'a Program,
     pub buffers: &'a [String],
+    /// Input buffers the runner also copied into a `__constant__` array: (buffer, symbol).
+    pub copies: &'a [(String, String)],
     pub grid: [u32; 3],
     pub block: [u32; 3],
     /// Per buffer, its shape when it is a pitched 2D output (its elements are named by row and
@@ -292,11 +294,17 @@ pub fn finding_diagnostic(k: &Kept, n: &Names<'_>) -> Diagnostic {
                 reader.inst,
             )
         }
-        Finding::OverBudget { at, limit } => {
+        Finding::OverBudget {
+            at,
+            limit,
+            buf,
+            index,
+        } => {
             let (b, t) = n.global(at.thread);
+            let what = format!("`{}[{index}]`", n.buffer(*buf));
             let msg = if at.write {
                 format!(
-                    "block {} thread {} makes its {} global write (line {}), but this puzzle allows {limit} per thread: accumulate in a register and write each output once",
+                    "block {} thread {} makes its {} global write ({what}, line {}), but this puzzle allows {limit} per thread: accumulate in a register and write each output once",
                     t3(b),
                     t3(t),
                     ordinal(limit + 1),
@@ -304,11 +312,19 @@ pub fn finding_diagnostic(k: &Kept, n: &Names<'_>) -> Diagnostic {
                 )
             } else {
                 format!(
-                    "block {} thread {} makes its {} global read (line {}), but this puzzle allows {limit} per thread: load each element into shared memory once and read it from there",
+                    "block {} thread {} makes its {} global read ({what}, line {}), but this puzzle allows {limit} per thread: {}",
                     t3(b),
                     t3(t),
                     ordinal(limit + 1),
-                    n.line(at.inst)
+                    n.line(at.inst),
+                    match n.copies.iter().find(|(b, _)| b == n.buffer(*buf)) {
+                        Some((_, symbol)) => format!(
+                            "the runner copied `{}` into `{symbol}` (constant memory) before the launch; read `{symbol}` instead",
+                            n.buffer(*buf)
+                        ),
+                        None => "load each element into shared memory once and read it from there"
+                            .into(),
+                    }
                 )
             };
             (

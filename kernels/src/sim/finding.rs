@@ -47,6 +47,9 @@ pub enum Finding {
     OverBudget {
         at: Access,
         limit: u32,
+        /// The buffer and element of the access past the budget.
+        buf: usize,
+        index: usize,
     },
     Unwritten {
         buf: usize,

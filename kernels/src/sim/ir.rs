@@ -102,11 +102,16 @@ pub enum Op {
         ds: Vec<Option<Slot>>,
         a: Src,
     },
+    /// A load of `ds.len()` elements of `ty` from consecutive addresses. Element `i` with bit `i`
+    /// of `unused` set is not an access at all: NVRTC widened a narrower load to a vector and said
+    /// so with `.pragma "used_bytes_mask"`; it is neither read nor checked, and its register keeps
+    /// its value.
     Ld {
         space: Space,
         ty: Ty,
         ds: Vec<Slot>,
         addr: Addr,
+        unused: u32,
     },
     St {
         space: Space,

@@ -190,10 +190,24 @@ pub fn run_with(ptx: &str, job: &Job, opts: &SimOptions) -> RunOutput {
     let pitches: Vec<_> = (0..buffers.len())
         .map(|i| job.args.get(i).and_then(Arg::pitch))
         .collect();
+    // Inputs the runner also copied into a `__constant__` array, for the budget's advice.
+    let copies: Vec<(String, String)> = job
+        .constants
+        .iter()
+        .filter_map(|c| {
+            job.args.iter().find_map(|a| match a {
+                Arg::Input { name, data } if *data == c.data => {
+                    Some((name.clone(), c.symbol.clone()))
+                }
+                _ => None,
+            })
+        })
+        .collect();
     let names = fault::Names {
         pitches: &pitches,
         prog: &prog,
         buffers: &buffers,
+        copies: &copies,
         grid: l.grid,
         block: l.block,
     };

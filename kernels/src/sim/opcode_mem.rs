@@ -165,6 +165,7 @@ pub(super) fn decode_mem(cx: &mut Ctx, w: &Word<'_>, ops: &[Operand]) -> Result<
                 ty,
                 ds,
                 addr: cx.addr(&ops[1], line)?,
+                unused: 0,
             }
         }
         "st" => {
@@ -328,4 +329,25 @@ fn atom_op(m: &str) -> Option<AtomOp> {
         "dec" => AtomOp::Dec,
         _ => return None,
     })
+}
+
+/// What a `.pragma` just before an instruction changes in it: `used_bytes_mask M` (decimal or
+/// `0x` hex) before a load marks the elements none of whose bytes are used as no access at all.
+/// NVRTC widens a masked or partly used load to a vector and says so this way; on the GPU the
+/// unused lanes are never read, so checking them would be a false alarm.
+pub(super) fn apply_pragma(op: &mut Op, pragma: Option<&str>) {
+    let mask = pragma
+        .and_then(|t| t.trim().strip_prefix("used_bytes_mask"))
+        .and_then(|m| super::parse::parse_int(m.trim()));
+    if let (Some(mask), Op::Ld { ty, ds, unused, .. }) = (mask, op) {
+        *unused = unused_elements(mask as u64, ds.len(), ty.bytes());
+    }
+}
+
+/// Bit `i` set for each of `n` elements of `bytes` bytes none of whose bytes `mask` marks used.
+pub(super) fn unused_elements(mask: u64, n: usize, bytes: u32) -> u32 {
+    let one = (1u64 << bytes.min(63)) - 1;
+    (0..n.min(32) as u32)
+        .filter(|&i| i * bytes >= 64 || (mask >> (i * bytes)) & one == 0)
+        .fold(0, |acc, i| acc | 1 << i)
 }

@@ -61,6 +61,9 @@ pub enum Stmt {
         operands: Vec<Operand>,
         line: u32,
     },
+    /// `.pragma "text";`: a hint to the next instruction (`used_bytes_mask 4095` says which bytes
+    /// of the next load are used).
+    Pragma(String),
     /// `{` and `}` of an inline-asm scope.
     Open,
     Close,

@@ -66,9 +66,13 @@ impl Parser {
                     out.push(Stmt::Loc { file, line: l });
                 }
                 Tok::Word(w) if w == ".pragma" => {
+                    let mut text = String::new();
                     while !self.eat(';') {
-                        self.next()?;
+                        if let Tok::Str(s) = self.next()? {
+                            text.push_str(&s);
+                        }
                     }
+                    out.push(Stmt::Pragma(text));
                 }
                 Tok::Word(w) if LINE_DIRECTIVES.contains(&w.as_str()) => {
                     self.rest_of_line(line);

@@ -16,10 +16,14 @@ pub(super) fn step_mem(op: &Op, cx: &mut Ctx<'_>, sp: &mut Spaces<'_>) -> StepRe
             ty,
             ref ds,
             addr,
+            unused,
         } => {
             let n = ty.bytes() as usize;
             let base = addr.base.map_or([0; 32], |b| cx.get(Src::Reg(b)));
             for (i, &dd) in ds.iter().enumerate() {
+                if unused >> i & 1 != 0 {
+                    continue;
+                }
                 let mut r = [0u64; 32];
                 let global4 = n == 4 && space == Space::Global;
                 for l in cx.lanes() {

@@ -4,8 +4,14 @@
 //! before the launch. Every thread of a warp reads the same tap at the same time, the access the
 //! constant cache broadcasts. The chapter measures whether that beats reading the taps through
 //! the ordinary caches, and explains why it does not. Contract, cases and reference: puzzle 04's.
+//!
+//! The lesson is `c_kernel`, so each case carries a budget of global reads: a thread's share of
+//! the tile (`ceil((TPB + kernel_size - 1) / TPB)`) and not one read of `kernel` more. A kernel that
+//! still reads its taps from `kernel` gets `budget_exceeded`, naming `c_kernel`, instead of a
+//! silent pass.
 
-use kernels::spec::{Puzzle, Scale};
+use kernels::Budget;
+use kernels::spec::{Case, Puzzle, Scale};
 use puzzle_04::cases;
 use puzzle_04::layout::{Layout, Plan};
 
@@ -35,10 +41,24 @@ pub fn spec() -> Puzzle {
         ],
         budget: None,
         tolerance: puzzle_04::TOLERANCE,
-        cases: |scale: Scale| cases::cases(&PLAN, 50, scale),
+        cases: |scale: Scale| {
+            let mut cases = cases::cases(&PLAN, 50, scale);
+            cases.iter_mut().for_each(with_budget);
+            cases
+        },
         shrink: Some(cases::shrink),
         declared_launch: None,
     }
+}
+
+/// Sets `case`'s budget: the thread's share of the tile, one write.
+fn with_budget(case: &mut Case) {
+    let tpb = case.job.launch.block[0].max(1);
+    let k = case.job.scalar("kernel_size").unwrap_or(1).max(1) as u32;
+    case.job.budget = Some(Budget {
+        reads: (tpb + k - 1).div_ceil(tpb),
+        writes: 1,
+    });
 }
 
 #[cfg(test)]
@@ -61,6 +81,21 @@ mod tests {
                 c.name
             );
             assert!(data.len() <= 2048);
+        }
+    }
+
+    #[test]
+    fn every_case_allows_the_tile_share_and_no_read_of_kernel() {
+        for c in (spec().cases)(Scale::Small) {
+            let b = c.job.budget.expect("a budget");
+            let k = c.job.scalar("kernel_size").unwrap() as u32;
+            let tpb = c.job.launch.block[0];
+            // The strided tile load: thread 0 reads tile[0], tile[TPB], ...
+            assert_eq!(
+                b.reads,
+                (0..tpb + k - 1).step_by(tpb as usize).count() as u32
+            );
+            assert_eq!(b.writes, 1, "{}", c.name);
         }
     }
 

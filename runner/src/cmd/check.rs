@@ -7,11 +7,13 @@
 use super::KernelChoice;
 use crate::engine::{self, BackendChoice};
 use crate::gradescope::{self, Visibility};
-use crate::{report, workbook};
+use crate::{json, report, workbook};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
+
+const DEFAULT_TIMEOUT: f64 = 10.0;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -20,9 +22,15 @@ pub struct Args {
     /// Where to run the cases.
     #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
     backend: BackendChoice,
-    /// Print one JSON object instead of the report.
+    /// Print one JSON object instead of the report (one line; passing cases without their arrays).
     #[arg(long)]
     json: bool,
+    /// With --json: indent it for people.
+    #[arg(long, requires = "json")]
+    pretty: bool,
+    /// With --json: every case's output and expected arrays, passing or not.
+    #[arg(long, requires = "json")]
+    full: bool,
     /// Run only this case (names as the report prints them, e.g. random-2).
     #[arg(long, value_name = "NAME")]
     case: Option<String>,
@@ -30,7 +38,7 @@ pub struct Args {
     #[arg(long)]
     stats: bool,
     /// Seconds a GPU case may run before it is stopped.
-    #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
+    #[arg(long, default_value_t = DEFAULT_TIMEOUT, value_name = "SECONDS")]
     timeout: f64,
     /// Also write Gradescope's results.json here (added to the file when it exists, so one file
     /// can hold several puzzles).
@@ -67,6 +75,8 @@ impl Scoring {
 pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     let (puzzle, file) = args.target.resolve()?;
     let own_file = args.target.is_own();
+    // The text checked, recorded with a pass (a save during the check must not count as passing).
+    let text = std::fs::read(&file).unwrap_or_default();
     let req = engine::Request {
         puzzle,
         file,
@@ -86,8 +96,12 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
             return Err(e);
         }
     };
-    let text = if args.json {
-        report::json(&outcome) + "\n"
+    let report = if args.json {
+        let style = json::Style {
+            pretty: args.pretty,
+            full: args.full,
+        };
+        json::render(&outcome, &puzzle, style) + "\n"
     } else if args.stats {
         report::stats(&outcome, puzzle.budget) + &report::human(&outcome)
     } else {
@@ -97,10 +111,10 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         gradescope::write(path, args.scoring.results(&outcome))?;
     }
     // A closed pipe (`runner check ... | head`) is not an error worth a panic.
-    let _ = std::io::stdout().write_all(text.as_bytes());
+    let _ = std::io::stdout().write_all(report.as_bytes());
     if outcome.passed && own_file {
         let mut state = workbook::State::load();
-        state.mark_solved(puzzle.id);
+        state.mark_solved(puzzle.id, &text);
         state.save();
     }
     Ok(if outcome.passed {
@@ -110,11 +124,13 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// `runner check ...` with the arguments that choose the file and backend, as typed (the puzzle
-/// by its id when none was typed).
+/// `runner check ...` with the options given (`--root` and every option of `check` that changes
+/// what it runs or prints, except `--json`, which is for scripts), the puzzle by its id when none
+/// was typed.
 fn rerun(args: &Args, id: &str) -> String {
     let mut cmd = format!(
-        "runner check {}",
+        "{} check {}",
+        workbook::runner_command(),
         args.target.puzzle.as_deref().unwrap_or(id)
     );
     if args.target.solution {
@@ -131,6 +147,12 @@ fn rerun(args: &Args, id: &str) -> String {
             " --backend {}",
             format!("{:?}", args.backend).to_lowercase()
         );
+    }
+    if args.stats {
+        cmd += " --stats";
+    }
+    if args.timeout != DEFAULT_TIMEOUT {
+        cmd += &format!(" --timeout {}", args.timeout);
     }
     cmd
 }

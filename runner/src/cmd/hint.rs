@@ -32,7 +32,11 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         println!("{label}: {hint}");
     }
     if upto < puzzle.hints.len() {
-        println!("Run `runner hint {}` again for the next hint.", puzzle.id);
+        println!(
+            "Run `{} hint {}` again for the next hint.",
+            crate::workbook::runner_command(),
+            puzzle.id
+        );
     } else {
         println!(
             "That was the last hint; the chapter has the full reasoning: book/src/{}",

@@ -1,7 +1,9 @@
 //! `runner list`: the puzzles in order, with grade, title, what each teaches, and a mark for the
-//! ones this learner has solved.
+//! ones this learner has solved. A solved puzzle whose kernel was edited after it passed is not
+//! marked solved: the line says when it last passed and how to check it again.
 
-use crate::{registry, workbook::State};
+use crate::registry;
+use crate::workbook::{self, State};
 use colored::Colorize;
 use std::process::ExitCode;
 
@@ -15,11 +17,17 @@ pub fn execute(_: Args) -> anyhow::Result<ExitCode> {
         "{:<3}{:<11}{:<7}{:<46}teaches",
         "", "puzzle", "grade", "title"
     );
+    let mut edited = vec![];
     for p in &puzzles {
-        let mark = if state.is_solved(p.id) {
-            "✓".green().to_string()
-        } else {
-            " ".to_string()
+        let kernel = std::fs::read(workbook::root().join(p.kernel_path())).unwrap_or_default();
+        let since = state.edited_since(p.id, &kernel);
+        let mark = match since {
+            Some(unix) => {
+                edited.push((p.id, unix));
+                "~".yellow().to_string()
+            }
+            None if state.is_solved(p.id) => "✓".green().to_string(),
+            None => " ".to_string(),
         };
         println!(
             "{mark:<3}{:<11}{:<7}{:<46}{}",
@@ -29,10 +37,17 @@ pub fn execute(_: Args) -> anyhow::Result<ExitCode> {
             p.teaches.dimmed()
         );
     }
-    let solved = puzzles.iter().filter(|p| state.is_solved(p.id)).count();
+    for (id, unix) in &edited {
+        println!(
+            "~ {id}: passed on {}, edited since: {} check {id}",
+            workbook::date(*unix),
+            workbook::runner_command()
+        );
+    }
+    let solved = puzzles.iter().filter(|p| state.is_solved(p.id)).count() - edited.len();
     println!("\n{solved}/{} solved.", puzzles.len());
     match puzzles.iter().find(|p| !state.is_solved(p.id)) {
-        Some(p) => println!("Next: runner check {}", p.id),
+        Some(p) => println!("Next: {} check {}", crate::workbook::runner_command(), p.id),
         None => println!("All solved: try runner bench on the later puzzles."),
     }
     Ok(ExitCode::SUCCESS)

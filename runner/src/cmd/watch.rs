@@ -4,8 +4,10 @@
 //! It starts with the puzzle named, or the first one not solved yet, and checks it at once. Then it
 //! waits for the kernel file to change (`notify` watches the puzzle's folder, since editors often
 //! save by writing a new file and renaming it over the old one), lets a burst of events settle, and
-//! checks again if the content changed. A pass marks the puzzle solved, as `runner check` does, and
-//! the next puzzle's file becomes the watched one; after the last puzzle it exits.
+//! checks again if the content changed, on a cleared screen (in a terminal). A pass marks the
+//! puzzle solved, as `runner check` does, and the next puzzle is checked at once (below the pass,
+//! not on a cleared screen) and its file becomes the watched one; after the last puzzle it exits.
+//! The report leaves out "Fix it, then run": watching is that already.
 
 use crate::engine::{self, BackendChoice};
 use crate::{registry, report, workbook};
@@ -37,7 +39,8 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     let (tx, events) = std::sync::mpsc::channel();
     let mut watcher = notify::recommended_watcher(tx).context("watching files")?;
     let mut watched: Option<PathBuf> = None;
-    let mut check_now = true;
+    // Clear the screen before a check, except the first and the one right after a pass.
+    let mut clear = false;
     // One warm worker for the whole session: a save is checked without a new CUDA context.
     let mut gpu = engine::gpu_worker();
     loop {
@@ -54,43 +57,37 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         }
         let shown = workbook::display(&file);
         // The content the check sees: a save made while it runs still counts as a change.
-        let mut last = std::fs::read(&file).ok();
-        if !check_now {
-            say(&format!(
-                "Watching {shown}: save it to check {} (Ctrl-C stops).\n",
-                puzzle.id
-            ));
-            last = wait_for_change(&events, &file, last);
-        }
-        if std::io::stdout().is_terminal() {
+        let last = std::fs::read(&file).ok();
+        if clear && std::io::stdout().is_terminal() {
             say("\x1b[2J\x1b[H");
         }
+        clear = true;
         let req = engine::Request {
             puzzle,
             file: file.clone(),
             backend: args.backend,
             gpu_limit: Duration::from_secs_f64(args.timeout.max(0.1)),
-            rerun: format!("{} check {}", workbook::runner_command(), puzzle.id),
+            rerun: String::new(),
             only_case: None,
         };
         let outcome = engine::evaluate(&req, &mut gpu)?;
         say(&report::human(&outcome));
-        check_now = false;
         if !outcome.passed {
             say(&format!(
                 "Watching {shown}: save it to check again (Ctrl-C stops).\n"
             ));
             wait_for_change(&events, &file, last);
-            check_now = true;
             continue;
         }
         let mut state = workbook::State::load();
-        state.mark_solved(puzzle.id);
+        state.mark_solved(puzzle.id, last.as_deref().unwrap_or_default());
         state.save();
         match registry::next(puzzle.id) {
             Some(next) => puzzle = next,
             None => return Ok(ExitCode::SUCCESS),
         }
+        say(&format!("\nOn to {}:\n", puzzle.id));
+        clear = false;
     }
 }
 
