@@ -27,13 +27,25 @@ fn a_check_after_the_first_starts_no_python() {
     let check = || {
         let out = Command::new(env!("CARGO_BIN_EXE_runner"))
             .current_dir(root)
-            .args(["check", "1", "--solution", "--case", "example-1", "--backend", "sim"])
+            .args([
+                "check",
+                "1",
+                "--solution",
+                "--case",
+                "example-1",
+                "--backend",
+                "sim",
+            ])
             .env("PATH", format!("{}:{path}", dir.display()))
             .env("NO_COLOR", "1")
             .env("WORKBOOK_STATE", "/nonexistent/state.json")
             .output()
             .expect("runner runs");
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
     };
     check();
     let _ = std::fs::remove_file(&calls);
