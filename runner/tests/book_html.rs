@@ -191,3 +191,25 @@ fn every_svg_has_a_background_and_its_labels_inside_the_view_box() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+#[test]
+fn every_chapter_names_its_puzzles_cases() {
+    let mut missing = vec![];
+    for (name, md) in chapters().into_iter().filter(|(n, _)| n.starts_with("puzzle-")) {
+        let id = name.trim_end_matches(".md");
+        // The runner lists a puzzle's cases when asked for one it does not have.
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_runner"))
+            .args(["check", id, "--backend", "sim", "--case", "no-such-case"])
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("runner runs");
+        let said = String::from_utf8_lossy(&out.stderr).to_string();
+        let list = said.split("its cases are: ").nth(1).expect(&said).trim();
+        for case in list.split(", ") {
+            if !md.contains(&format!("`{case}`")) && !md.contains(&format!("case {case}")) {
+                missing.push(format!("{name}: `{case}`"));
+            }
+        }
+    }
+    assert!(missing.is_empty(), "cases the chapter never names:\n{}", missing.join("\n"));
+}
