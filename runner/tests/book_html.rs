@@ -195,7 +195,10 @@ fn every_svg_has_a_background_and_its_labels_inside_the_view_box() {
 #[test]
 fn every_chapter_names_its_puzzles_cases() {
     let mut missing = vec![];
-    for (name, md) in chapters().into_iter().filter(|(n, _)| n.starts_with("puzzle-")) {
+    for (name, md) in chapters()
+        .into_iter()
+        .filter(|(n, _)| n.starts_with("puzzle-"))
+    {
         let id = name.trim_end_matches(".md");
         // The runner lists a puzzle's cases when asked for one it does not have.
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_runner"))
@@ -211,5 +214,9 @@ fn every_chapter_names_its_puzzles_cases() {
             }
         }
     }
-    assert!(missing.is_empty(), "cases the chapter never names:\n{}", missing.join("\n"));
+    assert!(
+        missing.is_empty(),
+        "cases the chapter never names:\n{}",
+        missing.join("\n")
+    );
 }
