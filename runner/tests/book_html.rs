@@ -33,11 +33,9 @@ fn chapters() -> Vec<(String, String)> {
 
 /// The markdown outside fenced blocks, and the fenced blocks with their language.
 fn split(md: &str) -> (String, Vec<(String, String)>) {
-    let (mut prose, mut blocks, mut open): (
-        String,
-        Vec<(String, String)>,
-        Option<(String, String)>,
-    ) = (String::new(), vec![], None);
+    let mut prose = String::new();
+    let mut blocks: Vec<(String, String)> = vec![];
+    let mut open: Option<(String, String)> = None;
     for line in md.lines() {
         let fence = line.trim_start().strip_prefix("```");
         match (&mut open, fence) {
