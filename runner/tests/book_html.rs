@@ -4,7 +4,7 @@
 //! text leaves raw markdown instead), code blocks are highlighted as C++ (highlight.js knows no
 //! `cuda`), and the search index is built. Every SVG draws an opaque background covering its
 //! viewBox (in the dark themes a transparent one loses its black labels) and keeps each label
-//! inside the viewBox, its width estimated from the font size.
+//! inside the viewBox and clear of every other label, its width estimated from the font size.
 
 use mdbook_driver::MDBook;
 use mdbook_driver::config::Config;
@@ -119,7 +119,7 @@ fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
 }
 
 #[test]
-fn every_svg_has_a_background_and_its_labels_inside_the_view_box() {
+fn every_svg_has_a_background_and_its_labels_inside_the_view_box_apart() {
     let mut problems = vec![];
     let dir = book().join("src/img");
     for entry in std::fs::read_dir(&dir).unwrap() {
@@ -161,6 +161,8 @@ fn every_svg_has_a_background_and_its_labels_inside_the_view_box() {
                 "{name}: no opaque background rect over the viewBox first"
             ));
         }
+        // Each label's estimated box: left, right, top, bottom, text.
+        let mut boxes: Vec<(f64, f64, f64, f64, String)> = vec![];
         for piece in svg.split("<text").skip(1) {
             let (tag, rest) = piece.split_once('>').unwrap();
             let text = rest.split("</text>").next().unwrap_or("");
@@ -184,6 +186,14 @@ fn every_svg_has_a_background_and_its_labels_inside_the_view_box() {
                 problems.push(format!(
                     "{name}: `{text}` at ({x}, {y}) runs outside 0 0 {w} {h}"
                 ));
+            }
+            boxes.push((left, right, y - fs * 0.8, y + fs * 0.2, text));
+        }
+        for (i, a) in boxes.iter().enumerate() {
+            for b in &boxes[i + 1..] {
+                if a.0 < b.1 && b.0 < a.1 && a.2 < b.3 && b.2 < a.3 {
+                    problems.push(format!("{name}: labels `{}` and `{}` overlap", a.4, b.4));
+                }
             }
         }
     }
