@@ -2,7 +2,8 @@
 //!
 //! NVRTC is a shared library and needs no GPU. [`locate`] searches, in order: `CUDA_PATH` and
 //! `CUDA_HOME`, the usual install folders, the loader path, the Python site-packages of the
-//! `nvidia-cuda-nvrtc` wheel, then the workbook's own cache. [`install`] puts the pinned wheel into
+//! `nvidia-cuda-nvrtc` wheel, then the workbook's own cache; a wheel's library once found is
+//! remembered in the cache (`nvrtc.location`), so later checks start no Python process. [`install`] puts the pinned wheel into
 //! that cache with pip. [`load`] opens the library by absolute path (with its builtins) before
 //! cudarc's first call, so cudarc's own lookup by soname finds it already loaded instead of
 //! panicking. Compiled output is cached in memory and on disk, keyed by source, options and NVRTC
@@ -124,7 +125,28 @@ pub fn locate() -> Option<Location> {
     let on_loader_path = || unsafe { libloading::Library::new(SONAME) }.is_ok();
     in_dirs(install_dirs())
         .or_else(|| on_loader_path().then_some(Location::LoaderPath))
-        .or_else(|| in_dirs(wheel_dirs()))
+        .or_else(remembered)
+        .or_else(|| {
+            let found = in_dirs(wheel_dirs());
+            if let Some(Location::Path(lib)) = &found {
+                // Asking Python where its site-packages are costs a process (and seconds on a
+                // cold start) on every check: keep the answer. A failed write costs only that.
+                let _ = std::fs::create_dir_all(cache_dir());
+                let _ = std::fs::write(remembered_file(), lib.display().to_string());
+            }
+            found
+        })
+}
+
+/// The file where the wheel's library, once found, is remembered.
+fn remembered_file() -> PathBuf {
+    cache_dir().join("nvrtc.location")
+}
+
+/// The wheel's library as found before, while it is still there.
+fn remembered() -> Option<Location> {
+    let lib = PathBuf::from(std::fs::read_to_string(remembered_file()).ok()?.trim());
+    lib.is_file().then_some(Location::Path(lib))
 }
 
 /// Installs the pinned wheel into the cache with pip, under a lock so that parallel runners (or

@@ -46,7 +46,8 @@ pub fn find(name: &str) -> Result<Puzzle, String> {
         .unwrap_or_default();
     let (first, last) = (puzzles[0].id, puzzles[puzzles.len() - 1].id);
     Err(format!(
-        "no puzzle named `{name}`; {closest}the puzzles are {first} to {last} (`runner list` shows them)"
+        "no puzzle named `{name}`; {closest}the puzzles are {first} to {last} (`{} list` shows them)",
+        crate::workbook::runner_command()
     ))
 }
 

@@ -212,8 +212,8 @@ fn printed(outcome: &Outcome) -> String {
     out
 }
 
-/// Per simulated case, each thread's highest global access counts against the puzzle's budget.
-pub fn stats(outcome: &Outcome, budget: Option<kernels::Budget>) -> String {
+/// Per simulated case, each thread's highest global access counts against the case's budget.
+pub fn stats(outcome: &Outcome, budget_of: &dyn Fn(&str) -> Option<kernels::Budget>) -> String {
     let of = |n: Option<u32>| n.map(|n| format!("/{n}")).unwrap_or_default();
     let mut out = format!(
         "{:<28}{:>10}{:>10}  (most by any one thread)\n",
@@ -221,6 +221,7 @@ pub fn stats(outcome: &Outcome, budget: Option<kernels::Budget>) -> String {
     );
     for c in outcome.cases.iter().filter(|c| c.shrunk_from.is_none()) {
         if let Some(s) = c.stats {
+            let budget = budget_of(&c.name);
             let reads = format!("{}{}", s.max_reads, of(budget.map(|b| b.reads)));
             let writes = format!("{}{}", s.max_writes, of(budget.map(|b| b.writes)));
             out += &format!("{:<28}{reads:>10}{writes:>10}\n", c.name);

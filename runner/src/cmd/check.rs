@@ -103,7 +103,13 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         };
         json::render(&outcome, &puzzle, style) + "\n"
     } else if args.stats {
-        report::stats(&outcome, puzzle.budget) + &report::human(&outcome)
+        // A puzzle's budget, or (puzzle 05) each case's own.
+        let cases = (puzzle.cases)(kernels::Scale::Small);
+        let budget_of = |name: &str| {
+            let case = cases.iter().find(|c| c.name == name);
+            case.and_then(|c| c.job.budget).or(puzzle.budget)
+        };
+        report::stats(&outcome, &budget_of) + &report::human(&outcome)
     } else {
         report::human(&outcome)
     };

@@ -1,0 +1,230 @@
+//! The book as a learner reads it. Its code (inline code spans, and `cuda` blocks) is ASCII, so
+//! what is pasted compiles (a U+2212 minus sign does not). Built with mdBook into a scratch
+//! folder: every `![alt](img/..)` of a chapter becomes an `<img>` (an unbalanced `[` in the alt
+//! text leaves raw markdown instead), code blocks are highlighted as C++ (highlight.js knows no
+//! `cuda`), and the search index is built. Every SVG draws an opaque background covering its
+//! viewBox (in the dark themes a transparent one loses its black labels) and keeps each label
+//! inside the viewBox and clear of every other label, its width estimated from the font size.
+
+use mdbook_driver::MDBook;
+use mdbook_driver::config::Config;
+use std::path::{Path, PathBuf};
+
+fn book() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .join("book")
+}
+
+fn chapters() -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = std::fs::read_dir(book().join("src"))
+        .unwrap()
+        .filter_map(|e| {
+            let p = e.ok()?.path();
+            let name = p.file_name()?.to_str()?.to_string();
+            name.ends_with(".md")
+                .then(|| (name, std::fs::read_to_string(&p).unwrap()))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// The markdown outside fenced blocks, and the fenced blocks with their language.
+fn split(md: &str) -> (String, Vec<(String, String)>) {
+    let mut prose = String::new();
+    let mut blocks: Vec<(String, String)> = vec![];
+    let mut open: Option<(String, String)> = None;
+    for line in md.lines() {
+        let fence = line.trim_start().strip_prefix("```");
+        match (&mut open, fence) {
+            (None, Some(lang)) => open = Some((lang.trim().to_string(), String::new())),
+            (Some(_), Some(_)) => blocks.push(open.take().unwrap()),
+            (Some((_, body)), None) => *body += &format!("{line}\n"),
+            (None, None) => prose += &format!("{line}\n"),
+        }
+    }
+    (prose, blocks)
+}
+
+#[test]
+fn code_a_learner_may_paste_is_ascii() {
+    let mut bad = vec![];
+    for (name, md) in chapters() {
+        let (prose, blocks) = split(&md);
+        // Inline code spans (they may wrap across lines).
+        for (i, span) in prose.split('`').enumerate() {
+            if i % 2 == 1 && !span.is_ascii() {
+                bad.push(format!("{name}: `{span}`"));
+            }
+        }
+        for (lang, body) in blocks {
+            if matches!(lang.as_str(), "cuda" | "cpp" | "c" | "c++") && !body.is_ascii() {
+                bad.push(format!(
+                    "{name}: a {lang} block holds {:?}",
+                    body.chars().find(|c| !c.is_ascii())
+                ));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "code outside ASCII:\n{}", bad.join("\n"));
+}
+
+#[test]
+fn the_built_book_has_every_image_highlighting_and_search() {
+    let out = std::env::temp_dir().join(format!("book-html-{}", std::process::id()));
+    let mut config = Config::from_disk(book().join("book.toml")).unwrap();
+    config.build.build_dir = out.clone();
+    config.build.create_missing = false;
+    MDBook::load_with_config(book(), config)
+        .unwrap()
+        .build()
+        .unwrap();
+    let mut problems = vec![];
+    for (name, md) in chapters().into_iter().filter(|(n, _)| n != "SUMMARY.md") {
+        let page = name.replace(".md", ".html");
+        let html = std::fs::read_to_string(out.join(&page)).unwrap_or_default();
+        let (prose, blocks) = split(&md);
+        let wanted = prose.matches("](img/").count();
+        let got = html.matches("<img src=\"img/").count();
+        if got < wanted || html.contains("](img/") {
+            problems.push(format!(
+                "{page}: {wanted} images in the markdown, {got} <img> in the page"
+            ));
+        }
+        if blocks.iter().any(|(lang, _)| lang == "cuda") {
+            problems.push(format!(
+                "{name}: a ```cuda block (highlight.js has no cuda: use cpp)"
+            ));
+        }
+    }
+    let search_index = std::fs::read_dir(&out).unwrap().any(|e| {
+        e.unwrap()
+            .file_name()
+            .to_string_lossy()
+            .starts_with("searchindex")
+    });
+    if !search_index {
+        problems.push("no search index".into());
+    }
+    let _ = std::fs::remove_dir_all(&out);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The value of attribute `name` in the tag text `tag`.
+fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
+    let at = tag.find(&format!(" {name}=\""))? + name.len() + 3;
+    tag[at..].split('"').next()
+}
+
+#[test]
+fn every_svg_has_a_background_and_its_labels_inside_the_view_box_apart() {
+    let mut problems = vec![];
+    let dir = book().join("src/img");
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let svg = std::fs::read_to_string(&path).unwrap();
+        let root = &svg[svg.find("<svg").unwrap()..];
+        let root = &root[..root.find('>').unwrap()];
+        let view: Vec<f64> = attr(root, "viewBox")
+            .unwrap_or_default()
+            .split_whitespace()
+            .filter_map(|v| v.parse().ok())
+            .collect();
+        let [_, _, w, h] = view[..] else {
+            problems.push(format!("{name}: no viewBox"));
+            continue;
+        };
+        let size = attr(root, "font-size")
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(16.0);
+        // The first shape drawn is the background: a filled rect over the whole viewBox.
+        let first = svg.split('<').find(|t| {
+            ["rect", "path", "text", "line", "circle", "g ", "polygon"]
+                .iter()
+                .any(|s| t.starts_with(s))
+        });
+        let covers = first.is_some_and(|t| {
+            let full =
+                |v: Option<&str>, n: f64| v.is_some_and(|v| v == "100%" || v.parse() == Ok(n));
+            t.starts_with("rect")
+                && attr(t, "x").is_none_or(|x| x == "0")
+                && attr(t, "y").is_none_or(|y| y == "0")
+                && full(attr(t, "width"), w)
+                && full(attr(t, "height"), h)
+                && attr(t, "fill").is_some_and(|f| f != "none" && f != "transparent")
+        });
+        if !covers {
+            problems.push(format!(
+                "{name}: no opaque background rect over the viewBox first"
+            ));
+        }
+        // Each label's estimated box: left, right, top, bottom, text.
+        let mut boxes: Vec<(f64, f64, f64, f64, String)> = vec![];
+        for piece in svg.split("<text").skip(1) {
+            let (tag, rest) = piece.split_once('>').unwrap();
+            let text = rest.split("</text>").next().unwrap_or("");
+            let text = text
+                .replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&amp;", "&");
+            let x: f64 = attr(tag, "x").and_then(|v| v.parse().ok()).unwrap_or(0.0);
+            let y: f64 = attr(tag, "y").and_then(|v| v.parse().ok()).unwrap_or(0.0);
+            let fs: f64 = attr(tag, "font-size")
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(size);
+            let mono = attr(tag, "font-family").is_some_and(|f| f.contains("mono"));
+            let width = text.chars().count() as f64 * fs * if mono { 0.6 } else { 0.55 };
+            let (left, right) = match attr(tag, "text-anchor") {
+                Some("middle") => (x - width / 2.0, x + width / 2.0),
+                Some("end") => (x - width, x),
+                _ => (x, x + width),
+            };
+            if left < 0.0 || right > w || y - fs * 0.8 < 0.0 || y > h {
+                problems.push(format!(
+                    "{name}: `{text}` at ({x}, {y}) runs outside 0 0 {w} {h}"
+                ));
+            }
+            boxes.push((left, right, y - fs * 0.8, y + fs * 0.2, text));
+        }
+        for (i, a) in boxes.iter().enumerate() {
+            for b in &boxes[i + 1..] {
+                if a.0 < b.1 && b.0 < a.1 && a.2 < b.3 && b.2 < a.3 {
+                    problems.push(format!("{name}: labels `{}` and `{}` overlap", a.4, b.4));
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn every_chapter_names_its_puzzles_cases() {
+    let mut missing = vec![];
+    for (name, md) in chapters()
+        .into_iter()
+        .filter(|(n, _)| n.starts_with("puzzle-"))
+    {
+        let id = name.trim_end_matches(".md");
+        // The runner lists a puzzle's cases when asked for one it does not have.
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_runner"))
+            .args(["check", id, "--backend", "sim", "--case", "no-such-case"])
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("runner runs");
+        let said = String::from_utf8_lossy(&out.stderr).to_string();
+        let list = said.split("its cases are: ").nth(1).expect(&said).trim();
+        for case in list.split(", ") {
+            if !md.contains(&format!("`{case}`")) && !md.contains(&format!("case {case}")) {
+                missing.push(format!("{name}: `{case}`"));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "cases the chapter never names:\n{}",
+        missing.join("\n")
+    );
+}
