@@ -53,6 +53,8 @@ pub(super) struct Machine<'p> {
     pub chk: Checks,
     /// The run's output so far: what `printf` printed.
     pub out: crate::job::RunOutput,
+    /// The observer attached to the launch, if any (`observe`).
+    pub obs: Option<&'p mut dyn super::observe::Observer>,
 }
 
 impl Machine<'_> {
@@ -62,6 +64,11 @@ impl Machine<'_> {
         for z in 0..gz {
             for y in 0..gy {
                 for x in 0..gx {
+                    if let Some(o) = self.obs.as_deref_mut()
+                        && !o.runs_block([x, y, z])
+                    {
+                        continue;
+                    }
                     self.block_id = [x, y, z];
                     self.run_block()?;
                 }
@@ -152,7 +159,8 @@ impl Machine<'_> {
         let mut shared = vec![0u8; self.shared_bytes];
         let [bx, by, _] = self.block_id;
         let linear = bx + self.grid[0] * (by + self.grid[1] * self.block_id[2]);
-        self.chk.begin_block(linear, self.shared_bytes);
+        let (block, shared_bytes) = (self.block_id, self.shared_bytes);
+        self.seen(|o| o.begin_block(block, linear, shared_bytes));
         loop {
             for w in warps.iter_mut() {
                 if w.active != 0 || !w.others.is_empty() {
@@ -165,7 +173,7 @@ impl Machine<'_> {
                 .flat_map(|(i, w)| w.at_bar.iter().map(move |&(pc, m)| (i, pc, m)))
                 .collect();
             let Some(&(w0, pc0, m0)) = parked.first() else {
-                self.chk.end_block();
+                self.seen(|o| o.end_block());
                 return Ok(());
             };
             let exited = warps.iter().any(|w| w.exited != 0);
@@ -185,7 +193,7 @@ impl Machine<'_> {
                     resched(w);
                 }
             }
-            self.chk.barrier();
+            self.seen(|o| o.barrier());
         }
     }
 
@@ -225,6 +233,7 @@ impl Machine<'_> {
                     None,
                 ));
             }
+            self.issued(w.first_tid / 32, pc, w.active, exec);
             match &inst.op {
                 Op::Bra { target } => {
                     let fall = w.active & !exec;
@@ -319,6 +328,7 @@ impl Machine<'_> {
         tid0: u32,
         pc: usize,
     ) -> Spaces<'s> {
+        let watch = self.chk.on || self.obs.is_some();
         Spaces {
             prog: self.prog,
             mem: &mut self.mem,
@@ -326,6 +336,11 @@ impl Machine<'_> {
             local,
             local_bytes: self.prog.local_bytes as usize,
             chk: &mut self.chk,
+            watch,
+            obs: match &mut self.obs {
+                Some(o) => Some(&mut **o),
+                None => None,
+            },
             tid0,
             inst: pc as u32,
         }
