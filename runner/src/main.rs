@@ -11,9 +11,12 @@ mod drift;
 mod engine;
 mod gradescope;
 mod judge;
+mod picture;
 mod registry;
 mod report;
+mod svg;
 mod toolchain;
+mod touches;
 mod validate;
 mod workbook;
 
@@ -54,6 +57,8 @@ enum Command {
     Watch(cmd::watch::Args),
     /// Time a kernel on the GPU against the device's FMA peak and memory bandwidth.
     Bench(cmd::bench::Args),
+    /// Draw which thread read and wrote which element, per barrier phase, for one block (simulator).
+    Show(cmd::show::Args),
     /// Show the next hint for a puzzle (one more each time).
     Hint(cmd::hint::Args),
     /// Build the book and print (or open) a chapter's address.
@@ -88,6 +93,7 @@ fn main() -> ExitCode {
         Command::Check(args) => cmd::check::execute(args),
         Command::Watch(args) => cmd::watch::execute(args),
         Command::Hint(args) => cmd::hint::execute(args),
+        Command::Show(args) => cmd::show::execute(args),
         Command::Bench(args) => cmd::bench::execute(args),
         Command::Book(args) => cmd::book::execute(args),
         Command::Validate(args) => cmd::validate::execute(args),
