@@ -11,7 +11,9 @@ mod drift;
 mod engine;
 mod gradescope;
 mod judge;
+mod model;
 mod picture;
+mod profile;
 mod registry;
 mod report;
 mod svg;
@@ -59,6 +61,8 @@ enum Command {
     Bench(cmd::bench::Args),
     /// Draw which thread read and wrote which element, per barrier phase, for one block (simulator).
     Show(cmd::show::Args),
+    /// Count what a kernel asks of the hardware (simulator) and predict its time on an H100.
+    Profile(cmd::profile::Args),
     /// Show the next hint for a puzzle (one more each time).
     Hint(cmd::hint::Args),
     /// Build the book and print (or open) a chapter's address.
@@ -94,6 +98,7 @@ fn main() -> ExitCode {
         Command::Watch(args) => cmd::watch::execute(args),
         Command::Hint(args) => cmd::hint::execute(args),
         Command::Show(args) => cmd::show::execute(args),
+        Command::Profile(args) => cmd::profile::execute(args),
         Command::Bench(args) => cmd::bench::execute(args),
         Command::Book(args) => cmd::book::execute(args),
         Command::Validate(args) => cmd::validate::execute(args),

@@ -7,6 +7,7 @@ pub mod check;
 pub mod grade;
 pub mod hint;
 pub mod list;
+pub mod profile;
 pub mod show;
 pub mod validate;
 pub mod watch;
