@@ -288,6 +288,7 @@ impl Observer for Profiler {
 /// Up to `n` blocks spread evenly over a grid of `grid` (the first and the last included).
 pub fn sample_blocks(grid: [u32; 3], n: u64) -> Vec<[u32; 3]> {
     let total: u64 = grid.iter().map(|&g| u64::from(g)).product();
+    let n = n.min(total);
     let pick = |k: u64| {
         let lin = if n <= 1 { 0 } else { k * (total - 1) / (n - 1) };
         let x = (lin % u64::from(grid[0])) as u32;
@@ -295,7 +296,7 @@ pub fn sample_blocks(grid: [u32; 3], n: u64) -> Vec<[u32; 3]> {
         let z = (lin / (u64::from(grid[0]) * u64::from(grid[1]))) as u32;
         [x, y, z]
     };
-    let mut blocks: Vec<[u32; 3]> = (0..n.min(total)).map(pick).collect();
+    let mut blocks: Vec<[u32; 3]> = (0..n).map(pick).collect();
     blocks.dedup();
     blocks
 }

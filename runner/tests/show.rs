@@ -156,3 +156,25 @@ fn the_svg_is_well_formed_sane_in_size_and_its_text_inside_the_view_box() {
         }
     }
 }
+
+#[test]
+fn the_books_picture_is_what_show_draws_now() {
+    let file = std::env::temp_dir().join(format!("book-show-{}.svg", std::process::id()));
+    show(&[
+        "puzzle-03",
+        "--solution",
+        "--case",
+        "example-2",
+        "--block",
+        "0",
+        "--svg",
+        file.to_str().unwrap(),
+    ]);
+    let now = std::fs::read_to_string(&file).unwrap();
+    let book = std::fs::read_to_string(common::repo().join("book/src/img/puzzle-03-show.svg"))
+        .expect("the book's picture");
+    assert!(
+        now == book,
+        "book/src/img/puzzle-03-show.svg is stale: run `runner show puzzle-03 --solution --case example-2 --block 0 --svg book/src/img/puzzle-03-show.svg`"
+    );
+}
