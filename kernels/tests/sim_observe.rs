@@ -85,7 +85,10 @@ fn every_thread_instruction_and_every_global_read_reaches_the_observer() {
         // One read of `a` and one of `b` per multiply-add, one write per output.
         let macs: u64 = (0..size).map(|i| conv.min(size - i) as u64).sum();
         assert_eq!(t.buffers[..3], ["a", "b", "out"]);
-        assert_eq!((t.reads[0], t.reads[1], t.writes), (macs, macs, size as u64));
+        assert_eq!(
+            (t.reads[0], t.reads[1], t.writes),
+            (macs, macs, size as u64)
+        );
         assert_eq!(t.blocks.len(), size.div_ceil(64));
         // The same outputs as without an observer.
         assert_eq!(out.outputs, sim::run_with(&ptx, &job, &opts).outputs);

@@ -43,7 +43,9 @@ pub fn draw(t: &Touches, title: &str, only: Option<&str>) -> String {
     let dims = if y * z == 1 {
         format!("{x} threads, numbered by threadIdx.x")
     } else {
-        format!("{x}x{y}x{z} threads, numbered threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)")
+        format!(
+            "{x}x{y}x{z} threads, numbered threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)"
+        )
     };
     out += &format!(
         "block ({},{},{}), {dims}; a cell lists the threads that read (r) or wrote (w) that element\n",
@@ -81,11 +83,7 @@ pub fn draw(t: &Touches, title: &str, only: Option<&str>) -> String {
             out += "  (no accesses)\n";
         }
     }
-    let marks: Vec<&Placed> = t
-        .marks
-        .iter()
-        .filter(|m| areas.contains(&m.area))
-        .collect();
+    let marks: Vec<&Placed> = t.marks.iter().filter(|m| areas.contains(&m.area)).collect();
     if !marks.is_empty() {
         out += "\nmarks:\n";
         for m in marks {
@@ -133,9 +131,13 @@ fn area(t: &Touches, a: usize, p: usize) -> String {
     }
     out += ")\n";
     let reads = cells.values().any(|c| !c.readers.is_empty())
-        || t.marks.iter().any(|m| m.area == a && m.phase == p && !m.write);
+        || t.marks
+            .iter()
+            .any(|m| m.area == a && m.phase == p && !m.write);
     let writes = cells.values().any(|c| !c.writers.is_empty())
-        || t.marks.iter().any(|m| m.area == a && m.phase == p && m.write);
+        || t.marks
+            .iter()
+            .any(|m| m.area == a && m.phase == p && m.write);
     let mut row = lo;
     while row <= hi {
         let end = (row + per_row - 1).min(hi);

@@ -58,7 +58,11 @@ impl Class {
         let float = |ty: &Ty| ty.float();
         match op {
             Op::Tern { op: Tern::Fma, .. } => Class::Fma,
-            Op::Tern { op: Tern::MadLo, ty, .. } if float(ty) => Class::Fma,
+            Op::Tern {
+                op: Tern::MadLo,
+                ty,
+                ..
+            } if float(ty) => Class::Fma,
             Op::Un { ty, .. } | Op::Bin { ty, .. } | Op::Tern { ty, .. } if float(ty) => {
                 Class::Float
             }
@@ -221,10 +225,7 @@ impl Observer for Profiler {
         // A sampled profile keeps to its time budget once one block has run.
         let run = match &self.sample {
             None => true,
-            Some(s) => {
-                s.contains(&block)
-                    && (self.blocks_run == 0 || self.executed < self.budget)
-            }
+            Some(s) => s.contains(&block) && (self.blocks_run == 0 || self.executed < self.budget),
         };
         self.blocks_run += u64::from(run);
         run

@@ -42,7 +42,9 @@ impl Canvas {
             esc(s)
         );
         // A monospace glyph is about 0.6 of the font size wide.
-        self.width = self.width.max(x + (s.chars().count() as i64 * size * 6 + 9) / 10 + 10);
+        self.width = self
+            .width
+            .max(x + (s.chars().count() as i64 * size * 6 + 9) / 10 + 10);
     }
 }
 
@@ -66,10 +68,17 @@ pub fn draw(t: &Touches, title: &str, only: Option<&str>) -> String {
     for (p, phase) in t.phases.iter().enumerate() {
         c.y += 8;
         let until = match phase.until {
-            Some(l) if p + 1 < t.phases.len() => format!(" (until the __syncthreads() on line {l})"),
+            Some(l) if p + 1 < t.phases.len() => {
+                format!(" (until the __syncthreads() on line {l})")
+            }
             _ => String::new(),
         };
-        c.text(10, 13, "bold", &format!("phase {} of {}{until}", p + 1, t.phases.len()));
+        c.text(
+            10,
+            13,
+            "bold",
+            &format!("phase {} of {}{until}", p + 1, t.phases.len()),
+        );
         for a in 0..t.areas.len() {
             let ar = &t.areas[a];
             let Some((lo, hi)) = t.span(a) else { continue };
@@ -79,7 +88,12 @@ pub fn draw(t: &Touches, title: &str, only: Option<&str>) -> String {
                 continue;
             }
             let kind = if ar.shared { "shared" } else { "global" };
-            c.text(10, 12, "normal", &format!("{} ({kind}, {} elements)", ar.name, ar.len));
+            c.text(
+                10,
+                12,
+                "normal",
+                &format!("{} ({kind}, {} elements)", ar.name, ar.len),
+            );
             let hi = hi.min(lo + MAX_ELEMENTS - 1);
             // A 2D buffer keeps its rows (whole rows, from the first touched); 1D ones wrap.
             let (first, per_row) = match ar.columns.filter(|&w| w > 0 && w as i64 <= 2 * PER_ROW) {
@@ -137,7 +151,16 @@ pub fn draw(t: &Touches, title: &str, only: Option<&str>) -> String {
 
 /// One element's square at (`x`, `y`): readers above, writers below, a mark framed in red.
 #[allow(clippy::too_many_arguments)]
-fn cell(out: &mut String, t: &Touches, a: usize, p: usize, i: i64, x: i64, y: i64, c: Option<&Cell>) {
+fn cell(
+    out: &mut String,
+    t: &Touches,
+    a: usize,
+    p: usize,
+    i: i64,
+    x: i64,
+    y: i64,
+    c: Option<&Cell>,
+) {
     let empty = Cell::default();
     let c = c.unwrap_or(&empty);
     let _ = writeln!(

@@ -240,9 +240,12 @@ impl Observer for Recorder {
         if m.block != self.block {
             return;
         }
-        let Some(area) = self.touches.areas.iter().position(|a| {
-            a.name == m.name && a.shared == (m.space == Space::Shared)
-        }) else {
+        let Some(area) = self
+            .touches
+            .areas
+            .iter()
+            .position(|a| a.name == m.name && a.shared == (m.space == Space::Shared))
+        else {
             return;
         };
         let Some(last) = m.sides.last() else {

@@ -16,7 +16,11 @@ fn profile(args: &[&str]) -> String {
         .output()
         .expect("runner runs");
     let text = String::from_utf8_lossy(&out.stdout).to_string();
-    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     text
 }
 
@@ -39,8 +43,14 @@ fn every_solution_is_profiled_at_full_scale_within_ten_seconds() {
         let took = start.elapsed();
         assert!(took < Duration::from_secs(10), "{id}: {took:?}");
         assert!(text.contains("case full"), "{id}: {text}");
-        assert!(text.contains("predicted on an NVIDIA H100 SXM5 80GB: "), "{id}: {text}");
-        assert!(text.contains("instruction mix (warp-instructions): FMA "), "{id}: {text}");
+        assert!(
+            text.contains("predicted on an NVIDIA H100 SXM5 80GB: "),
+            "{id}: {text}"
+        );
+        assert!(
+            text.contains("instruction mix (warp-instructions): FMA "),
+            "{id}: {text}"
+        );
         assert!(row(&text, "kernel").len() >= 7, "{id}");
     }
 }
@@ -51,8 +61,14 @@ fn puzzle_04s_tile_is_free_of_bank_conflicts_and_its_loop_is_the_hot_line() {
     // `sum += tile[threadIdx.x + j] * kernel[j];` is line 32 of the solution.
     let hot = row(&text, "32");
     assert_eq!(hot[6], "1.00", "wavefronts per shared request: {text}");
-    assert_eq!(hot[4], "1.00", "kernel[j] is one sector for the whole warp: {text}");
-    assert!(!text.contains("simulated "), "a small case runs whole: {text}");
+    assert_eq!(
+        hot[4], "1.00",
+        "kernel[j] is one sector for the whole warp: {text}"
+    );
+    assert!(
+        !text.contains("simulated "),
+        "a small case runs whole: {text}"
+    );
 }
 
 #[test]

@@ -58,13 +58,19 @@ fn a_missing_barrier_is_marked_where_it_races_and_check_says_how_to_draw_it() {
     let args: Vec<&str> = draw.split_whitespace().collect();
     let (pic, _) = show(&args);
     // One phase (no barrier), the race on `sb[0]` of the diagnostic marked on the read row.
-    assert!(pic.contains("phase 1 of 1: from the start to the end"), "{pic}");
+    assert!(
+        pic.contains("phase 1 of 1: from the start to the end"),
+        "{pic}"
+    );
     assert!(
         pic.contains("! sb[0]: race: thread 0 wrote it (line 16), then thread 1 read it (line 23)"),
         "{pic}"
     );
     let sb = pic.split("  sb (shared").nth(1).expect("sb drawn");
-    assert!(sb.lines().nth(2).is_some_and(|l| l.contains("0-5!")), "{sb}");
+    assert!(
+        sb.lines().nth(2).is_some_and(|l| l.contains("0-5!")),
+        "{sb}"
+    );
 }
 
 #[test]
@@ -98,12 +104,18 @@ fn parse(svg: &str) -> Vec<(f64, f64, f64, String)> {
         if let Some(name) = tag.strip_prefix('/') {
             assert_eq!(stack.pop().as_deref(), Some(name.trim()), "closing {name}");
         } else {
-            let name = tag.split_whitespace().next().expect("tag name").trim_end_matches('/');
+            let name = tag
+                .split_whitespace()
+                .next()
+                .expect("tag name")
+                .trim_end_matches('/');
             assert_eq!(tag.matches('"').count() % 2, 0, "quotes in <{tag}>");
             if name == "text" {
                 let attr = |k: &str| -> f64 {
                     let at = tag.find(&format!(" {k}=\"")).expect(k) + k.len() + 3;
-                    tag[at..at + tag[at..].find('"').unwrap()].parse().expect("number")
+                    tag[at..at + tag[at..].find('"').unwrap()]
+                        .parse()
+                        .expect("number")
                 };
                 let end = rest[close..].find("</text>").expect("text closes") + close;
                 let body = rest[close + 1..end].to_string();
@@ -124,7 +136,10 @@ fn the_svg_is_well_formed_sane_in_size_and_its_text_inside_the_view_box() {
     let dir = std::env::temp_dir().join(format!("show-svg-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     for (puzzle, kernel) in [
-        ("puzzle-03", "kernels/tests/fixtures/broken/p03_missing_barrier.cu"),
+        (
+            "puzzle-03",
+            "kernels/tests/fixtures/broken/p03_missing_barrier.cu",
+        ),
         ("puzzle-04", "solutions/puzzle-04.cu"),
     ] {
         let file = dir.join(format!("{puzzle}.svg"));
@@ -135,24 +150,36 @@ fn the_svg_is_well_formed_sane_in_size_and_its_text_inside_the_view_box() {
         let head = &svg[..svg.find('>').unwrap()];
         let num = |k: &str| -> f64 {
             let at = head.find(&format!(" {k}=\"")).unwrap() + k.len() + 3;
-            head[at..at + head[at..].find('"').unwrap()].parse().unwrap()
+            head[at..at + head[at..].find('"').unwrap()]
+                .parse()
+                .unwrap()
         };
         let (w, h) = (num("width"), num("height"));
         assert!(head.contains(&format!("viewBox=\"0 0 {w} {h}\"")), "{head}");
-        assert!((300.0..=2000.0).contains(&w) && (100.0..=6000.0).contains(&h), "{w}x{h}");
+        assert!(
+            (300.0..=2000.0).contains(&w) && (100.0..=6000.0).contains(&h),
+            "{w}x{h}"
+        );
         let texts = parse(&svg);
         assert!(texts.len() > 10, "{}", texts.len());
         for (x, y, size, body) in &texts {
             let chars = body.chars().count() as f64;
             // Left-aligned text runs right of x; centred text (the cells') half each way.
-            let right = if body.len() < 8 { x + chars * size * 0.3 } else { x + chars * size * 0.6 };
+            let right = if body.len() < 8 {
+                x + chars * size * 0.3
+            } else {
+                x + chars * size * 0.6
+            };
             assert!(
                 *x >= 0.0 && right <= w && *y - size >= 0.0 && *y <= h && *size >= 9.0,
                 "text {body:?} at ({x},{y}) size {size} outside {w}x{h}"
             );
         }
         if puzzle == "puzzle-03" {
-            assert!(texts.iter().any(|t| t.3.contains("sb[0]: race")), "the mark's sentence");
+            assert!(
+                texts.iter().any(|t| t.3.contains("sb[0]: race")),
+                "the mark's sentence"
+            );
         }
     }
 }

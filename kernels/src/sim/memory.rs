@@ -11,8 +11,8 @@
 //! vectors here, indexed the same way.
 
 use super::check::{Acc, Checks};
-use super::observe::{Observer, Touch};
 use super::ir::{Program, Space};
+use super::observe::{Observer, Touch};
 use super::provenance::{self, NONE};
 
 pub const REGION_SHIFT: u32 = 40;

@@ -217,9 +217,19 @@ fn launch(
         ..std::mem::take(&mut m.out)
     };
     if let Some(o) = m.obs.take() {
-        let fault = result.as_ref().err().and_then(|f| observe::fault_mark(f, &launched));
-        let found = m.chk.kept.iter().filter_map(|k| observe::finding_mark(k, &launched));
-        fault.into_iter().chain(found).for_each(|mark| o.mark(&mark));
+        let fault = result
+            .as_ref()
+            .err()
+            .and_then(|f| observe::fault_mark(f, &launched));
+        let found = m
+            .chk
+            .kept
+            .iter()
+            .filter_map(|k| observe::finding_mark(k, &launched));
+        fault
+            .into_iter()
+            .chain(found)
+            .for_each(|mark| o.mark(&mark));
     }
     let names = fault::Names {
         prog: &prog,

@@ -227,10 +227,10 @@ pub(super) fn finding_mark(k: &Kept, l: &Launched<'_>) -> Option<Mark> {
     };
     let arrays = shared_arrays(l.prog, l.shared_bytes);
     let shared = |byte: u32| {
-        shared_element(&arrays, byte as usize)
-            .map_or((format!("shared byte {byte}"), i64::from(byte / 4)), |(a, i)| {
-                (a.name.clone(), i)
-            })
+        shared_element(&arrays, byte as usize).map_or(
+            (format!("shared byte {byte}"), i64::from(byte / 4)),
+            |(a, i)| (a.name.clone(), i),
+        )
     };
     Some(match &k.finding {
         Finding::SharedRace {
@@ -295,7 +295,9 @@ pub(super) fn fault_mark(f: &super::fault::Located, l: &Launched<'_>) -> Option<
     };
     let [x, y, z] = f.block;
     let block = x + l.grid[0] * (y + l.grid[1] * z);
-    let thread = f.thread.map_or(0, |[tx, ty, tz]| tx + l.block[0] * (ty + l.block[1] * tz));
+    let thread = f
+        .thread
+        .map_or(0, |[tx, ty, tz]| tx + l.block[0] * (ty + l.block[1] * tz));
     // Shared faults outside every array are indexed in bytes; name them by element.
     let index = if mem.name.is_none() {
         mem.index.div_euclid(4)

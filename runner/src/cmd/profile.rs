@@ -69,7 +69,11 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         println!("{}: {}", d.kind.name(), d.message);
         return Ok(ExitCode::from(1));
     }
-    let scale = if args.case.is_some() { Scale::Small } else { Scale::Full };
+    let scale = if args.case.is_some() {
+        Scale::Small
+    } else {
+        Scale::Full
+    };
     let cases = (puzzle.cases)(scale);
     let chosen = match &args.case {
         Some(name) => cases.iter().find(|c| &c.name == name),
@@ -77,7 +81,11 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     };
     let Some(case) = chosen else {
         let names: Vec<&str> = cases.iter().map(|c| c.name.as_str()).collect();
-        anyhow::bail!("{} has no such case; its cases are: {}", puzzle.id, names.join(", "));
+        anyhow::bail!(
+            "{} has no such case; its cases are: {}",
+            puzzle.id,
+            names.join(", ")
+        );
     };
     let prepared = engine::with_declared_launch(&puzzle, &code, &file, case)
         .and_then(|c| engine::ptx(&code, &file, &c.macros).map(|p| (c, p)));
@@ -100,7 +108,11 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         ..SimOptions::default()
     };
     let out = sim::run_observed(&ptx, job, &opts, &mut prof);
-    let params: Vec<String> = case.params().iter().map(|(k, v)| format!("{k} {v}")).collect();
+    let params: Vec<String> = case
+        .params()
+        .iter()
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect();
     let threads = job.launch.threads_per_block();
     let mut text = format!(
         "{} {file}, case {} ({}): {blocks} blocks of {threads} threads\n",
@@ -116,7 +128,11 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         );
     }
     for d in &out.diagnostics {
-        text += &format!("{}: {}  (the counts stop there)\n", d.kind.name(), d.message);
+        text += &format!(
+            "{}: {}  (the counts stop there)\n",
+            d.kind.name(),
+            d.message
+        );
     }
     text += &format!(
         "\n{:>6} {:>8} {:>6} {:>8} {:>7} {:>8} {:>7}  source\n",
@@ -140,7 +156,12 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         }
         let src = match line {
             0 => "(no source line)".to_string(),
-            l => source.get(l as usize - 1).map_or("", |s| s.trim()).chars().take(60).collect(),
+            l => source
+                .get(l as usize - 1)
+                .map_or("", |s| s.trim())
+                .chars()
+                .take(60)
+                .collect(),
         };
         text += &row(&line.to_string(), &c, factor, &src);
     }
@@ -151,9 +172,18 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         .mix()
         .iter()
         .filter(|m| m.1 > 0)
-        .map(|(k, n)| format!("{} {:.1}%", k.name(), 100.0 * *n as f64 / issued.max(1) as f64))
+        .map(|(k, n)| {
+            format!(
+                "{} {:.1}%",
+                k.name(),
+                100.0 * *n as f64 / issued.max(1) as f64
+            )
+        })
         .collect();
-    text += &format!("\ninstruction mix (warp-instructions): {}\n", mix.join(", "));
+    text += &format!(
+        "\ninstruction mix (warp-instructions): {}\n",
+        mix.join(", ")
+    );
     let outputs: usize = job.output_names().count().max(1) * case.expected.len().max(1);
     let dram: f64 = job
         .args
@@ -164,7 +194,11 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
             Arg::I32 { .. } => 0.0,
         })
         .sum::<f64>()
-        + job.constants.iter().map(|c| c.data.len() as f64 * 4.0).sum::<f64>();
+        + job
+            .constants
+            .iter()
+            .map(|c| c.data.len() as f64 * 4.0)
+            .sum::<f64>();
     text += &format!(
         "bytes per output: {:.1} through L1 (global sectors x 32 B), {:.1} from and to DRAM at the least (each input read once, each output written once)\n",
         total.sectors as f64 * 32.0 * factor / outputs as f64,

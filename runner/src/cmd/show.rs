@@ -150,7 +150,10 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         ran.case.name,
         params.join(", ")
     );
-    print!("{}", picture::draw(&touches, &title, args.buffer.as_deref()));
+    print!(
+        "{}",
+        picture::draw(&touches, &title, args.buffer.as_deref())
+    );
     if let Some(out) = &args.svg {
         std::fs::write(out, svg::draw(&touches, &title, args.buffer.as_deref()))
             .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", out.display()))?;
@@ -207,8 +210,5 @@ pub fn command(rerun: &str, case: &str, block: [u32; 3]) -> String {
         [x, y, 0] => format!("{x},{y}"),
         [x, y, z] => format!("{x},{y},{z}"),
     };
-    format!(
-        "runner show {} --case {case} --block {at}",
-        kept.join(" ")
-    )
+    format!("runner show {} --case {case} --block {at}", kept.join(" "))
 }
