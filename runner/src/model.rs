@@ -30,16 +30,20 @@ pub struct Gpu {
 }
 
 /// NVIDIA H100 SXM5 80GB.
-/// - 132 SMs and the 1,980 MHz boost clock: NVIDIA H100 Tensor Core GPU Architecture whitepaper
-///   (2022), table 3 ("H100 SXM5": 132 SMs, GPU boost clock 1,980 MHz for the SXM5... the
-///   datasheet's FP32 67 TFLOPS = 132 x 128 x 2 x 1.98 GHz). The runner measured 65.9 TFLOP/s
-///   of FMA on one (README), 1.95 GHz in effect.
-/// - 4 warp schedulers per SM, each issuing one warp-instruction per clock: the same whitepaper,
-///   "H100 SM architecture" (four partitions, each with a warp scheduler and dispatch unit).
-/// - 128 bytes per clock per SM of L1/shared bandwidth: the whitepaper's combined L1/shared of
-///   256 KB per SM and the CUDA C++ Programming Guide's 32 banks of 4 bytes served per clock
-///   (one wavefront); 132 x 128 B x 1.98 GHz = 33 TB/s, the whitepaper's L1 figure.
-/// - 3.35 TB/s of HBM3: the H100 SXM datasheet (2023).
+/// - 132 SMs and a boost clock of 1,980 MHz: NVIDIA H100 Tensor Core GPU Architecture whitepaper
+///   (2022), the H100 SXM5 column of its comparison table; its FP32 figure of 67 TFLOP/s is
+///   132 x 128 lanes x 2 x 1.98 GHz. The runner measured 65.9 TFLOP/s of FMA on one (README),
+///   1.95 GHz in effect.
+/// - 4 warp schedulers per SM, each issuing one warp-instruction per clock: the same whitepaper's
+///   SM diagram (four partitions, each with a warp scheduler and a dispatch unit of 32 threads
+///   per clock).
+/// - 128 bytes per clock per SM through L1 and shared memory: the CUDA C++ Programming Guide's
+///   32 banks of 4 bytes, each serving one word per clock (one wavefront per clock); 132 x 128 B
+///   x 1.98 GHz = 33 TB/s, the whitepaper's aggregate L1 bandwidth.
+/// - 3.35 TB/s of HBM3: the NVIDIA H100 datasheet (SXM5).
+///
+/// Not modelled: the constant cache's misses (a `__constant__` array larger than its few KB is
+/// refetched; puzzle 05 runs 8 times slower than predicted), L2, latency with few warps.
 pub const H100: Gpu = Gpu {
     name: "NVIDIA H100 SXM5 80GB",
     sms: 132,
