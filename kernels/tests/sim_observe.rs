@@ -121,7 +121,6 @@ fn marks(name: &str, shape: &broken::Shape) -> Tally {
 #[test]
 fn a_missing_barrier_is_a_race_mark_at_the_shared_element_with_both_threads() {
     let t = marks("p03_missing_barrier", &P03);
-    assert!(t.barriers == 0 || !t.marks.is_empty());
     let m = t
         .marks
         .iter()

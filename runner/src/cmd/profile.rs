@@ -49,15 +49,16 @@ fn ratio(a: u64, b: u64) -> String {
 }
 
 fn row(label: &str, c: &Counts, scale: f64, source: &str) -> String {
-    format!(
-        "{label:>6} {:>8} {:>6} {:>8} {:>7} {:>8} {:>7}  {source}\n",
+    let line = format!(
+        "{label:>6} {:>8} {:>6} {:>8} {:>7} {:>8} {:>7}  {source}",
         si(c.issued as f64 * scale),
         ratio(c.lanes, c.issued),
         si(c.global_requests as f64 * scale),
         ratio(c.sectors, c.global_requests),
         si(c.shared_requests as f64 * scale),
         ratio(c.wavefronts, c.shared_requests),
-    )
+    );
+    line.trim_end().to_string() + "\n"
 }
 
 pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
