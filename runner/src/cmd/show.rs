@@ -4,7 +4,9 @@
 //! The case is `--case NAME`, or else the smallest case (by its work) that fails, or else the
 //! first case (the book's example). The block is `--block X[,Y[,Z]]`, or else the block of the
 //! case's first diagnostic, or else block 0. The picture comes from the simulator's observer
-//! (`touches`), in the terminal (`picture`) and, with `--svg FILE`, as an image (`svg`).
+//! (`touches`), in the terminal (`picture`) and, with `--svg FILE`, as an image (`svg`). Exit
+//! status 0 once drawn (a failing kernel too: the picture is the point), 1 when the kernel does
+//! not compile or run at all, 2 for a usage error.
 
 use super::KernelChoice;
 use crate::engine::{self, Backend};
