@@ -2,8 +2,9 @@
 """`runner profile` against the device, in one call (issue 18).
 
 For the solutions of puzzles 01 and 04 to 08 and a naive kernel (bench/naive_p04.cu, puzzle 04's
-contract): the global sectors per request and shared wavefronts per request that `runner profile
---case CASE` counts in the simulator, beside what `ncu` measures for the same small case run by
+contract): the global requests and sectors and the shared requests and wavefronts that `runner
+profile --case CASE` counts in the simulator (its `exact:` line), beside what `ncu` measures for
+the same small case run by
 `runner check --backend gpu --case CASE`; and the time `runner profile` predicts for the full case
 beside the median `runner bench` measures. Prints a Markdown table (and writes it to OUT/ if
 given). Run on a GPU machine from the repository root:
@@ -47,6 +48,12 @@ def runner(*args, timeout=300):
 def sim_counts(puzzle, kernel, case):
     out = runner("profile", puzzle, "--kernel", kernel, "--case", case)
     row = next((l.split() for l in out.splitlines() if l.startswith("kernel")), None)
+    exact = re.search(r"exact: (\d+) global requests, (\d+) sectors, (\d+) shared requests, (\d+) wavefronts", out)
+    if exact:
+        req, sec, sreq, wav = map(int, exact.groups())
+        return {"global_req": req, "sectors_per_req": sec / req if req else None,
+                "shared_req": sreq, "wavefronts_per_req": wav / sreq if sreq else None,
+                "sectors": sec, "wavefronts": wav}, out
     if not row:
         return None, out
     si = lambda s: float(s[:-1]) * {"k": 1e3, "M": 1e6, "G": 1e9}[s[-1]] if s[-1] in "kMG" else float(s)
@@ -75,7 +82,8 @@ def ncu_counts(puzzle, kernel, case):
     wav = g("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum") + \
         g("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum")
     return {"global_req": req, "sectors_per_req": sec / req if req else None,
-            "shared_req": sreq, "wavefronts_per_req": wav / sreq if sreq else None}, ""
+            "shared_req": sreq, "wavefronts_per_req": wav / sreq if sreq else None,
+            "sectors": sec, "wavefronts": wav}, ""
 
 
 def predicted(puzzle, kernel):
@@ -102,8 +110,8 @@ def fmt(x, d=2):
 
 
 def main():
-    rows = ["| kernel | case | global req sim/ncu | sectors/req sim/ncu | shared req sim/ncu "
-            "| wavefronts/req sim/ncu | predicted us (bound) | bench us | predicted/bench |",
+    rows = ["| kernel | case | global req sim/ncu | sectors sim/ncu | shared req sim/ncu "
+            "| wavefronts sim/ncu | predicted us (bound) | bench us | predicted/bench |",
             "|---|---|---|---|---|---|---|---|---|"]
     for puzzle, kernel, case in KERNELS:
         s, slog = sim_counts(puzzle, kernel, case)
@@ -117,9 +125,9 @@ def main():
         b = measured(puzzle, kernel)
         ratio = fmt(p / b) if p and b else "-"
         rows.append(f"| {kernel} | {case} | {fmt(s.get('global_req'), 0)} / {fmt(n.get('global_req'), 0)} "
-                    f"| {fmt(s.get('sectors_per_req'))} / {fmt(n.get('sectors_per_req'))} "
+                    f"| {fmt(s.get('sectors'), 0)} / {fmt(n.get('sectors'), 0)} "
                     f"| {fmt(s.get('shared_req'), 0)} / {fmt(n.get('shared_req'), 0)} "
-                    f"| {fmt(s.get('wavefronts_per_req'))} / {fmt(n.get('wavefronts_per_req'))} "
+                    f"| {fmt(s.get('wavefronts'), 0)} / {fmt(n.get('wavefronts'), 0)} "
                     f"| {fmt(p, 1)} ({bound if p else '-'}) | {fmt(b, 1)} | {ratio} |")
         print(rows[-1], flush=True)
     table = "\n".join(rows) + "\n"

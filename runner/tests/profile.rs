@@ -69,6 +69,14 @@ fn puzzle_04s_tile_is_free_of_bank_conflicts_and_its_loop_is_the_hot_line() {
         !text.contains("simulated "),
         "a small case runs whole: {text}"
     );
+    // Whole, its totals are exact: one wavefront per shared request over the whole kernel.
+    let exact = text
+        .lines()
+        .find(|l| l.starts_with("exact: "))
+        .expect("exact totals");
+    let n: Vec<u64> = exact.split(' ').filter_map(|w| w.parse().ok()).collect();
+    assert_eq!(n.len(), 4, "{exact}");
+    assert_eq!(n[2], n[3], "{exact}");
 }
 
 #[test]

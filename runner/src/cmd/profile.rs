@@ -168,6 +168,12 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     }
     let total = prof.total();
     text += &row("kernel", &total, factor, "");
+    if prof.blocks_run == blocks {
+        text += &format!(
+            "exact: {} global requests, {} sectors, {} shared requests, {} wavefronts\n",
+            total.global_requests, total.sectors, total.shared_requests, total.wavefronts
+        );
+    }
     let issued: u64 = prof.mix().iter().map(|m| m.1).sum();
     let mix: Vec<String> = prof
         .mix()
