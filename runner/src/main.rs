@@ -13,9 +13,14 @@ mod gradescope;
 mod grid;
 mod json;
 mod judge;
+mod model;
+mod picture;
+mod profile;
 mod registry;
 mod report;
+mod svg;
 mod toolchain;
+mod touches;
 mod validate;
 mod workbook;
 
@@ -56,6 +61,10 @@ enum Command {
     Watch(cmd::watch::Args),
     /// Time a kernel on the GPU against the device's FMA peak and memory bandwidth.
     Bench(cmd::bench::Args),
+    /// Draw which thread read and wrote which element, per barrier phase, for one block (simulator).
+    Show(cmd::show::Args),
+    /// Count what a kernel asks of the hardware (simulator) and predict its time on an H100.
+    Profile(cmd::profile::Args),
     /// Show the next hint for a puzzle (one more each time).
     Hint(cmd::hint::Args),
     /// Build the book and print (or open) a chapter's address.
@@ -99,6 +108,8 @@ fn main() -> ExitCode {
         Command::Check(args) => cmd::check::execute(args),
         Command::Watch(args) => cmd::watch::execute(args),
         Command::Hint(args) => cmd::hint::execute(args),
+        Command::Show(args) => cmd::show::execute(args),
+        Command::Profile(args) => cmd::profile::execute(args),
         Command::Bench(args) => cmd::bench::execute(args),
         Command::Book(args) => cmd::book::execute(args),
         Command::Validate(args) => cmd::validate::execute(args),

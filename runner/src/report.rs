@@ -137,6 +137,17 @@ pub fn human(outcome: &Outcome) -> String {
         if !at.is_empty() {
             out += &format!("  --> {}\n", at.join(", "));
         }
+        // Where a picture of who touched what helps, the command that draws it.
+        let drawn = matches!(
+            d.kind,
+            Kind::Race | Kind::UninitializedRead | Kind::OutOfBounds
+        );
+        if let (true, Some(b), Some(case)) = (drawn, d.block, &d.case)
+            && !case.contains(" (")
+        {
+            let show = crate::cmd::show::command(&outcome.rerun, case, b);
+            out += &format!("  draw it: {show}\n");
+        }
     }
     let teaching = |k: Kind| !matches!(k, Kind::WrongOutput | Kind::UnwrittenOutput);
     if outcome.diagnostics.iter().any(|d| teaching(d.kind)) {

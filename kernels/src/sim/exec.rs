@@ -56,6 +56,8 @@ pub(super) struct Machine<'p> {
     pub chk: Checks,
     /// The run's output so far: what `printf` printed.
     pub out: crate::job::RunOutput,
+    /// The observer attached to the launch, if any (`observe`).
+    pub obs: Option<&'p mut dyn super::observe::Observer>,
 }
 
 impl Machine<'_> {
@@ -65,6 +67,11 @@ impl Machine<'_> {
         for z in 0..gz {
             for y in 0..gy {
                 for x in 0..gx {
+                    if let Some(o) = self.obs.as_deref_mut()
+                        && !o.runs_block([x, y, z])
+                    {
+                        continue;
+                    }
                     self.block_id = [x, y, z];
                     self.run_block()?;
                 }
@@ -156,7 +163,8 @@ impl Machine<'_> {
         let mut shared = vec![0u8; self.shared_bytes];
         let [bx, by, _] = self.block_id;
         let linear = bx + self.grid[0] * (by + self.grid[1] * self.block_id[2]);
-        self.chk.begin_block(linear, self.shared_bytes);
+        let (block, shared_bytes) = (self.block_id, self.shared_bytes);
+        self.seen(|o| o.begin_block(block, linear, shared_bytes));
         loop {
             for w in warps.iter_mut() {
                 if w.active != 0 || !w.others.is_empty() {
@@ -169,7 +177,7 @@ impl Machine<'_> {
                 .flat_map(|(i, w)| w.at_bar.iter().map(move |&(pc, m)| (i, pc, m)))
                 .collect();
             let Some(&(w0, pc0, m0)) = parked.first() else {
-                self.chk.end_block();
+                self.seen(|o| o.end_block());
                 return Ok(());
             };
             let exited = warps.iter().any(|w| w.exited != 0);
@@ -189,7 +197,7 @@ impl Machine<'_> {
                     resched(w);
                 }
             }
-            self.chk.barrier();
+            self.seen(|o| o.barrier());
         }
     }
 
@@ -229,6 +237,7 @@ impl Machine<'_> {
                     None,
                 ));
             }
+            self.issued(w.first_tid / 32, pc, w.active, exec);
             match &inst.op {
                 Op::Bra { target } => {
                     let fall = w.active & !exec;
@@ -330,6 +339,7 @@ impl Machine<'_> {
         tid0: u32,
         pc: usize,
     ) -> Spaces<'s> {
+        let watch = self.chk.on || self.obs.is_some();
         Spaces {
             prog: self.prog,
             mem: &mut self.mem,
@@ -337,6 +347,11 @@ impl Machine<'_> {
             local,
             local_bytes: self.prog.local_bytes as usize,
             chk: &mut self.chk,
+            watch,
+            obs: match &mut self.obs {
+                Some(o) => Some(&mut **o),
+                None => None,
+            },
             tid0,
             inst: pc as u32,
         }

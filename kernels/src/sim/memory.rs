@@ -12,6 +12,7 @@
 
 use super::check::{Acc, Checks};
 use super::ir::{Program, Space};
+use super::observe::{Observer, Touch};
 use super::provenance::{self, NONE};
 
 pub const REGION_SHIFT: u32 = 40;
@@ -78,6 +79,10 @@ pub struct Spaces<'a> {
     pub local: &'a mut [u8],
     pub local_bytes: usize,
     pub chk: &'a mut Checks,
+    /// The observer attached to the launch, if any (`observe`).
+    pub obs: Option<&'a mut dyn Observer>,
+    /// `chk.on || obs.is_some()`, once per instruction: whether anyone sees accesses.
+    pub watch: bool,
     pub tid0: u32,
     pub inst: u32,
 }
@@ -229,9 +234,16 @@ impl Spaces<'_> {
             let off = addr.wrapping_sub(global_base(r)) as usize;
             if let Some(b) = buf.bytes.get(off..off.wrapping_add(4)) {
                 let v = u64::from(u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
-                if self.chk.on {
-                    let tid = self.tid0 + lane as u32;
-                    self.chk.global(r - 1, off, tid, self.inst, Acc::Read);
+                if self.watched() {
+                    self.touch(Touch {
+                        space: Space::Global,
+                        buf: r - 1,
+                        byte: off,
+                        bytes: 4,
+                        thread: self.tid0 + lane as u32,
+                        inst: self.inst,
+                        acc: Acc::Read,
+                    });
                 }
                 return Ok(v);
             }
@@ -239,18 +251,23 @@ impl Spaces<'_> {
         self.load(Space::Global, addr, 4, lane)
     }
 
-    /// Records an access for the checks.
-    #[inline]
-    fn note(&mut self, sp: Space, at: usize, n: usize, lane: usize, acc: Acc) {
-        let tid = self.tid0 + lane as u32;
-        match sp {
-            Space::Shared => self.chk.shared(at, n, tid, self.inst, acc),
-            Space::Global => {
-                let (r, off) = (at >> 48, at & ((1 << 48) - 1));
-                self.chk.global(r - 1, off, tid, self.inst, acc)
-            }
-            _ => {}
-        }
+    /// Records an access for the checks and the observer (`observe`).
+    #[inline(always)]
+    fn note(&mut self, space: Space, at: usize, n: usize, lane: usize, acc: Acc) {
+        let (buf, byte) = match space {
+            Space::Shared | Space::Const => (0, at),
+            Space::Global => ((at >> 48) - 1, at & ((1 << 48) - 1)),
+            _ => return,
+        };
+        self.touch(Touch {
+            space,
+            buf,
+            byte,
+            bytes: n as u32,
+            thread: self.tid0 + lane as u32,
+            inst: self.inst,
+            acc,
+        });
     }
 
     /// Loads `n` bytes (1, 2, 4 or 8) at `addr` in `space` for `lane`.
@@ -276,7 +293,7 @@ impl Spaces<'_> {
         acc: Acc,
     ) -> Result<u64, MemFault> {
         let (sp, at) = self.locate(space, addr, n, lane)?;
-        if self.chk.on {
+        if self.watched() {
             self.note(sp, at, n, lane, acc);
         }
         let (b, off) = self.bytes_mut(sp, at);
@@ -317,7 +334,7 @@ impl Spaces<'_> {
                 elem: 1,
             });
         }
-        if self.chk.on {
+        if self.watched() {
             self.note(sp, at, n, lane, acc);
         }
         let (b, off) = self.bytes_mut(sp, at);

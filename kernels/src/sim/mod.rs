@@ -27,6 +27,7 @@ mod float;
 pub mod ir;
 mod lex;
 mod memory;
+pub mod observe;
 mod opcode;
 mod opcode_mem;
 mod ops;
@@ -105,6 +106,26 @@ fn failed(d: Diagnostic, seconds: f64) -> RunOutput {
 
 /// Runs `job` on `ptx` with `opts`.
 pub fn run_with(ptx: &str, job: &Job, opts: &SimOptions) -> RunOutput {
+    launch(ptx, job, opts, None)
+}
+
+/// Runs `job` on `ptx` with `opts`, `obs` seeing every access and issued instruction, then the
+/// fault and the findings as marks (`observe`).
+pub fn run_observed(
+    ptx: &str,
+    job: &Job,
+    opts: &SimOptions,
+    obs: &mut dyn observe::Observer,
+) -> RunOutput {
+    launch(ptx, job, opts, Some(obs))
+}
+
+fn launch(
+    ptx: &str,
+    job: &Job,
+    opts: &SimOptions,
+    mut obs: Option<&mut dyn observe::Observer>,
+) -> RunOutput {
     let start = Instant::now();
     let prog = match decode::decode(ptx, &job.kernel) {
         Ok(p) => p,
@@ -162,6 +183,17 @@ pub fn run_with(ptx: &str, job: &Job, opts: &SimOptions) -> RunOutput {
             chk.set_pitch(i, p);
         }
     }
+    let buffers: Vec<String> = mem.globals.iter().map(|b| b.name.clone()).collect();
+    let launched = observe::Launched {
+        prog: &prog,
+        grid: l.grid,
+        block: l.block,
+        shared_bytes: shared_bytes as usize,
+        buffers: &buffers,
+    };
+    if let Some(o) = obs.as_deref_mut() {
+        o.start(&launched);
+    }
     let mut m = exec::Machine {
         prog: &prog,
         mem,
@@ -173,6 +205,10 @@ pub fn run_with(ptx: &str, job: &Job, opts: &SimOptions) -> RunOutput {
         block_id: [0; 3],
         chk,
         out: RunOutput::default(),
+        obs: match &mut obs {
+            Some(o) => Some(&mut **o),
+            None => None,
+        },
     };
     let result = m.run();
     let outputs: Vec<usize> = (0..is_output.len()).filter(|&i| is_output[i]).collect();
@@ -186,7 +222,21 @@ pub fn run_with(ptx: &str, job: &Job, opts: &SimOptions) -> RunOutput {
         stats: opts.checks.then_some(m.chk.stats),
         ..std::mem::take(&mut m.out)
     };
-    let buffers: Vec<String> = m.mem.globals.iter().map(|b| b.name.clone()).collect();
+    if let Some(o) = m.obs.take() {
+        let fault = result
+            .as_ref()
+            .err()
+            .and_then(|f| observe::fault_mark(f, &launched));
+        let found = m
+            .chk
+            .kept
+            .iter()
+            .filter_map(|k| observe::finding_mark(k, &launched));
+        fault
+            .into_iter()
+            .chain(found)
+            .for_each(|mark| o.mark(&mark));
+    }
     let pitches: Vec<_> = (0..buffers.len())
         .map(|i| job.args.get(i).and_then(Arg::pitch))
         .collect();

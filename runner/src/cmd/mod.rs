@@ -8,6 +8,8 @@ pub mod check;
 pub mod grade;
 pub mod hint;
 pub mod list;
+pub mod profile;
+pub mod show;
 pub mod validate;
 pub mod watch;
 

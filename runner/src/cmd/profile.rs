@@ -1,0 +1,241 @@
+//! `runner profile [puzzle]`: what a kernel asks of the hardware, counted by the simulator, and
+//! the time that predicts on an H100 (no GPU needed).
+//!
+//! By default the full-scale case, of which a sample of blocks (`--blocks`, spread over the grid)
+//! is simulated and the counts scaled to the whole grid; `--case NAME` profiles one small case
+//! whole instead (what `bench/profile_vs_ncu.sh` compares with `ncu`). Per source line and for
+//! the kernel: warp-instructions issued, active lanes per issue, global sectors per request,
+//! shared wavefronts per request; the instruction mix; bytes per output; the predicted time from
+//! `model`, with the bound that sets it.
+
+use super::KernelChoice;
+use crate::engine;
+use crate::model::{self, Load};
+use crate::profile::{Counts, Profiler, sample_blocks};
+use crate::toolchain;
+use kernels::sim::{self, SimOptions};
+use kernels::{Arg, Scale};
+use std::process::ExitCode;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    target: KernelChoice,
+    /// Profile this small case, every block of it, instead of a sample of the full-scale case.
+    #[arg(long, value_name = "NAME")]
+    case: Option<String>,
+    /// Blocks of the full-scale case to simulate (spread over its grid, first and last
+    /// included); those that would start after 250 million simulated thread-instructions are left out.
+    #[arg(long, default_value_t = 6, value_name = "N")]
+    blocks: u64,
+}
+
+/// 1234567 as 1.23M.
+fn si(x: f64) -> String {
+    match x {
+        x if x >= 1e9 => format!("{:.2}G", x / 1e9),
+        x if x >= 1e6 => format!("{:.2}M", x / 1e6),
+        x if x >= 1e3 => format!("{:.1}k", x / 1e3),
+        x => format!("{x:.0}"),
+    }
+}
+
+fn ratio(a: u64, b: u64) -> String {
+    if b == 0 {
+        "-".into()
+    } else {
+        format!("{:.2}", a as f64 / b as f64)
+    }
+}
+
+fn row(label: &str, c: &Counts, scale: f64, source: &str) -> String {
+    let line = format!(
+        "{label:>6} {:>8} {:>6} {:>8} {:>7} {:>8} {:>7}  {source}",
+        si(c.issued as f64 * scale),
+        ratio(c.lanes, c.issued),
+        si(c.global_requests as f64 * scale),
+        ratio(c.sectors, c.global_requests),
+        si(c.shared_requests as f64 * scale),
+        ratio(c.wavefronts, c.shared_requests),
+    );
+    line.trim_end().to_string() + "\n"
+}
+
+pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
+    let (puzzle, path) = args.target.resolve()?;
+    let file = crate::workbook::display(&path);
+    let code = std::fs::read_to_string(&path)
+        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+    if let Err(d) = toolchain::ensure_nvrtc() {
+        println!("{}: {}", d.kind.name(), d.message);
+        return Ok(ExitCode::from(1));
+    }
+    let scale = if args.case.is_some() {
+        Scale::Small
+    } else {
+        Scale::Full
+    };
+    let cases = (puzzle.cases)(scale);
+    let chosen = match &args.case {
+        Some(name) => cases.iter().find(|c| &c.name == name),
+        None => cases.iter().find(|c| c.scale == Scale::Full),
+    };
+    let Some(case) = chosen else {
+        let names: Vec<&str> = cases.iter().map(|c| c.name.as_str()).collect();
+        anyhow::bail!(
+            "{} has no such case; its cases are: {}",
+            puzzle.id,
+            names.join(", ")
+        );
+    };
+    let prepared = engine::with_declared_launch(&puzzle, &code, &file, case)
+        .and_then(|c| engine::ptx(&code, &file, &c.macros).map(|p| (c, p)));
+    let (case, ptx) = match prepared {
+        Ok(x) => x,
+        Err(d) => {
+            println!("{}: {}", d.kind.name(), d.message);
+            return Ok(ExitCode::from(1));
+        }
+    };
+    let job = &case.job;
+    let blocks = job.launch.blocks();
+    let sample = args
+        .case
+        .is_none()
+        .then(|| sample_blocks(job.launch.grid, args.blocks.max(1)));
+    let mut prof = Profiler::new(sample);
+    let opts = SimOptions {
+        checks: false,
+        ..SimOptions::default()
+    };
+    let out = sim::run_observed(&ptx, job, &opts, &mut prof);
+    let params: Vec<String> = case
+        .params()
+        .iter()
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect();
+    let threads = job.launch.threads_per_block();
+    let mut text = format!(
+        "{} {file}, case {} ({}): {blocks} blocks of {threads} threads\n",
+        puzzle.id,
+        case.name,
+        params.join(", ")
+    );
+    let factor = blocks as f64 / prof.blocks_run.max(1) as f64;
+    if prof.blocks_run < blocks {
+        text += &format!(
+            "simulated {} of its blocks, spread over the grid (a sample: the first, the last, and between); counts scaled to the whole grid (x{factor:.1})\n",
+            prof.blocks_run
+        );
+    }
+    for d in &out.diagnostics {
+        text += &format!(
+            "{}: {}  (the counts stop there)\n",
+            d.kind.name(),
+            d.message
+        );
+    }
+    text += &format!(
+        "\n{:>6} {:>8} {:>6} {:>8} {:>7} {:>8} {:>7}  source\n",
+        "line", "issued", "lanes", "global", "sectors", "shared", "wavefr"
+    );
+    text += &format!(
+        "{:>6} {:>8} {:>6} {:>8} {:>7} {:>8} {:>7}\n",
+        "", "warp-in", "/issue", "requests", "/req", "requests", "/req"
+    );
+    let source: Vec<&str> = code.lines().collect();
+    let mut lines: Vec<u32> = prof.lines.clone();
+    lines.sort_unstable();
+    lines.dedup();
+    for line in lines {
+        let mut c = Counts::default();
+        (0..prof.per_inst.len())
+            .filter(|&i| prof.lines[i] == line)
+            .for_each(|i| c.add(&prof.per_inst[i]));
+        if c.issued == 0 {
+            continue;
+        }
+        let src = match line {
+            0 => "(no source line)".to_string(),
+            l => source
+                .get(l as usize - 1)
+                .map_or("", |s| s.trim())
+                .chars()
+                .take(60)
+                .collect(),
+        };
+        text += &row(&line.to_string(), &c, factor, &src);
+    }
+    let total = prof.total();
+    text += &row("kernel", &total, factor, "");
+    if prof.blocks_run == blocks {
+        text += &format!(
+            "exact: {} global requests, {} sectors, {} shared requests, {} wavefronts\n",
+            total.global_requests, total.sectors, total.shared_requests, total.wavefronts
+        );
+    }
+    let issued: u64 = prof.mix().iter().map(|m| m.1).sum();
+    let mix: Vec<String> = prof
+        .mix()
+        .iter()
+        .filter(|m| m.1 > 0)
+        .map(|(k, n)| {
+            format!(
+                "{} {:.1}%",
+                k.name(),
+                100.0 * *n as f64 / issued.max(1) as f64
+            )
+        })
+        .collect();
+    text += &format!(
+        "\ninstruction mix (warp-instructions): {}\n",
+        mix.join(", ")
+    );
+    let outputs: usize = job.output_names().count().max(1) * case.expected.len().max(1);
+    let dram: f64 = job
+        .args
+        .iter()
+        .map(|a| match a {
+            Arg::Input { data, .. } => data.len() as f64 * 4.0,
+            Arg::Output { len, .. } => *len as f64 * 4.0,
+            // Only the image is written, not its rows' padding.
+            Arg::Pitched { rows, cols, .. } => (rows * cols) as f64 * 4.0,
+            Arg::I32 { .. } => 0.0,
+        })
+        .sum::<f64>()
+        + job
+            .constants
+            .iter()
+            .map(|c| c.data.len() as f64 * 4.0)
+            .sum::<f64>();
+    text += &format!(
+        "bytes per output: {:.1} through L1 (global sectors x 32 B), {:.1} from and to DRAM at the least (each input read once, each output written once)\n",
+        total.sectors as f64 * 32.0 * factor / outputs as f64,
+        dram / outputs as f64
+    );
+    let runs = prof.blocks_run.max(1) as f64;
+    let load = Load {
+        blocks,
+        issued_per_block: total.issued as f64 / runs,
+        wavefronts_per_block: (total.wavefronts + total.lines) as f64 / runs,
+        dram_bytes: dram,
+    };
+    let gpu = model::H100;
+    let p = model::predict(&gpu, &load);
+    let us = |s: f64| format!("{:.1} us", s * 1e6);
+    text += &format!(
+        "predicted on an {}: {}, {} (issue {}, shared {}, memory {}); the model and its sources: runner/src/model.rs\n",
+        gpu.name,
+        us(p.seconds()),
+        p.bound(),
+        us(p.issue),
+        us(p.shared),
+        us(p.memory)
+    );
+    print!("{text}");
+    Ok(if out.diagnostics.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}

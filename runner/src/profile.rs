@@ -1,0 +1,392 @@
+//! The counts behind `runner profile`: an observer of the simulator (`kernels::sim::observe`)
+//! that adds up, per PTX instruction, what the hardware would be asked to do.
+//!
+//! - issued: warp-instructions issued, and the lanes that executed them (divergence);
+//! - global memory: requests (one per warp-instruction that touches it), the 32-byte sectors
+//!   each touches (coalescing) and the 128-byte lines (the L1 wavefronts it needs);
+//! - shared memory: requests and wavefronts, a wavefront serving at most one 4-byte word per bank
+//!   of the 32, so a request needs as many as the most distinct words any one bank holds (bank
+//!   conflicts; threads reading one word share it);
+//! - constant memory: requests and the distinct addresses each reads (serialized on a GPU).
+//!
+//! The accesses of one instruction arrive together (lane by lane), so a request ends when an
+//! access of another instruction or space arrives. `cmd::profile` turns the counts into a table
+//! and `model` into a predicted time.
+
+use kernels::sim::ir::{Op, Space, Tern, Ty};
+use kernels::sim::observe::{Acc, Issue, Launched, Observer, Touch};
+
+/// What an instruction is, for the instruction mix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Class {
+    Fma,
+    Float,
+    IntAddress,
+    GlobalMem,
+    SharedMem,
+    ConstMem,
+    Control,
+    Other,
+}
+
+impl Class {
+    pub const ALL: [Class; 8] = [
+        Class::Fma,
+        Class::Float,
+        Class::IntAddress,
+        Class::GlobalMem,
+        Class::SharedMem,
+        Class::ConstMem,
+        Class::Control,
+        Class::Other,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Class::Fma => "FMA",
+            Class::Float => "other float",
+            Class::IntAddress => "integer and address",
+            Class::GlobalMem => "global loads and stores",
+            Class::SharedMem => "shared loads and stores",
+            Class::ConstMem => "constant loads",
+            Class::Control => "branches and barriers",
+            Class::Other => "other",
+        }
+    }
+
+    pub fn of(op: &Op) -> Class {
+        let float = |ty: &Ty| ty.float();
+        match op {
+            Op::Tern { op: Tern::Fma, .. } => Class::Fma,
+            Op::Tern {
+                op: Tern::MadLo,
+                ty,
+                ..
+            } if float(ty) => Class::Fma,
+            Op::Un { ty, .. } | Op::Bin { ty, .. } | Op::Tern { ty, .. } if float(ty) => {
+                Class::Float
+            }
+            Op::Un { .. }
+            | Op::Bin { .. }
+            | Op::Tern { .. }
+            | Op::Bfi { .. }
+            | Op::Setp { .. }
+            | Op::Set { .. }
+            | Op::Selp { .. }
+            | Op::PredOp { .. }
+            | Op::Cvt { .. }
+            | Op::Cvta { .. }
+            | Op::Pack { .. }
+            | Op::Unpack { .. } => Class::IntAddress,
+            Op::Ld { space, .. } | Op::St { space, .. } | Op::Atom { space, .. } => match space {
+                Space::Shared => Class::SharedMem,
+                Space::Const => Class::ConstMem,
+                Space::Param => Class::IntAddress,
+                _ => Class::GlobalMem,
+            },
+            Op::CpAsync { .. } => Class::GlobalMem,
+            Op::Bra { .. } | Op::Exit | Op::Bar | Op::BarWarp => Class::Control,
+            _ => Class::Other,
+        }
+    }
+}
+
+/// The counts of one instruction (or their sum over a line or the kernel).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub issued: u64,
+    pub lanes: u64,
+    pub global_requests: u64,
+    pub sectors: u64,
+    pub lines: u64,
+    pub global_bytes: u64,
+    pub shared_requests: u64,
+    pub wavefronts: u64,
+    pub const_requests: u64,
+    pub const_addresses: u64,
+}
+
+impl Counts {
+    pub fn add(&mut self, o: &Counts) {
+        self.issued += o.issued;
+        self.lanes += o.lanes;
+        self.global_requests += o.global_requests;
+        self.sectors += o.sectors;
+        self.lines += o.lines;
+        self.global_bytes += o.global_bytes;
+        self.shared_requests += o.shared_requests;
+        self.wavefronts += o.wavefronts;
+        self.const_requests += o.const_requests;
+        self.const_addresses += o.const_addresses;
+    }
+}
+
+/// The request being gathered: its instruction, space, and what its lanes touched.
+struct Pending {
+    inst: u32,
+    space: Space,
+    /// Global: (buffer, sector); shared and const: (0, 4-byte word).
+    units: Vec<(usize, usize)>,
+    lines: Vec<(usize, usize)>,
+    bytes: u64,
+}
+
+/// The observer: counts per instruction, and which blocks to run (`None`: all).
+pub struct Profiler {
+    pub per_inst: Vec<Counts>,
+    pub lines: Vec<u32>,
+    pub classes: Vec<Class>,
+    pub sample: Option<Vec<[u32; 3]>>,
+    /// Sampled blocks start only while fewer thread-instructions than this have run (so that
+    /// a profile takes seconds, and the same ones on every machine).
+    pub budget: u64,
+    pub blocks_run: u64,
+    executed: u64,
+    pending: Option<Pending>,
+}
+
+impl Profiler {
+    pub fn new(sample: Option<Vec<[u32; 3]>>) -> Self {
+        Profiler {
+            per_inst: vec![],
+            lines: vec![],
+            classes: vec![],
+            sample,
+            budget: 250_000_000,
+            blocks_run: 0,
+            executed: 0,
+            pending: None,
+        }
+    }
+
+    fn flush(&mut self) {
+        let Some(mut p) = self.pending.take() else {
+            return;
+        };
+        for v in [&mut p.units, &mut p.lines] {
+            v.sort_unstable();
+            v.dedup();
+        }
+        let Some(c) = self.per_inst.get_mut(p.inst as usize) else {
+            return;
+        };
+        match p.space {
+            Space::Shared => {
+                let mut per_bank = [0u64; 32];
+                for &(_, word) in &p.units {
+                    per_bank[word % 32] += 1;
+                }
+                c.shared_requests += 1;
+                c.wavefronts += per_bank.iter().copied().max().unwrap_or(0).max(1);
+            }
+            Space::Const => {
+                c.const_requests += 1;
+                c.const_addresses += p.units.len() as u64;
+            }
+            _ => {
+                c.global_requests += 1;
+                c.sectors += p.units.len() as u64;
+                c.lines += p.lines.len() as u64;
+                c.global_bytes += p.bytes;
+            }
+        }
+    }
+
+    /// The counts summed over the kernel.
+    pub fn total(&self) -> Counts {
+        let mut t = Counts::default();
+        self.per_inst.iter().for_each(|c| t.add(c));
+        t
+    }
+
+    /// Warp-instructions issued per class.
+    pub fn mix(&self) -> Vec<(Class, u64)> {
+        Class::ALL
+            .iter()
+            .map(|&k| {
+                let n = (0..self.per_inst.len())
+                    .filter(|&i| self.classes[i] == k)
+                    .map(|i| self.per_inst[i].issued)
+                    .sum();
+                (k, n)
+            })
+            .collect()
+    }
+}
+
+impl Observer for Profiler {
+    fn start(&mut self, l: &Launched<'_>) {
+        self.per_inst = vec![Counts::default(); l.prog.insts.len()];
+        self.lines = l.prog.insts.iter().map(|i| i.line).collect();
+        self.classes = l.prog.insts.iter().map(|i| Class::of(&i.op)).collect();
+    }
+
+    fn runs_block(&mut self, block: [u32; 3]) -> bool {
+        // A sampled profile keeps to its time budget once one block has run.
+        let run = match &self.sample {
+            None => true,
+            Some(s) => s.contains(&block) && (self.blocks_run == 0 || self.executed < self.budget),
+        };
+        self.blocks_run += u64::from(run);
+        run
+    }
+
+    fn issue(&mut self, i: Issue) {
+        self.flush();
+        if let Some(c) = self.per_inst.get_mut(i.inst as usize) {
+            c.issued += 1;
+            c.lanes += u64::from(i.exec.count_ones());
+        }
+        self.executed += u64::from(i.exec.count_ones());
+    }
+
+    fn access(&mut self, t: &Touch) {
+        if t.acc == Acc::Quiet {
+            return;
+        }
+        if self
+            .pending
+            .as_ref()
+            .is_some_and(|p| p.inst != t.inst || p.space != t.space)
+        {
+            self.flush();
+        }
+        let p = self.pending.get_or_insert_with(|| Pending {
+            inst: t.inst,
+            space: t.space,
+            units: Vec::with_capacity(64),
+            lines: Vec::with_capacity(64),
+            bytes: 0,
+        });
+        let (first, last) = (t.byte, t.byte + t.bytes.max(1) as usize - 1);
+        match t.space {
+            Space::Global => {
+                for s in first / 32..=last / 32 {
+                    p.units.push((t.buf, s));
+                }
+                for l in first / 128..=last / 128 {
+                    p.lines.push((t.buf, l));
+                }
+            }
+            _ => {
+                for w in first / 4..=last / 4 {
+                    p.units.push((0, w));
+                }
+            }
+        }
+        p.bytes += u64::from(t.bytes);
+    }
+
+    fn barrier(&mut self) {
+        self.flush();
+    }
+
+    fn end_block(&mut self) {
+        self.flush();
+    }
+}
+
+/// Up to `n` blocks spread evenly over a grid of `grid` (the first and the last included).
+pub fn sample_blocks(grid: [u32; 3], n: u64) -> Vec<[u32; 3]> {
+    let total: u64 = grid.iter().map(|&g| u64::from(g)).product();
+    let n = n.min(total);
+    let pick = |k: u64| {
+        let lin = if n <= 1 { 0 } else { k * (total - 1) / (n - 1) };
+        let x = (lin % u64::from(grid[0])) as u32;
+        let y = ((lin / u64::from(grid[0])) % u64::from(grid[1])) as u32;
+        let z = (lin / (u64::from(grid[0]) * u64::from(grid[1]))) as u32;
+        [x, y, z]
+    };
+    let mut blocks: Vec<[u32; 3]> = (0..n).map(pick).collect();
+    blocks.dedup();
+    blocks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One warp-instruction at `inst` whose 32 lanes touch `space` at `byte(lane)`.
+    fn request(p: &mut Profiler, inst: u32, space: Space, byte: impl Fn(usize) -> usize) {
+        p.issue(Issue {
+            warp: 0,
+            inst,
+            active: u32::MAX,
+            exec: u32::MAX,
+        });
+        for lane in 0..32 {
+            p.access(&Touch {
+                space,
+                buf: 0,
+                byte: byte(lane),
+                bytes: 4,
+                thread: lane as u32,
+                inst,
+                acc: Acc::Read,
+            });
+        }
+    }
+
+    fn counts(space: Space, byte: impl Fn(usize) -> usize) -> Counts {
+        let mut p = Profiler::new(None);
+        p.per_inst = vec![Counts::default(); 2];
+        p.classes = vec![Class::Other; 2];
+        request(&mut p, 0, space, byte);
+        p.end_block();
+        p.per_inst[0]
+    }
+
+    #[test]
+    fn coalesced_strided_and_broadcast_global_loads_touch_the_sectors_a_gpu_would() {
+        let c = counts(Space::Global, |l| 4 * l);
+        assert_eq!((c.global_requests, c.sectors, c.lines), (1, 4, 1));
+        // One float off the 128-byte line: five sectors over two lines.
+        let c = counts(Space::Global, |l| 4 + 4 * l);
+        assert_eq!((c.sectors, c.lines), (5, 2));
+        let c = counts(Space::Global, |l| 8 * l);
+        assert_eq!((c.sectors, c.lines), (8, 2));
+        let c = counts(Space::Global, |_| 64);
+        assert_eq!((c.sectors, c.lines, c.global_bytes), (1, 1, 128));
+    }
+
+    #[test]
+    fn shared_wavefronts_count_the_worst_bank() {
+        assert_eq!(counts(Space::Shared, |l| 4 * l).wavefronts, 1);
+        // Everyone reads one word: a broadcast.
+        assert_eq!(counts(Space::Shared, |_| 12).wavefronts, 1);
+        // Stride of two words: two lanes per bank.
+        assert_eq!(counts(Space::Shared, |l| 8 * l).wavefronts, 2);
+        // A column of a 32-wide tile: every lane in bank 0.
+        assert_eq!(counts(Space::Shared, |l| 128 * l).wavefronts, 32);
+        // Padding the row to 33 words removes the conflict.
+        assert_eq!(counts(Space::Shared, |l| 132 * l).wavefronts, 1);
+    }
+
+    #[test]
+    fn each_instruction_is_its_own_request_and_divergence_shows_in_lanes() {
+        let mut p = Profiler::new(None);
+        p.per_inst = vec![Counts::default(); 2];
+        p.classes = vec![Class::Other; 2];
+        request(&mut p, 0, Space::Global, |l| 4 * l);
+        request(&mut p, 1, Space::Global, |l| 4 * l);
+        p.issue(Issue {
+            warp: 0,
+            inst: 1,
+            active: u32::MAX,
+            exec: 0xffff,
+        });
+        p.end_block();
+        assert_eq!(p.per_inst[0].global_requests, 1);
+        assert_eq!((p.per_inst[1].issued, p.per_inst[1].lanes), (2, 48));
+    }
+
+    #[test]
+    fn samples_spread_over_the_grid_and_include_both_ends() {
+        assert_eq!(
+            sample_blocks([10, 1, 1], 3),
+            vec![[0, 0, 0], [4, 0, 0], [9, 0, 0]]
+        );
+        assert_eq!(sample_blocks([2, 2, 1], 8).len(), 4);
+        assert_eq!(sample_blocks([5, 1, 1], 1), vec![[0, 0, 0]]);
+    }
+}

@@ -1,0 +1,311 @@
+//! Who touched what: the observer behind `runner show`, and the picture's model it fills.
+//!
+//! [`Recorder`] watches one block of one launch (`kernels::sim::observe`): for every global
+//! buffer and `__shared__` array, per barrier phase (the accesses between two
+//! `__syncthreads()`), which threads read and which wrote each 4-byte element. After the launch
+//! the simulator hands over its marks (the fault that stopped it, the races and reads of
+//! unwritten shared words the checks found); those of this block are placed at their element and
+//! phase. `picture` draws a [`Touches`] in the terminal, `svg` as an image.
+
+use kernels::sim::ir::{Op, Space};
+use kernels::sim::observe::{
+    Acc, Array, Launched, Mark, MarkKind, Observer, Touch, shared_arrays, shared_element,
+};
+use std::collections::BTreeMap;
+
+/// A global buffer or a `__shared__` array.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Area {
+    pub name: String,
+    pub shared: bool,
+    /// Elements (4 bytes each).
+    pub len: usize,
+    /// Elements per row where the buffer is 2D (drawn as rows in the SVG).
+    pub columns: Option<usize>,
+}
+
+/// The threads (block-linear) that read and that wrote one element in one phase.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Cell {
+    pub readers: Vec<u32>,
+    pub writers: Vec<u32>,
+}
+
+/// The accesses between two barriers: per area, the touched elements.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Phase {
+    /// The line of the `__syncthreads()` that ends it (`None`: the kernel's end).
+    pub until: Option<u32>,
+    pub cells: Vec<BTreeMap<i64, Cell>>,
+}
+
+/// A mark placed at its element and phase, with its sentence.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Placed {
+    pub kind: MarkKind,
+    pub area: usize,
+    pub index: i64,
+    pub phase: usize,
+    /// Whether the access drawn with the mark is a write (it goes on the write row).
+    pub write: bool,
+    /// The thread of that access (drawn in the cell where nothing else touched it).
+    pub thread: u32,
+    pub text: String,
+}
+
+/// Everything `runner show` draws for one block.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Touches {
+    pub block: [u32; 3],
+    pub threads: [u32; 3],
+    pub areas: Vec<Area>,
+    pub phases: Vec<Phase>,
+    pub marks: Vec<Placed>,
+}
+
+impl Touches {
+    /// The elements of area `a` drawn: from the first to the last touched or marked.
+    pub fn span(&self, a: usize) -> Option<(i64, i64)> {
+        let touched = self
+            .phases
+            .iter()
+            .flat_map(|p| p.cells[a].keys().copied())
+            .chain(self.marks.iter().filter(|m| m.area == a).map(|m| m.index));
+        touched.fold(None, |s, i| match s {
+            None => Some((i, i)),
+            Some((lo, hi)) => Some((lo.min(i), hi.max(i))),
+        })
+    }
+
+    /// The mark at element `index` of area `a` in phase `p`, if any.
+    pub fn mark_at(&self, a: usize, p: usize, index: i64) -> Option<&Placed> {
+        self.marks
+            .iter()
+            .find(|m| m.area == a && m.phase == p && m.index == index)
+    }
+}
+
+/// The observer: records block `block` (launch-linear) of the launch it watches.
+pub struct Recorder {
+    block: u32,
+    recording: bool,
+    lines: Vec<u32>,
+    /// The line of each instruction that is a `bar.sync`.
+    bars: Vec<Option<u32>>,
+    last_bar: Option<u32>,
+    arrays: Vec<Array>,
+    globals: usize,
+    grid: [u32; 3],
+    pub touches: Touches,
+}
+
+impl Recorder {
+    pub fn new(block: [u32; 3], grid: [u32; 3]) -> Self {
+        Recorder {
+            block: block[0] + grid[0] * (block[1] + grid[1] * block[2]),
+            recording: false,
+            lines: vec![],
+            bars: vec![],
+            last_bar: None,
+            arrays: vec![],
+            globals: 0,
+            grid,
+            touches: Touches {
+                block,
+                ..Touches::default()
+            },
+        }
+    }
+
+    fn line(&self, inst: u32) -> u32 {
+        self.lines.get(inst as usize).copied().unwrap_or(0)
+    }
+
+    fn record(&mut self, area: usize, index: i64, thread: u32, write: bool) {
+        let Some(phase) = self.touches.phases.last_mut() else {
+            return;
+        };
+        let cell = phase.cells[area].entry(index).or_default();
+        let ids = if write {
+            &mut cell.writers
+        } else {
+            &mut cell.readers
+        };
+        if let Err(at) = ids.binary_search(&thread) {
+            ids.insert(at, thread);
+        }
+    }
+
+    /// The phase in which `thread` touched element `index` of `area` (the last one), else the last.
+    fn phase_of(&self, area: usize, index: i64, thread: u32) -> usize {
+        let last = self.touches.phases.len().saturating_sub(1);
+        (0..=last)
+            .rev()
+            .find(|&p| {
+                self.touches.phases[p].cells[area]
+                    .get(&index)
+                    .is_some_and(|c| c.readers.contains(&thread) || c.writers.contains(&thread))
+            })
+            .unwrap_or(last)
+    }
+}
+
+impl Observer for Recorder {
+    fn start(&mut self, l: &Launched<'_>) {
+        self.lines = l.prog.insts.iter().map(|i| i.line).collect();
+        self.bars = l
+            .prog
+            .insts
+            .iter()
+            .map(|i| matches!(i.op, Op::Bar).then_some(i.line))
+            .collect();
+        self.arrays = shared_arrays(l.prog, l.shared_bytes);
+        self.globals = l.buffers.len();
+        self.grid = l.grid;
+        self.touches.threads = l.block;
+        self.touches.areas = l
+            .buffers
+            .iter()
+            .map(|name| Area {
+                name: name.clone(),
+                shared: false,
+                len: 0,
+                columns: None,
+            })
+            .chain(self.arrays.iter().map(|a| Area {
+                name: a.name.clone(),
+                shared: true,
+                len: a.size / 4,
+                columns: None,
+            }))
+            .collect();
+    }
+
+    fn begin_block(&mut self, _block: [u32; 3], linear: u32, _shared: usize) {
+        self.recording = linear == self.block;
+        if self.recording {
+            self.new_phase();
+        }
+    }
+
+    fn issue(&mut self, i: kernels::sim::observe::Issue) {
+        if self.recording
+            && let Some(Some(line)) = self.bars.get(i.inst as usize)
+        {
+            self.last_bar = Some(*line);
+        }
+    }
+
+    fn access(&mut self, t: &Touch) {
+        if !self.recording || t.acc == Acc::Quiet {
+            return;
+        }
+        let (area, first) = match t.space {
+            Space::Global => (t.buf, t.byte),
+            Space::Shared => match shared_element(&self.arrays, t.byte) {
+                Some((a, _)) => {
+                    let at = self.arrays.iter().position(|x| x == a).unwrap_or(0);
+                    (self.globals + at, t.byte - a.offset)
+                }
+                None => return,
+            },
+            _ => return,
+        };
+        let last = first + t.bytes.max(1) as usize - 1;
+        for e in first / 4..=last / 4 {
+            let e = e as i64;
+            if t.acc != Acc::Write {
+                self.record(area, e, t.thread, false);
+            }
+            if t.acc != Acc::Read {
+                self.record(area, e, t.thread, true);
+            }
+        }
+    }
+
+    fn barrier(&mut self) {
+        if self.recording {
+            if let Some(p) = self.touches.phases.last_mut() {
+                p.until = self.last_bar;
+            }
+            self.new_phase();
+        }
+    }
+
+    fn end_block(&mut self) {
+        self.recording = false;
+    }
+
+    fn mark(&mut self, m: &Mark) {
+        if m.block != self.block {
+            return;
+        }
+        let Some(area) = self
+            .touches
+            .areas
+            .iter()
+            .position(|a| a.name == m.name && a.shared == (m.space == Space::Shared))
+        else {
+            return;
+        };
+        let Some(last) = m.sides.last() else {
+            return;
+        };
+        let t = |s: &kernels::sim::observe::Side| {
+            let own = s.block == self.block;
+            let who = if own {
+                format!("thread {}", s.thread)
+            } else {
+                format!("thread {} of block {}", s.thread, s.block)
+            };
+            let verb = if s.write { "wrote" } else { "read" };
+            format!("{who} {verb} it (line {})", self.line(s.inst))
+        };
+        let what = match m.kind {
+            MarkKind::OutOfBounds => "out of bounds",
+            MarkKind::Race => "race",
+            MarkKind::Uninit => "read before any thread wrote it",
+        };
+        let sides: Vec<String> = m.sides.iter().map(t).collect();
+        let text = format!("{}[{}]: {what}: {}", m.name, m.index, sides.join(", then "));
+        let phase = if m.kind == MarkKind::OutOfBounds {
+            self.touches.phases.len().saturating_sub(1)
+        } else {
+            self.phase_of(area, m.index, last.thread)
+        };
+        self.touches.marks.push(Placed {
+            kind: m.kind,
+            area,
+            index: m.index,
+            phase,
+            write: last.write,
+            thread: last.thread,
+            text,
+        });
+    }
+}
+
+impl Recorder {
+    fn new_phase(&mut self) {
+        let n = self.touches.areas.len();
+        self.touches.phases.push(Phase {
+            until: None,
+            cells: vec![BTreeMap::new(); n],
+        });
+    }
+
+    /// The lengths of the global buffers (their areas start with 0 elements).
+    pub fn set_lengths(&mut self, lens: &[(String, usize, Option<usize>)]) {
+        for (name, len, columns) in lens {
+            if let Some(a) = self
+                .touches
+                .areas
+                .iter_mut()
+                .find(|a| !a.shared && &a.name == name)
+            {
+                a.len = *len;
+                a.columns = *columns;
+            }
+        }
+    }
+}

@@ -1,0 +1,90 @@
+//! `runner profile`: every puzzle's solution is profiled at full scale (a sample of its blocks)
+//! within 10 s, with a predicted time and what bounds it; the per-line table names the line of
+//! the inner loop; the shared tile of puzzle 04 has no bank conflicts and the naive kernel's
+//! loads of neighbouring inputs are coalesced (about 4 sectors for the 32 floats of a warp).
+
+mod common;
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+fn profile(args: &[&str]) -> String {
+    let out = Command::new(common::runner())
+        .current_dir(common::repo())
+        .args(["profile", "--color", "never"])
+        .args(args)
+        .output()
+        .expect("runner runs");
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text
+}
+
+/// The numbers of the table row whose first word is `label`.
+fn row(text: &str, label: &str) -> Vec<String> {
+    text.lines()
+        .find(|l| l.split_whitespace().next() == Some(label))
+        .unwrap_or_else(|| panic!("no row {label} in\n{text}"))
+        .split_whitespace()
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn every_solution_is_profiled_at_full_scale_within_ten_seconds() {
+    for n in 1..=8 {
+        let id = format!("puzzle-{n:02}");
+        let start = Instant::now();
+        let text = profile(&[&id, "--solution"]);
+        let took = start.elapsed();
+        assert!(took < Duration::from_secs(10), "{id}: {took:?}");
+        assert!(text.contains("case full"), "{id}: {text}");
+        assert!(
+            text.contains("predicted on an NVIDIA H100 SXM5 80GB: "),
+            "{id}: {text}"
+        );
+        assert!(
+            text.contains("instruction mix (warp-instructions): FMA "),
+            "{id}: {text}"
+        );
+        assert!(row(&text, "kernel").len() >= 7, "{id}");
+    }
+}
+
+#[test]
+fn puzzle_04s_tile_is_free_of_bank_conflicts_and_its_loop_is_the_hot_line() {
+    let text = profile(&["puzzle-04", "--solution", "--case", "random-halo"]);
+    // `sum += tile[threadIdx.x + j] * kernel[j];` is line 32 of the solution.
+    let hot = row(&text, "32");
+    assert_eq!(hot[6], "1.00", "wavefronts per shared request: {text}");
+    assert_eq!(
+        hot[4], "1.00",
+        "kernel[j] is one sector for the whole warp: {text}"
+    );
+    assert!(
+        !text.contains("simulated "),
+        "a small case runs whole: {text}"
+    );
+    // Whole, its totals are exact: one wavefront per shared request over the whole kernel.
+    let exact = text
+        .lines()
+        .find(|l| l.starts_with("exact: "))
+        .expect("exact totals");
+    let n: Vec<u64> = exact.split(' ').filter_map(|w| w.parse().ok()).collect();
+    assert_eq!(n.len(), 4, "{exact}");
+    assert_eq!(n[2], n[3], "{exact}");
+}
+
+#[test]
+fn the_naive_kernels_neighbouring_loads_are_coalesced() {
+    let text = profile(&["puzzle-01", "--solution", "--case", "large"]);
+    let kernel = row(&text, "kernel");
+    // a[i + j]: 32 consecutive floats, 4 or 5 sectors; b[j]: 1 sector. Half each.
+    let sectors: f64 = kernel[4].parse().unwrap();
+    assert!((2.5..=3.1).contains(&sectors), "{text}");
+    assert!(text.contains("predicted on an NVIDIA H100"), "{text}");
+}
