@@ -180,6 +180,9 @@ pub enum Op {
         keep: u32,
         commit: bool,
     },
+    /// A tensor-core or half-precision instruction (`mma`, `ldmatrix`, `cvt` to tf32 and packed
+    /// halves, `f16x2` arithmetic): its own family, see `mma`.
+    Mma(Box<super::mma::MmaOp>),
     /// An instruction the simulator does not know; stops the run if a thread reaches it.
     Unsupported {
         why: String,
