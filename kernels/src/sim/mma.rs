@@ -1,6 +1,6 @@
 //! Tensor-core instructions and the half-precision operations around them, decoded once into a
 //! [`MmaOp`] (one `Op::Mma` variant of the IR): `mma.sync.aligned` m16n8k8 tf32 and m16n8k16
-//! f16/bf16 with f32 accumulators, `ldmatrix`, `cvt` to tf32 and to packed halves, and
+//! f16/bf16 with f32 accumulators, `wmma` (see `wmma`), `ldmatrix`, `cvt` to tf32 and to packed halves, and
 //! half-precision arithmetic. Fragments are ordinary registers; `mma_step` executes these ops
 //! (the collectives over the whole warp) and `mma_num` holds the numerics.
 //!
@@ -51,6 +51,32 @@ pub enum MmaOp {
         d: Slot,
         a: Src,
         b: Src,
+    },
+    /// `wmma.load.{a,b,c}`: a fragment from memory (see `wmma` for who holds what).
+    WmmaLoad {
+        frag: super::wmma::Frag,
+        elem: Elem,
+        row: bool,
+        space: Space,
+        ds: Vec<Slot>,
+        addr: Addr,
+        stride: Option<Src>,
+    },
+    /// `wmma.store.d`: an f32 accumulator fragment to memory.
+    WmmaStore {
+        row: bool,
+        space: Space,
+        srcs: Vec<Src>,
+        addr: Addr,
+        stride: Option<Src>,
+    },
+    /// `wmma.mma`: D = A B + C over fragments (the layouts only say how they were loaded).
+    WmmaMma {
+        elem: Elem,
+        d: Vec<Slot>,
+        a: Vec<Src>,
+        b: Vec<Src>,
+        c: Vec<Src>,
     },
     /// `cvt.{rna,rn,rz}.tf32.f32 d, a`.
     Tf32 {
@@ -112,6 +138,7 @@ pub(super) fn decode(
         _ => None,
     };
     match w.mn {
+        "wmma" => super::wmma::decode(cx, w, ops).map(Some),
         "mma" => {
             let shape = w.mods.iter().find(|m| m.starts_with('m')).copied();
             let elem = match (shape, w.mods.as_slice()) {

@@ -52,7 +52,7 @@ fn part(elem: Elem, word: u64, high: bool) -> u32 {
     }
 }
 
-fn whole_warp(cx: &Ctx<'_>, what: &str) -> StepResult {
+pub(super) fn whole_warp(cx: &Ctx<'_>, what: &str) -> StepResult {
     if cx.exec == u32::MAX {
         return Ok(());
     }
@@ -171,6 +171,9 @@ pub(super) fn step_mma(op: &MmaOp, cx: &mut Ctx<'_>, sp: &mut Spaces<'_>) -> Ste
                 }
                 cx.put(dd, &r);
             }
+        }
+        MmaOp::WmmaLoad { .. } | MmaOp::WmmaStore { .. } | MmaOp::WmmaMma { .. } => {
+            return super::wmma::step_wmma(op, cx, sp);
         }
     }
     Ok(())

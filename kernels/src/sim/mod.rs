@@ -41,6 +41,7 @@ mod provenance;
 mod step;
 mod step_mem;
 mod types;
+mod wmma;
 
 use crate::diag::{Diagnostic, Kind};
 use crate::job::{Arg, Job, RunOutput};
