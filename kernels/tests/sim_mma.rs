@@ -302,7 +302,7 @@ fn ldmatrix_of_an_unwritten_row_is_an_uninitialized_read_naming_the_lane() {
             "ldmatrix",
             arch,
             "ldmatrix_unwritten",
-            &[tile.clone()],
+            std::slice::from_ref(&tile),
             128,
             32,
         );

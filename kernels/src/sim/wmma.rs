@@ -302,11 +302,11 @@ pub(super) fn step_wmma(op: &MmaOp, cx: &mut Lanes32<'_>, sp: &mut Spaces<'_>) -
                 let vals: Vec<[u64; 32]> = regs.iter().map(|s| cx.get(*s)).collect();
                 let per = per_reg(frag, elem);
                 let mut m = vec![0u64; rows * cols];
-                // Repeated elements (f16/bf16 8..15) are read from their first copy.
-                for l in 0..32 {
-                    for i in (0..count(frag, elem).min(8)).rev() {
+                // f16 fragments repeat elements 0..7 as 8..15; the first copy is the one used.
+                for i in 0..count(frag, elem).min(8) {
+                    for (l, w) in vals[i / per].iter().enumerate() {
                         let (r, col) = coord(frag, elem, l, i);
-                        let w = vals[i / per][l] >> (16 * (i % per));
+                        let w = w >> (16 * (i % per));
                         m[r * cols + col] = if per == 2 {
                             w & 0xffff
                         } else {
