@@ -17,7 +17,7 @@ mod tensor;
 use cudarc::driver::{CudaContext, CudaModule, LaunchConfig, PushKernelArg};
 use kernels::spec::Rng;
 use std::sync::Arc;
-use tensor::{Tally, f16_bits, log, sim, tolerance, val};
+use tensor::{Tally, f16_bits, half_bits, log, sim, tolerance, val};
 
 fn module(ctx: &Arc<CudaContext>, name: &str) -> (Arc<CudaContext>, Arc<CudaModule>) {
     let cubin = match std::env::var("MMA_CUBINS") {
@@ -130,13 +130,7 @@ fn mma_sync_matches_the_device_on_random_fragments() {
                     b.iter().map(|&x| x as f32).collect(),
                 )
             } else {
-                let h = |x: f64| {
-                    if p == 11 {
-                        f16_bits(x)
-                    } else {
-                        (x as f32).to_bits() >> 16
-                    }
-                };
+                let h = |x: f64| half_bits(p, x);
                 let aw = (0..128)
                     .map(|i| f32::from_bits(h(a[2 * i]) | h(a[2 * i + 1]) << 16))
                     .collect();
@@ -213,13 +207,7 @@ fn wmma_fragments_and_results_match_the_device() {
                 if p == 24 {
                     val(r, 24, -span, span) as f32
                 } else {
-                    let h = |x: f64| {
-                        if p == 11 {
-                            f16_bits(x)
-                        } else {
-                            (x as f32).to_bits() >> 16
-                        }
-                    };
+                    let h = |x: f64| half_bits(p, x);
                     f32::from_bits(
                         h(val(r, p, -span, span.min(3))) | h(val(r, p, -span, span.min(3))) << 16,
                     )

@@ -4,10 +4,11 @@
 //! simulator: f64 sums of the exact products, operands rounded by this file's own formulas.
 
 mod common;
+mod tensor;
 
 use common::ptx;
 use kernels::diag::Kind;
-use kernels::job::{Arg, Job, Launch, RunOutput};
+use kernels::job::{Job, Launch, RunOutput};
 use kernels::sim;
 use kernels::spec::Rng;
 
@@ -26,27 +27,10 @@ fn run(
     out: usize,
     threads: u32,
 ) -> RunOutput {
-    let mut args: Vec<Arg> = inputs
-        .iter()
-        .enumerate()
-        .map(|(i, d)| Arg::Input {
-            name: ["a", "b", "c"][i].into(),
-            data: d.clone(),
-        })
-        .collect();
-    args.push(Arg::Output {
-        name: "out".into(),
-        len: out,
-    });
-    let job = Job {
-        kernel: kernel.into(),
-        launch: Launch::linear(1, threads),
-        args,
-        constants: vec![],
-        budget: None,
-        work: 1,
-    };
-    sim::run(&ptx(fixture, arch), &job)
+    sim::run(
+        &ptx(fixture, arch),
+        &tensor::job(kernel, inputs, out, threads),
+    )
 }
 
 fn bits_out(o: &RunOutput, arch: &str) -> Vec<u32> {

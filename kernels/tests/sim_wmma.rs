@@ -4,37 +4,18 @@
 //! products computed here; `gpu_mma` compares the same kernels with the device.
 
 mod common;
+mod tensor;
 
 use common::ptx;
 use kernels::diag::Kind;
-use kernels::job::{Arg, Job, Launch, RunOutput};
+use kernels::job::RunOutput;
 use kernels::sim;
 use kernels::spec::Rng;
 
 const ARCHS: [&str; 2] = ["sm80", "sm90"];
 
 fn run(arch: &str, kernel: &str, inputs: &[Vec<f32>], out: usize) -> RunOutput {
-    let mut args: Vec<Arg> = inputs
-        .iter()
-        .enumerate()
-        .map(|(i, d)| Arg::Input {
-            name: ["a", "b", "c"][i].into(),
-            data: d.clone(),
-        })
-        .collect();
-    args.push(Arg::Output {
-        name: "d".into(),
-        len: out,
-    });
-    let job = Job {
-        kernel: kernel.into(),
-        launch: Launch::linear(1, 32),
-        args,
-        constants: vec![],
-        budget: None,
-        work: 1,
-    };
-    sim::run(&ptx("wmma", arch), &job)
+    sim::run(&ptx("wmma", arch), &tensor::job(kernel, inputs, out, 32))
 }
 
 /// Round to nearest, ties away, to tf32 (by value, independent of the simulator's bit trick).

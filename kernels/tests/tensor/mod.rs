@@ -1,6 +1,8 @@
 //! Helpers of the GPU test of the tensor cores (`gpu_mma`) that need no GPU: the simulator's
 //! side of a comparison, the tally of bit-identical elements, exact random operands and the
-//! report folder (`$MMA_REPORT`).
+//! report folder (`$MMA_REPORT`); `sim_mma` and `sim_wmma` use its one-block [`job`].
+
+#![allow(dead_code)]
 
 use kernels::job::{Arg, Job, Launch};
 use kernels::spec::Rng;
@@ -25,8 +27,8 @@ pub fn log(name: &str, line: &str) {
     }
 }
 
-/// The same on the simulator (the fixture's sm_90 PTX).
-pub fn sim(name: &str, kernel: &str, inputs: &[Vec<f32>], out: usize, threads: u32) -> Vec<u32> {
+/// `kernel(inputs..., out)` in one block of `threads` threads.
+pub fn job(kernel: &str, inputs: &[Vec<f32>], out: usize, threads: u32) -> Job {
     let mut args: Vec<Arg> = inputs
         .iter()
         .enumerate()
@@ -39,15 +41,19 @@ pub fn sim(name: &str, kernel: &str, inputs: &[Vec<f32>], out: usize, threads: u
         name: "out".into(),
         len: out,
     });
-    let job = Job {
+    Job {
         kernel: kernel.into(),
         launch: Launch::linear(1, threads),
         args,
         constants: vec![],
         budget: None,
         work: 1,
-    };
-    let o = kernels::sim::run(&ptx(name), &job);
+    }
+}
+
+/// `job` on the simulator (the fixture's sm_90 PTX); its output as bits.
+pub fn sim(name: &str, kernel: &str, inputs: &[Vec<f32>], out: usize, threads: u32) -> Vec<u32> {
+    let o = kernels::sim::run(&ptx(name), &job(kernel, inputs, out, threads));
     assert!(o.diagnostics.is_empty(), "{kernel}: {:#?}", o.diagnostics);
     o.outputs[0].iter().map(|x| x.to_bits()).collect()
 }
@@ -109,6 +115,15 @@ pub fn val(r: &mut Rng, p: i32, emin: i32, emax: i32) -> f64 {
         -1.0
     };
     s * m as f64 * 2f64.powi(e - p + 1)
+}
+
+/// The 16 bits of `x` in f16 (`p` = 11) or bf16 (`p` = 8); `x` is exact in the format.
+pub fn half_bits(p: i32, x: f64) -> u32 {
+    if p == 11 {
+        f16_bits(x)
+    } else {
+        (x as f32).to_bits() >> 16
+    }
 }
 
 pub fn f16_bits(x: f64) -> u32 {
