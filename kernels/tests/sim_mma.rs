@@ -362,4 +362,12 @@ fn an_mma_shape_it_does_not_simulate_is_unsupported_by_name() {
         d[0].kind == Kind::UnsupportedInstruction && d[0].message.contains("m16n8k4"),
         "{d:#?}"
     );
+    // A half-precision modifier it does not model (NaN-propagating max) is named, not ignored.
+    let ptx = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\
+        .reg .b32 %r<4>;\nmax.NaN.f16x2 %r1, %r2, %r3;\nret;\n}\n";
+    let d = sim::run(ptx, &job).diagnostics;
+    assert!(
+        d[0].kind == Kind::UnsupportedInstruction && d[0].message.contains("`.NaN`"),
+        "{d:#?}"
+    );
 }

@@ -215,7 +215,7 @@ pub(super) fn decode(
         }
         "cvt" if w.has("f16x2") || w.has("bf16x2") => {
             w.need(3)?;
-            if !w.has("rn") || !w.mods.ends_with(&["f32"]) {
+            if !w.has("rn") || !w.mods.ends_with(&["f32"]) || w.has("satfinite") {
                 return w
                     .unsupported(
                         "of packing conversions it runs `cvt.rn{.relu}.{f16x2,bf16x2}.f32`",
@@ -237,6 +237,14 @@ pub(super) fn decode(
             ) else {
                 return Ok(None);
             };
+            let known = [
+                "rn", "rz", "rm", "rp", "ftz", "sat", "f16", "f16x2", "bf16", "bf16x2",
+            ];
+            if let Some(m) = w.mods.iter().find(|m| !known.contains(m)) {
+                return w
+                    .unsupported(&format!("of half-precision arithmetic it runs no `.{m}`"))
+                    .map(Some);
+            }
             let n = op.arity();
             w.need(n + 1)?;
             let mut srcs = [Src::Imm(0); 3];
