@@ -24,11 +24,12 @@ const SONAME: &str = "libnvrtc.so.13";
 /// The lowest virtual architecture NVRTC 13 accepts; the simulator reads its PTX.
 pub const PTX_ARCH: &str = "compute_75";
 /// The architecture of a source that uses the tensor cores' tf32 or bf16 forms, `mma.sync` or
-/// `ldmatrix` (compute capability 8.0): one that names `mma`, `tf32`, `bf16` or `ldmatrix`.
+/// `ldmatrix` (compute capability 8.0): one that names `mma.h`, `wmma`, `mma.sync`, `tf32`,
+/// `bf16` or `ldmatrix`.
 pub const TENSOR_ARCH: &str = "compute_80";
 
 fn ptx_arch(code: &str) -> &'static str {
-    let tensor = ["mma", "tf32", "bf16", "ldmatrix"];
+    let tensor = ["mma.h", "wmma", "mma.sync", "tf32", "bf16", "ldmatrix"];
     if tensor.iter().any(|w| code.contains(w)) {
         TENSOR_ARCH
     } else {
@@ -458,7 +459,14 @@ mod tests {
             options(&src, &Target::Ptx)[0].clone()
         };
         assert_eq!(opts("#include <mma.h>"), "--gpu-architecture=compute_80");
-        assert_eq!(opts("float x;"), "--gpu-architecture=compute_75");
+        assert_eq!(
+            opts("asm(\"mma.sync.aligned.m16n8k8\");"),
+            "--gpu-architecture=compute_80"
+        );
+        assert_eq!(
+            opts("float x; // a summand"),
+            "--gpu-architecture=compute_75"
+        );
     }
 }
 
