@@ -153,6 +153,9 @@ pub enum Op {
     Activemask {
         d: Slot,
     },
+    /// A tensor-core or half-precision instruction (`mma`, `ldmatrix`, `cvt` to tf32 and packed
+    /// halves, `f16x2` arithmetic): its own family, see `mma`.
+    Mma(Box<super::mma::MmaOp>),
     Nop,
     /// `call vprintf, (format, args)`: the local offsets of the call's two parameters (each
     /// holding a generic address) and of its return value, if read.
@@ -180,9 +183,6 @@ pub enum Op {
         keep: u32,
         commit: bool,
     },
-    /// A tensor-core or half-precision instruction (`mma`, `ldmatrix`, `cvt` to tf32 and packed
-    /// halves, `f16x2` arithmetic): its own family, see `mma`.
-    Mma(Box<super::mma::MmaOp>),
     /// An instruction the simulator does not know; stops the run if a thread reaches it.
     Unsupported {
         why: String,

@@ -9,8 +9,8 @@
 //! (another shape, f16 accumulators) becomes `Op::Unsupported` naming it.
 
 use super::decode::{Ctx, DecodeError};
-use super::half2::HalfOp;
 use super::ir::*;
+use super::mma_half::HalfOp;
 use super::mma_num::Elem;
 use super::opcode::Word;
 use super::opcode_mem::space_of;

@@ -14,10 +14,10 @@
 //! the row's address, so a row nobody wrote is an `uninitialized_read` naming that lane.
 
 use super::fault::Fault;
-use super::half2;
 use super::ir::*;
 use super::memory::Spaces;
 use super::mma::MmaOp;
+use super::mma_half;
 use super::mma_num::{Elem, MODEL, dot_add, to_tf32};
 use super::step::{Ctx, StepResult, oob};
 
@@ -81,10 +81,12 @@ pub(super) fn step_mma(op: &MmaOp, cx: &mut Ctx<'_>, sp: &mut Spaces<'_>) -> Ste
             d,
             srcs: [a, b, c],
         } => {
-            cx.map3(d, a, b, c, |x, y, z| half2::apply(op, ty, x2, m, x, y, z));
+            cx.map3(d, a, b, c, |x, y, z| {
+                mma_half::apply(op, ty, x2, m, x, y, z)
+            });
         }
         MmaOp::Pack { ty, relu, d, a, b } => {
-            cx.map2(d, a, b, |x, y| half2::pack(ty, relu, x, y));
+            cx.map2(d, a, b, |x, y| mma_half::pack(ty, relu, x, y));
         }
         MmaOp::Tf32 { away, even, d, a } => {
             cx.map1(d, a, |x| u64::from(to_tf32(x as u32, away, even)));
