@@ -155,13 +155,9 @@ pub(super) fn decode(
                 return w.unsupported("these shapes take `.row.col`").map(Some);
             }
             w.need(4)?;
-            let mut d = [0; 4];
-            for (i, s) in dsts(cx, &ops[0], line)?.into_iter().enumerate().take(4) {
-                d[i] = s;
-            }
-            if !matches!(&ops[0], Operand::Vec(v) if v.len() == 4) {
+            let Ok(d) = <[Slot; 4]>::try_from(dsts(cx, &ops[0], line)?) else {
                 return cx.bad(line, "`mma` writes a vector of 4 registers");
-            }
+            };
             boxed(MmaOp::Mma {
                 elem,
                 k: if elem == Elem::Tf32 { 8 } else { 16 },
