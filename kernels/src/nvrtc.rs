@@ -25,6 +25,19 @@ pub const WHEEL: &str = "nvidia-cuda-nvrtc==13.0.88";
 const SONAME: &str = "libnvrtc.so.13";
 /// The lowest virtual architecture NVRTC 13 accepts; the simulator reads its PTX.
 pub const PTX_ARCH: &str = "compute_75";
+/// The architecture of a source that uses the tensor cores' tf32 or bf16 forms, `mma.sync` or
+/// `ldmatrix` (compute capability 8.0): one that names `mma.h`, `wmma`, `mma.sync`, `tf32`,
+/// `bf16` or `ldmatrix`.
+pub const TENSOR_ARCH: &str = "compute_80";
+
+fn ptx_arch(code: &str) -> &'static str {
+    let tensor = ["mma.h", "wmma", "mma.sync", "tf32", "bf16", "ldmatrix"];
+    if tensor.iter().any(|w| code.contains(w)) {
+        TENSOR_ARCH
+    } else {
+        PTX_ARCH
+    }
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -338,7 +351,7 @@ pub(crate) fn cache_key(source: &Source<'_>, target: &Target) -> u64 {
 
 fn options(source: &Source<'_>, target: &Target) -> Vec<String> {
     let arch = match target {
-        Target::Ptx => PTX_ARCH.to_string(),
+        Target::Ptx => ptx_arch(source.code).to_string(),
         Target::Cubin { major, minor } => format!("sm_{major}{minor}"),
     };
     let mut opts = vec![
@@ -437,6 +450,27 @@ mod tests {
         assert!(opts.contains(&"--gpu-architecture=sm_90".to_string()));
         assert!(opts.contains(&"-DTPB=8".to_string()));
         assert!(opts.contains(&"--generate-line-info".to_string()));
+    }
+
+    #[test]
+    fn tensor_core_sources_compile_for_compute_80() {
+        let opts = |code| {
+            let src = Source {
+                code,
+                file: "k.cu",
+                macros: &[],
+            };
+            options(&src, &Target::Ptx)[0].clone()
+        };
+        assert_eq!(opts("#include <mma.h>"), "--gpu-architecture=compute_80");
+        assert_eq!(
+            opts("asm(\"mma.sync.aligned.m16n8k8\");"),
+            "--gpu-architecture=compute_80"
+        );
+        assert_eq!(
+            opts("float x; // a summand"),
+            "--gpu-architecture=compute_75"
+        );
     }
 }
 

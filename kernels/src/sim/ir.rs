@@ -158,6 +158,9 @@ pub enum Op {
     Activemask {
         d: Slot,
     },
+    /// A tensor-core or half-precision instruction (`mma`, `ldmatrix`, `cvt` to tf32 and packed
+    /// halves, `f16x2` arithmetic): its own family, see `mma`.
+    Mma(Box<super::mma::MmaOp>),
     Nop,
     /// `call vprintf, (format, args)`: the local offsets of the call's two parameters (each
     /// holding a generic address) and of its return value, if read.

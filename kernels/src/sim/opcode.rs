@@ -63,7 +63,7 @@ impl<'a> Word<'a> {
     }
 }
 
-fn fmods(mods: &[&str]) -> FMods {
+pub(super) fn fmods(mods: &[&str]) -> FMods {
     let mut m = FMods {
         rnd: Rnd::Default,
         ftz: false,
@@ -134,6 +134,9 @@ pub(super) fn decode_op(
     let m = fmods(mods);
     let unsupported = |why: &str| w.unsupported(why);
     let need = |n: usize| w.need(n);
+    if let Some(op) = super::mma::decode(cx, &w, ops)? {
+        return Ok(op);
+    }
     if matches!(ty, Ty::F16 | Ty::F16x2 | Ty::BF16 | Ty::B128)
         && !matches!(mn, "cvt" | "mov" | "ld" | "st")
     {

@@ -1,0 +1,141 @@
+//! Helpers of the GPU test of the tensor cores (`gpu_mma`) that need no GPU: the simulator's
+//! side of a comparison, the tally of bit-identical elements, exact random operands and the
+//! report folder (`$MMA_REPORT`); `sim_mma` and `sim_wmma` use its one-block [`job`].
+
+#![allow(dead_code)]
+
+use kernels::job::{Arg, Job, Launch};
+use kernels::spec::Rng;
+
+/// The fixture's sm_90 PTX.
+pub fn ptx(name: &str) -> String {
+    let dir = std::env::var("MMA_FIXTURES")
+        .unwrap_or_else(|_| format!("{}/tests/fixtures", env!("CARGO_MANIFEST_DIR")));
+    std::fs::read_to_string(format!("{dir}/{name}.sm90.ptx")).expect("the fixture's PTX")
+}
+
+/// Appends `line` to `$MMA_REPORT/name` when that folder is set.
+pub fn log(name: &str, line: &str) {
+    if let Ok(dir) = std::env::var("MMA_REPORT") {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(format!("{dir}/{name}"))
+            .expect("report file");
+        writeln!(f, "{line}").expect("report written");
+    }
+}
+
+/// `kernel(inputs..., out)` in one block of `threads` threads.
+pub fn job(kernel: &str, inputs: &[Vec<f32>], out: usize, threads: u32) -> Job {
+    let mut args: Vec<Arg> = inputs
+        .iter()
+        .enumerate()
+        .map(|(i, d)| Arg::Input {
+            name: format!("in{i}"),
+            data: d.clone(),
+        })
+        .collect();
+    args.push(Arg::Output {
+        name: "out".into(),
+        len: out,
+    });
+    Job {
+        kernel: kernel.into(),
+        launch: Launch::linear(1, threads),
+        args,
+        constants: vec![],
+        budget: None,
+        work: 1,
+    }
+}
+
+/// `job` on the simulator (the fixture's sm_90 PTX); its output as bits.
+pub fn sim(name: &str, kernel: &str, inputs: &[Vec<f32>], out: usize, threads: u32) -> Vec<u32> {
+    let o = kernels::sim::run(&ptx(name), &job(kernel, inputs, out, threads));
+    assert!(o.diagnostics.is_empty(), "{kernel}: {:#?}", o.diagnostics);
+    o.outputs[0].iter().map(|x| x.to_bits()).collect()
+}
+
+/// Bit-identical, beyond-tolerance and total element counts.
+#[derive(Default)]
+pub struct Tally {
+    pub same: usize,
+    pub beyond: usize,
+    pub all: usize,
+    worst: f64,
+    first_diff: Option<String>,
+}
+
+impl Tally {
+    /// Counts one element; `context` (the operands) goes to the report when the bits differ.
+    pub fn add(&mut self, what: &str, dev: u32, sim: u32, tol: f64, context: &dyn Fn() -> String) {
+        self.all += 1;
+        if dev == sim {
+            self.same += 1;
+            return;
+        }
+        let (d, s) = (
+            f64::from(f32::from_bits(dev)),
+            f64::from(f32::from_bits(sim)),
+        );
+        let err = (d - s).abs();
+        self.worst = self.worst.max(err / tol.max(f64::MIN_POSITIVE));
+        self.beyond += usize::from(err > tol || err.is_nan());
+        let line = format!(
+            "{what}: device {d:e} ({dev:#010x}), sim {s:e} ({sim:#010x}); {}",
+            context()
+        );
+        log("mismatches.txt", &line);
+        self.first_diff.get_or_insert(line);
+    }
+    pub fn report(&self, what: &str) {
+        println!(
+            "{what}: {}/{} bit-identical ({:.3}%), {} beyond tf32 tolerance, largest difference {:.3} of it{}",
+            self.same,
+            self.all,
+            100.0 * self.same as f64 / self.all.max(1) as f64,
+            self.beyond,
+            self.worst,
+            self.first_diff
+                .as_ref()
+                .map_or(String::new(), |d| format!("; first: {d}"))
+        );
+    }
+}
+
+/// A value with `p` significant bits and exponent in `emin..=emax` (exact in the format).
+pub fn val(r: &mut Rng, p: i32, emin: i32, emax: i32) -> f64 {
+    let e = emin + (r.next_u64() % (emax - emin + 1) as u64) as i32;
+    let m = (1u64 << (p - 1)) + r.next_u64() % (1u64 << (p - 1));
+    let s = if r.next_u64().is_multiple_of(2) {
+        1.0
+    } else {
+        -1.0
+    };
+    s * m as f64 * 2f64.powi(e - p + 1)
+}
+
+/// The 16 bits of `x` in f16 (`p` = 11) or bf16 (`p` = 8); `x` is exact in the format.
+pub fn half_bits(p: i32, x: f64) -> u32 {
+    if p == 11 {
+        f16_bits(x)
+    } else {
+        (x as f32).to_bits() >> 16
+    }
+}
+
+pub fn f16_bits(x: f64) -> u32 {
+    if x == 0.0 {
+        return 0;
+    }
+    let e = x.abs().log2().floor() as i32;
+    let m = (x.abs() / 2f64.powi(e) - 1.0) * 1024.0;
+    u32::from(x < 0.0) << 15 | ((e + 15) as u32) << 10 | m as u32
+}
+
+/// tf32-level tolerance for one output: 2^-10 of the sum of the terms' magnitudes.
+pub fn tolerance(a: &[f64], b: &[f64], c: f64) -> f64 {
+    (a.iter().zip(b).map(|(x, y)| (x * y).abs()).sum::<f64>() + c.abs()) * 2f64.powi(-10)
+}
