@@ -26,6 +26,16 @@ pub enum Kind {
     UnwrittenOutput,
     LaunchError,
     UnsupportedInstruction,
+    /// The kernel executed `trap` (`__trap()`) or failed an `assert`.
+    Trap,
+    /// A store into a buffer the puzzle passes as an input.
+    WroteInput,
+    /// Calls nested deeper than the simulator's (or the GPU's) call stack allows.
+    StackOverflow,
+    /// A declared launch shape the runner cannot launch (missing, zero, or past a limit).
+    BadLaunchShape,
+    /// A bug of the runner itself (a panic in the simulator), reported instead of a crash.
+    InternalError,
 }
 
 impl Kind {
@@ -46,6 +56,11 @@ impl Kind {
             Kind::UnwrittenOutput => "unwritten_output",
             Kind::LaunchError => "launch_error",
             Kind::UnsupportedInstruction => "unsupported_instruction",
+            Kind::Trap => "trap",
+            Kind::WroteInput => "wrote_input",
+            Kind::StackOverflow => "stack_overflow",
+            Kind::BadLaunchShape => "bad_launch_shape",
+            Kind::InternalError => "internal_error",
         }
     }
 }

@@ -36,6 +36,11 @@ pub(super) struct Ctx {
     /// `.param` variables declared in the body: a call's arguments and return value, laid out in
     /// local memory (the kernel's own parameters are not among them).
     pub call_params: std::collections::HashSet<String>,
+    /// Device functions by name: their index in `prog.funcs`.
+    pub funcs: HashMap<String, u32>,
+    /// Whether the body being decoded is a device function's (`ret` returns) or the kernel's
+    /// (`ret` exits).
+    pub in_func: bool,
 }
 
 fn align_up(x: u64, a: u64) -> u64 {
@@ -223,7 +228,7 @@ impl Ctx {
         }
     }
 
-    fn declare_var(&mut self, v: &Var) {
+    pub(super) fn declare_var(&mut self, v: &Var) {
         let size = v.count.unwrap_or(0).saturating_mul(elem_bytes(&v.ty));
         let align = u64::from(v.align).max(elem_bytes(&v.ty));
         let p = &mut self.prog;
@@ -301,6 +306,8 @@ pub fn decode(src: &str, kernel: &str) -> Result<Program, DecodeError> {
         },
         shared_uses: vec![],
         call_params: Default::default(),
+        funcs: HashMap::new(),
+        in_func: false,
     };
     for p in &entry.params {
         let size = p.count.saturating_mul(elem_bytes(&p.ty));
@@ -315,6 +322,15 @@ pub fn decode(src: &str, kernel: &str) -> Result<Program, DecodeError> {
     for v in &module.vars {
         cx.declare_var(v);
     }
+    let called = super::call::reachable(&module, entry);
+    for (i, f) in called.iter().enumerate() {
+        cx.funcs.insert(f.def.name.clone(), i as u32);
+    }
+    cx.prog.funcs = vec![Func::default(); called.len()];
+    for (i, f) in called.iter().enumerate() {
+        super::call::decode_func(&mut cx, f, i)?;
+    }
+    cx.prog.start = cx.prog.insts.len() as u32;
     body(&mut cx, entry)?;
     cx.prog.access_array = super::provenance::attribute(&cx.prog, &cx.shared_uses);
     Ok(cx.prog)
@@ -327,8 +343,11 @@ fn parse(src: &str) -> Result<Module, DecodeError> {
     })
 }
 
-fn body(cx: &mut Ctx, entry: &Entry) -> Result<(), DecodeError> {
-    let mut n = 0u32;
+/// Decodes the statements of `entry` (a kernel or a device function) after the instructions
+/// decoded so far.
+pub(super) fn body(cx: &mut Ctx, entry: &Entry) -> Result<(), DecodeError> {
+    cx.labels.clear();
+    let mut n = cx.prog.insts.len() as u32;
     for s in &entry.body {
         match s {
             Stmt::Label(l) => {

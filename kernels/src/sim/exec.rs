@@ -38,6 +38,8 @@ pub(super) struct Warp {
     /// `cp.async` copies not landed yet, and each lane's open group (commits so far).
     pub copies: Vec<super::copy::Pending>,
     pub groups: [u32; 32],
+    /// Each lane's calls in progress (empty until the warp's first `call`, see `call`).
+    pub frames: Vec<Vec<super::call::Frame>>,
 }
 
 /// One launch in progress.
@@ -53,6 +55,8 @@ pub(super) struct Machine<'p> {
     pub chk: Checks,
     /// The run's output so far: what `printf` printed.
     pub out: crate::job::RunOutput,
+    /// The instruction being executed, for an `internal_error` should the simulator panic.
+    pub at: &'p std::cell::Cell<Option<usize>>,
 }
 
 impl Machine<'_> {
@@ -128,7 +132,7 @@ impl Machine<'_> {
             }
         }
         Warp {
-            pc: 0,
+            pc: p.start,
             active: lanes,
             others: Vec::new(),
             at_bar: Vec::new(),
@@ -141,6 +145,7 @@ impl Machine<'_> {
             local: vec![0; p.local_bytes as usize * 32],
             copies: Vec::new(),
             groups: [0; 32],
+            frames: Vec::new(),
         }
     }
 
@@ -197,6 +202,7 @@ impl Machine<'_> {
                 return Ok(());
             }
             let pc = w.pc as usize;
+            self.at.set(Some(pc));
             let Some(inst) = prog.insts.get(pc) else {
                 let last = prog.insts.len().saturating_sub(1) as u32;
                 for l in 0..32 {
@@ -251,6 +257,28 @@ impl Machine<'_> {
                     }
                     w.active &= !exec;
                     w.pc += 1;
+                }
+                Op::Call { func, args, ret } => {
+                    if exec != 0 {
+                        self.call(w, exec, pc, *func, args, *ret)?;
+                    } else {
+                        w.pc += 1;
+                    }
+                }
+                Op::Ret => {
+                    let out = self.ret(w, exec);
+                    if out != 0 {
+                        for l in (0..32).filter(|l| out >> l & 1 == 1) {
+                            w.exit_pc[l] = pc as u32;
+                        }
+                        w.exited |= out;
+                        self.land(w, shared, out, |_, _| true)?;
+                    }
+                }
+                Op::Trap | Op::AssertFail { .. } if exec != 0 => {
+                    let lane = exec.trailing_zeros() as usize;
+                    let fault = self.trap(w, shared, pc, lane, &inst.op);
+                    return Err(self.fault(fault, Some(pc), Some(w), Some(lane)));
                 }
                 Op::Printf { fmt, args, ret } => {
                     if exec != 0 {

@@ -26,6 +26,24 @@ pub enum Fault {
     BarrierDivergence {
         detail: String,
     },
+    /// `trap` (`__trap()`), or a failed `assert` (`__assertfail`).
+    Trap {
+        assert: Option<Assert>,
+    },
+    /// A call nested `depth` deep, to `func`.
+    StackOverflow {
+        func: String,
+        depth: usize,
+    },
+}
+
+/// What a failed `assert` passes to `__assertfail`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Assert {
+    pub cond: String,
+    pub file: String,
+    pub line: u32,
+    pub func: String,
 }
 
 /// A fault with where it happened.
@@ -99,6 +117,24 @@ impl Located {
                 ),
             ),
             Fault::BarrierDivergence { detail } => (Kind::BarrierDivergence, detail.clone()),
+            Fault::Trap { assert: None } => (
+                Kind::Trap,
+                "the kernel executed `__trap()` (PTX `trap`): on a GPU this aborts the whole launch with an error and no output is kept".to_string(),
+            ),
+            Fault::Trap { assert: Some(a) } => (
+                Kind::Trap,
+                format!(
+                    "assertion `{}` failed in {} ({}:{}): on a GPU a failed assert aborts the whole launch, and no output is kept",
+                    a.cond, a.func, a.file, a.line
+                ),
+            ),
+            Fault::StackOverflow { func, depth } => (
+                Kind::StackOverflow,
+                format!(
+                    "the call to `{func}` would nest {} calls deep, past the limit of {depth}: a recursion whose end condition is never met, or one that goes too deep for a GPU thread's stack (1 KiB by default); end it sooner or write it as a loop",
+                    depth + 1
+                ),
+            ),
         };
         let mut d = Diagnostic::new(kind, message);
         if let Some(inst) = self.inst.and_then(|i| prog.insts.get(i))

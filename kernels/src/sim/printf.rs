@@ -304,7 +304,7 @@ fn strip_zeros(t: &str) -> String {
 
 /// The NUL-terminated string at generic address `addr`, as `lane` sees memory. Reading it, like
 /// reading the arguments, is `printf`'s business: the checks and the access budget do not see it.
-fn c_string(sp: &mut Spaces<'_>, lane: usize, addr: u64) -> Result<String, MemFault> {
+pub(super) fn c_string(sp: &mut Spaces<'_>, lane: usize, addr: u64) -> Result<String, MemFault> {
     let mut bytes = Vec::new();
     while bytes.len() < MAX_STRING {
         let at = addr.wrapping_add(bytes.len() as u64);
