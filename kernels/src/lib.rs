@@ -9,6 +9,7 @@ mod capture;
 pub mod diag;
 pub mod entry;
 pub mod gpu;
+pub mod gpu_faults;
 pub mod job;
 pub mod nvrtc;
 pub mod refcache;

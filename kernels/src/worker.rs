@@ -160,11 +160,16 @@ pub fn serve() -> std::io::Result<()> {
             Err(e) => failed(Kind::LaunchError, format!("bad worker request: {e}")),
         };
         if let Some(c) = &mut capture {
-            for line in c.text(PRINTED_BYTES).lines() {
+            let mut lines: Vec<String> = c.text(PRINTED_BYTES).lines().map(String::from).collect();
+            let diagnostics = &mut reply.output.diagnostics;
+            if let Some(d) = diagnostics.iter_mut().find(|d| d.kind == Kind::Trap) {
+                crate::gpu_faults::assert_from_printed(d, &mut lines);
+            }
+            for text in lines {
                 reply.output.print(crate::job::Printed {
                     block: None,
                     thread: None,
-                    text: line.to_string(),
+                    text,
                 });
             }
         }

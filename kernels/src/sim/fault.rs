@@ -103,6 +103,16 @@ fn oob_message(write: bool, m: &MemFault) -> String {
 impl Located {
     pub fn diagnostic(&self, prog: &Program) -> Diagnostic {
         let (kind, message) = match &self.fault {
+            Fault::OutOfBounds { write: true, mem } if mem.read_only && mem.space == Space::Global => {
+                let name = mem.name.as_deref().unwrap_or("?");
+                (
+                    Kind::WroteInput,
+                    format!(
+                        "writes `{name}[{}]`, but `{name}` is an input of this puzzle and inputs are read-only (the parameter is `const`): on a GPU, blocks that read what another block overwrote get results that depend on the schedule; keep partial results in registers or shared memory and write only to the output",
+                        mem.index
+                    ),
+                )
+            }
             Fault::OutOfBounds { write, mem } => (Kind::OutOfBounds, oob_message(*write, mem)),
             Fault::Unsupported { what } => (
                 Kind::UnsupportedInstruction,
@@ -333,6 +343,30 @@ pub fn finding_diagnostic(k: &Kept, n: &Names<'_>) -> Diagnostic {
             };
             (
                 Diagnostic::new(Kind::BudgetExceeded, msg).in_thread(b, t),
+                at.inst,
+            )
+        }
+        Finding::ReadUnwritten {
+            buf,
+            index,
+            at,
+            atomic,
+        } => {
+            let name = n.buffer(*buf);
+            let (b, t) = n.global(at.thread);
+            let what = if *atomic {
+                "updates with an atomic"
+            } else {
+                "reads"
+            };
+            let msg = format!(
+                "block {} thread {} {what} `{name}[{index}]` (line {}) before any thread of this launch has written it: the runner does not zero the outputs (they hold NaN, as memory from cudaMalloc holds whatever was there), so the value it starts from is garbage; write each output element once with a plain store, or sum into a register first",
+                t3(b),
+                t3(t),
+                n.line(at.inst)
+            );
+            (
+                Diagnostic::new(Kind::UninitializedRead, msg).in_thread(b, t),
                 at.inst,
             )
         }

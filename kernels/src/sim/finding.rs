@@ -60,6 +60,13 @@ pub enum Finding {
         /// Threads in the launch, when one thread per element would need more.
         short: Option<u64>,
     },
+    /// A read or an atomic of an output element no thread of the launch had written yet.
+    ReadUnwritten {
+        buf: usize,
+        index: usize,
+        at: Access,
+        atomic: bool,
+    },
 }
 
 impl Finding {
@@ -75,6 +82,7 @@ impl Finding {
             Finding::Uninit { reader, .. } => (1, line(reader.inst), 0),
             Finding::OverBudget { at, .. } => (2, line(at.inst), u32::from(at.write)),
             Finding::Unwritten { buf, .. } => (3, *buf as u32, 0),
+            Finding::ReadUnwritten { at, .. } => (4, line(at.inst), 0),
         }
     }
 }

@@ -345,6 +345,7 @@ fn memory_for(prog: &ir::Program, job: &Job) -> Result<Memory, Box<Diagnostic>> 
             name: a.name().to_string(),
             bytes,
             elem: 4,
+            read_only: matches!(a, Arg::Input { .. }),
         });
     }
     for (sym, init) in &prog.globals {
@@ -352,6 +353,7 @@ fn memory_for(prog: &ir::Program, job: &Job) -> Result<Memory, Box<Diagnostic>> 
             name: sym.name.clone(),
             bytes: init.clone(),
             elem: 4,
+            read_only: false,
         });
     }
     for c in &job.constants {

@@ -1,7 +1,8 @@
 //! Kernels a learner may write that leave the puzzles' usual path: device functions NVRTC did
 //! not inline (recursion, `__noinline__`, a pointer to the caller's local array), a recursion
-//! that never ends, `__trap()` and a failed `assert`, each a fixture of `fixtures/broken/` with
-//! its `// expect:` mark, on puzzle 01's random case.
+//! that never ends, `__trap()` and a failed `assert`, a store into an input, and an output
+//! updated (`+=`, `atomicAdd`) before anything wrote it; each a fixture of `fixtures/broken/`
+//! with its `// expect:` mark, on puzzle 01's random case.
 
 mod common;
 
@@ -38,6 +39,32 @@ fn a_failed_assert_quotes_its_condition_file_and_line() {
     let place = format!("kernels/tests/fixtures/broken/p01_assert.cu:{line}");
     assert!(
         has(&d, Kind::Trap, &["assertion `i < size` failed", "conv1d", &place]),
+        "{d:#?}"
+    );
+}
+
+#[test]
+fn a_store_into_an_input_is_wrote_input_at_its_thread() {
+    let d = check("p01_writes_input", &P01);
+    assert!(has(&d, Kind::WroteInput, &["writes `a[0]`", "read-only"]), "{d:#?}");
+    assert_eq!((d[0].block, d[0].thread), (Some([0, 0, 0]), Some([0, 0, 0])));
+}
+
+#[test]
+fn an_atomic_into_an_output_nobody_wrote_says_outputs_are_not_zeroed() {
+    let d = check("p01_accumulates", &P01);
+    assert!(
+        has(&d, Kind::UninitializedRead, &["updates with an atomic `out[0]`", "does not zero"]),
+        "{d:#?}"
+    );
+    assert!(d.iter().all(|x| x.kind != Kind::UnwrittenOutput), "{d:#?}");
+}
+
+#[test]
+fn adding_into_an_output_nobody_wrote_says_outputs_are_not_zeroed() {
+    let d = check("p01_adds_to_output", &P01);
+    assert!(
+        has(&d, Kind::UninitializedRead, &["reads `out[0]`", "does not zero"]),
         "{d:#?}"
     );
 }
