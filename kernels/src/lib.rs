@@ -10,6 +10,7 @@ pub mod diag;
 pub mod entry;
 pub mod gpu;
 pub mod gpu_faults;
+pub mod headers;
 pub mod job;
 pub mod nvrtc;
 pub mod refcache;

@@ -85,7 +85,7 @@ fn wheel_dirs() -> Vec<PathBuf> {
     dirs
 }
 
-fn python_site_dirs() -> Vec<PathBuf> {
+pub(crate) fn python_site_dirs() -> Vec<PathBuf> {
     let script =
         "import site,sys; print('\\n'.join(site.getsitepackages()+[site.getusersitepackages()]))";
     Command::new("python3")
@@ -138,7 +138,14 @@ pub fn install() -> Result<PathBuf, Error> {
     if lib.is_file() {
         return Ok(lib);
     }
-    let staging = cache_dir().join("nvrtc.partial");
+    pip_install(WHEEL, &target)?;
+    Ok(lib)
+}
+
+/// Installs `wheel` (no dependencies) into `target` with pip, through a staging folder so that
+/// an interrupted install leaves nothing half there. The caller holds the cache's lock.
+pub(crate) fn pip_install(wheel: &str, target: &Path) -> Result<(), Error> {
+    let staging = target.with_extension("partial");
     let _ = std::fs::remove_dir_all(&staging);
     let out = Command::new("python3")
         .args([
@@ -151,16 +158,15 @@ pub fn install() -> Result<PathBuf, Error> {
         ])
         .arg("--target")
         .arg(&staging)
-        .arg(WHEEL)
+        .arg(wheel)
         .output()
         .map_err(|e| Error::Missing(format!("python3 could not be run ({e})")))?;
     if !out.status.success() {
         let why = String::from_utf8_lossy(&out.stderr);
         return Err(Error::Missing(format!("pip failed: {}", why.trim())));
     }
-    let _ = std::fs::remove_dir_all(&target);
-    std::fs::rename(&staging, &target).map_err(|e| Error::Missing(e.to_string()))?;
-    Ok(lib)
+    let _ = std::fs::remove_dir_all(target);
+    std::fs::rename(&staging, target).map_err(|e| Error::Missing(e.to_string()))
 }
 
 static LOADED: OnceLock<Result<String, String>> = OnceLock::new();
@@ -292,8 +298,9 @@ fn cache_key(source: &Source<'_>, target: &Target) -> u64 {
         sys::nvrtcVersion(&mut major, &mut minor);
         (major, minor)
     };
+    let own: String = crate::headers::OWN.iter().map(|(_, t)| *t).collect();
     let text = format!(
-        "{}\0{}\0{}\0{version:?}\0{}",
+        "{}\0{}\0{}\0{version:?}\0{}\0{own}",
         source.code,
         source.file,
         options(source, target).join(" "),
@@ -315,7 +322,36 @@ fn options(source: &Source<'_>, target: &Target) -> Vec<String> {
         "--std=c++17".to_string(),
     ];
     opts.extend(source.macros.iter().map(|(k, v)| format!("-D{k}={v}")));
+    opts.extend(
+        crate::headers::include_dirs(source.code)
+            .iter()
+            .map(|d| format!("-I{}", d.display())),
+    );
     opts
+}
+
+/// A program of `code` named `name`, with the workbook's own headers (`crate::headers::OWN`).
+fn create(code: &std::ffi::CStr, name: &std::ffi::CStr) -> Result<sys::nvrtcProgram, result::NvrtcError> {
+    let own = crate::headers::OWN;
+    let texts: Vec<CString> = own.iter().map(|(_, t)| CString::new(*t).expect("no NUL")).collect();
+    let names: Vec<CString> = own.iter().map(|(n, _)| CString::new(*n).expect("no NUL")).collect();
+    let text_ptrs: Vec<*const std::ffi::c_char> = texts.iter().map(|t| t.as_ptr()).collect();
+    let name_ptrs: Vec<*const std::ffi::c_char> = names.iter().map(|n| n.as_ptr()).collect();
+    let mut prog = std::mem::MaybeUninit::uninit();
+    // SAFETY: every pointer is to a NUL-terminated string that outlives the call, and the two
+    // arrays hold `own.len()` entries each; NVRTC copies what it keeps.
+    unsafe {
+        sys::nvrtcCreateProgram(
+            prog.as_mut_ptr(),
+            code.as_ptr(),
+            name.as_ptr(),
+            own.len() as i32,
+            text_ptrs.as_ptr(),
+            name_ptrs.as_ptr(),
+        )
+        .result()?;
+        Ok(prog.assume_init())
+    }
 }
 
 fn compile_uncached(source: &Source<'_>, target: &Target) -> Result<Compiled, Diagnostic> {
@@ -326,7 +362,7 @@ fn compile_uncached(source: &Source<'_>, target: &Target) -> Result<Compiled, Di
             .at_line(source.file, 1)
     })?;
     let name = CString::new(source.file).unwrap_or_else(|_| c"kernel.cu".to_owned());
-    let prog = result::create_program(&code, Some(&name)).map_err(nvrtc_error)?;
+    let prog = create(&code, &name).map_err(nvrtc_error)?;
     let opts = options(source, target);
     // SAFETY: `prog` was just created and is destroyed below; the options outlive the call.
     let compiled = unsafe { result::compile_program(prog, &opts) };

@@ -4,8 +4,8 @@
 //! (`equ`, `ltu`, ...: true when either side is NaN). Float-to-integer conversions round as the
 //! modifier says and saturate to the destination's range, NaN becoming 0, as the GPU does.
 //! Integer-to-integer conversions sign- or zero-extend from the source width, then truncate (or
-//! clamp with `.sat`). 64-bit integer to f32 honours only round-to-nearest; half precision is
-//! not simulated (decode marks it unsupported).
+//! clamp with `.sat`). 64-bit integer to f32 honours only round-to-nearest; `.f16` and `.bf16`
+//! go through `half`. Half-precision arithmetic is not simulated (decode marks it unsupported).
 
 use super::ir::*;
 use super::ops::{bf32, f32b, round32, sext};
@@ -84,6 +84,33 @@ fn int_range(ty: Ty) -> (f64, f64) {
 
 /// `cvt.m.dty.sty` of one lane.
 pub fn cvt(dty: Ty, sty: Ty, m: FMods, a: u64) -> u64 {
+    let half = |t: Ty| matches!(t, Ty::F16 | Ty::BF16);
+    if half(sty) {
+        let x = super::half::to_f64(a, sty);
+        let x = if m.ftz && x.abs() < 2f64.powi(-14) && sty == Ty::F16 {
+            0.0 * x.signum()
+        } else {
+            x
+        };
+        return cvt(dty, Ty::F64, m, x.to_bits());
+    }
+    if half(dty) {
+        let exact = FMods {
+            rnd: Rnd::Rn,
+            ftz: m.ftz,
+            sat: m.sat,
+            approx: false,
+        };
+        let x = if sty == Ty::F64 { a } else { cvt(Ty::F64, sty, exact, a) };
+        let x = f64::from_bits(x);
+        let x = if m.sat && !x.is_nan() { x.clamp(0.0, 1.0) } else { x };
+        let x = if matches!(m.rnd, Rnd::Rni | Rnd::Rzi | Rnd::Rmi | Rnd::Rpi) {
+            round_int(x, m.rnd)
+        } else {
+            x
+        };
+        return super::half::from_f64(x, dty, m.rnd);
+    }
     let dmask = dty.mask();
     match (dty.float(), sty.float()) {
         (false, false) => {

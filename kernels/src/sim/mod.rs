@@ -24,6 +24,7 @@ mod exec;
 mod fault;
 mod finding;
 mod float;
+mod half;
 pub mod ir;
 mod lex;
 mod memory;
