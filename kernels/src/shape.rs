@@ -40,7 +40,7 @@ impl LaunchShape {
         );
         let fail = |why: String| {
             Err(Diagnostic::new(
-                Kind::SignatureMismatch,
+                Kind::BadLaunchShape,
                 format!("{why}: declare `{wanted}`"),
             )
             .at_line(file, 1))
@@ -70,7 +70,7 @@ impl LaunchShape {
         };
         shape.check().map_err(|why| {
             Diagnostic::new(
-                Kind::SignatureMismatch,
+                Kind::BadLaunchShape,
                 format!("`{symbol}` = {{{threads}, {outputs_per_block}, {shared_bytes}}}: {why}"),
             )
             .at_line(file, 1)
@@ -79,15 +79,22 @@ impl LaunchShape {
 
     /// Checks the shape against what every sm_90 GPU can launch.
     pub fn check(self) -> Result<Self, String> {
-        if self.threads == 0 || self.threads > MAX_THREADS {
-            return Err(format!("THREADS must be between 1 and {MAX_THREADS}"));
+        if self.threads == 0 {
+            return Err("THREADS is 0; a block needs at least 1 thread".into());
+        }
+        if self.threads > MAX_THREADS {
+            return Err(format!(
+                "THREADS = {} is past the limit of {MAX_THREADS} threads a block may have",
+                self.threads
+            ));
         }
         if self.outputs_per_block == 0 {
-            return Err("OUTPUTS_PER_BLOCK must be at least 1".into());
+            return Err("OUTPUTS_PER_BLOCK is 0; each block must compute at least 1 output".into());
         }
         if self.shared_bytes > MAX_SHARED_BYTES {
             return Err(format!(
-                "SHARED_BYTES must be at most {MAX_SHARED_BYTES} (227 KiB)"
+                "SHARED_BYTES = {} is past the limit of {MAX_SHARED_BYTES} bytes (227 KiB) of shared memory a block may have",
+                self.shared_bytes
             ));
         }
         Ok(self)
@@ -165,7 +172,7 @@ mod tests {
             LaunchShape::from_ptx(".visible .entry conv1d(", "launch_shape", "k.cu").unwrap_err();
         assert_eq!(
             (d.kind, d.file.as_deref(), d.line),
-            (Kind::SignatureMismatch, Some("k.cu"), Some(1))
+            (Kind::BadLaunchShape, Some("k.cu"), Some(1))
         );
         assert!(
             d.message
@@ -186,22 +193,23 @@ mod tests {
         for (ptx, why) in [
             (
                 ".global .align 4 .b8 launch_shape[12] = {0, 0, 0, 0, 1};",
-                "THREADS",
+                "THREADS is 0",
             ),
             (
                 ".global .align 4 .u32 launch_shape[3] = {2048, 1, 0};",
-                "THREADS",
+                "THREADS = 2048 is past the limit of 1024",
             ),
             (
                 ".global .align 4 .u32 launch_shape[3] = {256, 0, 0};",
-                "OUTPUTS_PER_BLOCK",
+                "OUTPUTS_PER_BLOCK is 0",
             ),
             (
                 ".global .align 4 .u32 launch_shape[3] = {256, 1, 300000};",
-                "SHARED_BYTES",
+                "SHARED_BYTES = 300000 is past the limit of 232448",
             ),
         ] {
             let d = LaunchShape::from_ptx(ptx, "launch_shape", "k.cu").unwrap_err();
+            assert_eq!(d.kind, Kind::BadLaunchShape, "{ptx}");
             assert!(d.message.contains(why), "{ptx}: {}", d.message);
         }
         let uninitialized = ".global .align 4 .b8 launch_shape[12];";

@@ -106,7 +106,7 @@ mod tests {
                 &mut cases,
             )
             .unwrap_err();
-        assert_eq!(d.kind, kernels::Kind::SignatureMismatch);
+        assert_eq!(d.kind, kernels::Kind::BadLaunchShape);
         assert!(d.message.contains("launch_shape[3]"), "{}", d.message);
     }
 }
