@@ -8,6 +8,7 @@ pub mod bench;
 mod capture;
 pub mod diag;
 pub mod entry;
+pub mod fuzz;
 pub mod gpu;
 pub mod gpu_faults;
 pub mod headers;

@@ -4,7 +4,7 @@
 //! (`equ`, `ltu`, ...: true when either side is NaN). Float-to-integer conversions round as the
 //! modifier says and saturate to the destination's range, NaN becoming 0, as the GPU does.
 //! Integer-to-integer conversions sign- or zero-extend from the source width, then truncate (or
-//! clamp with `.sat`). 64-bit integer to f32 honours only round-to-nearest; `.f16` and `.bf16`
+//! clamp with `.sat`). Integers become floats correctly rounded in every mode; `.f16` and `.bf16`
 //! go through `half`. Half-precision arithmetic is not simulated (decode marks it unsupported).
 
 use super::ir::*;
@@ -145,18 +145,19 @@ pub fn cvt(dty: Ty, sty: Ty, m: FMods, a: u64) -> u64 {
             v & dmask
         }
         (true, false) => {
-            let (x, exact) = if sty.signed() {
-                let v = sext(a, sty.bits());
-                (v as f64, v.unsigned_abs() < (1 << 53))
+            // Exact in i128, rounded once (Rust's `as` rounds to nearest even), then moved one
+            // step where a directed mode says.
+            let v: i128 = if sty.signed() {
+                i128::from(sext(a, sty.bits()))
             } else {
-                let v = a & sty.mask();
-                (v as f64, v < (1 << 53))
+                i128::from(a & sty.mask())
             };
-            match dty {
-                Ty::F64 => x.to_bits(),
-                _ if exact => bf32(round32(x, 0.0, m.rnd)),
-                _ if sty.signed() => bf32(sext(a, 64) as f32),
-                _ => bf32(a as f32),
+            if dty == Ty::F64 {
+                let r = v as f64;
+                super::float::round64(r, (v - r as i128) as f64, m.rnd).to_bits()
+            } else {
+                let r = v as f32;
+                bf32(round32(f64::from(r), (v - r as i128) as f64, m.rnd))
             }
         }
         (true, true) => {

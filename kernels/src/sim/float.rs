@@ -168,3 +168,86 @@ pub fn fma32(m: FMods, a: f32, b: f32, c: f32) -> f32 {
     };
     fin32(r, m)
 }
+
+/// The f64 next to `x` toward +infinity (`up`) or -infinity.
+fn next64(x: f64, up: bool) -> f64 {
+    if x.is_nan() || (x.is_infinite() && (x > 0.0) == up) {
+        return x;
+    }
+    if x == 0.0 {
+        let tiny = f64::from_bits(1);
+        return if up { tiny } else { -tiny };
+    }
+    let b = x.to_bits();
+    f64::from_bits(if (x > 0.0) == up { b + 1 } else { b - 1 })
+}
+
+/// Rounds to f64 in mode `rnd` the exact value whose round-to-nearest result is `r`, `err` being
+/// the sign (and about the size) of the exact value minus `r` (for an overflow to infinity, any
+/// value of the other sign).
+pub fn round64(r: f64, err: f64, rnd: Rnd) -> f64 {
+    if r.is_nan() || err == 0.0 || err.is_nan() {
+        return r;
+    }
+    match rnd {
+        Rnd::Rm | Rnd::Rmi if err < 0.0 => next64(r, false),
+        Rnd::Rp | Rnd::Rpi if err > 0.0 => next64(r, true),
+        Rnd::Rz | Rnd::Rzi if (r > 0.0 && err < 0.0) || (r < 0.0 && err > 0.0) => {
+            next64(r, r < 0.0)
+        }
+        _ => r,
+    }
+}
+
+/// The error of an f64 result `r` that overflowed to infinity from finite operands, or `err`.
+fn overflowed(r: f64, finite: bool, err: f64) -> f64 {
+    if r.is_infinite() && finite { -r } else { err }
+}
+
+/// `a op b` in f64, rounded in mode `rnd` (add, sub, mul, div).
+pub fn f64_op(op: Bin, rnd: Rnd, a: f64, b: f64) -> f64 {
+    let finite = a.is_finite() && b.is_finite();
+    let (r, err) = match op {
+        Bin::Add | Bin::Sub => {
+            let b = if op == Bin::Sub { -b } else { b };
+            two_sum(a, b)
+        }
+        Bin::MulLo => {
+            let p = a * b;
+            (p, a.mul_add(b, -p))
+        }
+        _ => {
+            let q = a / b;
+            (q, (-q).mul_add(b, a) * b.signum())
+        }
+    };
+    if matches!(rnd, Rnd::Default | Rnd::Rn) {
+        return r;
+    }
+    round64(r, overflowed(r, finite, err), rnd)
+}
+
+/// `fma(a, b, c)` in f64, rounded in mode `rnd`.
+pub fn fma64(rnd: Rnd, a: f64, b: f64, c: f64) -> f64 {
+    let f = a.mul_add(b, c);
+    if matches!(rnd, Rnd::Default | Rnd::Rn) || f.is_nan() {
+        return f;
+    }
+    let finite = a.is_finite() && b.is_finite() && c.is_finite();
+    // a*b + c - f = (p - f + c) + pe, p = a*b rounded and pe its exact error.
+    let p = a * b;
+    let pe = a.mul_add(b, -p);
+    let (t, te) = two_sum(p, c);
+    let (u, ue) = two_sum(t - f, te);
+    round64(f, overflowed(f, finite, u + (ue + pe)), rnd)
+}
+
+/// `sqrt(x)` (or `1/x` for `rcp`) in f64, rounded in mode `rnd`.
+pub fn sqrt_rcp64(rcp: bool, rnd: Rnd, x: f64) -> f64 {
+    if rcp {
+        let q = 1.0 / x;
+        return round64(q, (-q).mul_add(x, 1.0) * x.signum(), rnd);
+    }
+    let s = x.sqrt();
+    round64(s, (-s).mul_add(s, x), rnd)
+}

@@ -25,10 +25,9 @@ pub fn bin(op: Bin, ty: Ty, m: FMods, a: u64, b: u64) -> u64 {
         Ty::F64 => {
             let (x, y) = (f64::from_bits(a), f64::from_bits(b));
             return bf64(match op {
-                Bin::Add => x + y,
-                Bin::Sub => x - y,
-                Bin::MulLo => x * y,
-                Bin::Div => x / y,
+                Bin::Add | Bin::Sub | Bin::MulLo | Bin::Div => {
+                    super::float::f64_op(op, m.rnd, x, y)
+                }
                 Bin::Min if x.is_nan() || y.is_nan() => x.min(y),
                 Bin::Max if x.is_nan() || y.is_nan() => x.max(y),
                 Bin::Min => {
@@ -112,6 +111,10 @@ fn wide_mask(w: u32) -> u64 {
     }
 }
 
+fn directed(m: FMods) -> bool {
+    !matches!(m.rnd, Rnd::Default | Rnd::Rn)
+}
+
 /// Unary operation on one lane.
 pub fn un(op: Un, ty: Ty, m: FMods, a: u64) -> u64 {
     let w = ty.bits();
@@ -123,6 +126,14 @@ pub fn un(op: Un, ty: Ty, m: FMods, a: u64) -> u64 {
             Un::Mov => return a & mask,
             Un::Neg => return u64::from(x.to_bits() ^ 0x8000_0000),
             Un::Abs => return u64::from(x.to_bits() & 0x7fff_ffff),
+            Un::Sqrt if directed(m) => {
+                let s = xd.sqrt();
+                super::float::round32(s, (-s).mul_add(s, xd), m.rnd)
+            }
+            Un::Rcp if directed(m) && !m.approx => {
+                let q = 1.0 / xd;
+                super::float::round32(q, (-q).mul_add(xd, 1.0) * xd.signum(), m.rnd)
+            }
             Un::Sqrt => x.sqrt(),
             Un::Rsqrt => (1.0 / xd.sqrt()) as f32,
             Un::Rcp => 1.0 / x,
@@ -141,8 +152,9 @@ pub fn un(op: Un, ty: Ty, m: FMods, a: u64) -> u64 {
         return match op {
             Un::Neg => a ^ (1 << 63),
             Un::Abs => a & !(1 << 63),
-            Un::Sqrt => bf64(x.sqrt()),
+            Un::Sqrt => bf64(super::float::sqrt_rcp64(false, m.rnd, x)),
             Un::Rsqrt => bf64(1.0 / x.sqrt()),
+            Un::Rcp if !m.approx => bf64(super::float::sqrt_rcp64(true, m.rnd, x)),
             Un::Rcp => bf64(1.0 / x),
             Un::Ex2 => bf64(x.exp2()),
             Un::Lg2 => bf64(x.log2()),
@@ -197,7 +209,12 @@ pub fn tern(op: Tern, ty: Ty, m: FMods, a: u64, b: u64, c: u64) -> u64 {
     let mask = ty.mask();
     match op {
         Tern::Fma if ty == Ty::F32 => bf32(fma32(m, f32b(a), f32b(b), f32b(c))),
-        Tern::Fma => bf64(f64::from_bits(a).mul_add(f64::from_bits(b), f64::from_bits(c))),
+        Tern::Fma => bf64(super::float::fma64(
+            m.rnd,
+            f64::from_bits(a),
+            f64::from_bits(b),
+            f64::from_bits(c),
+        )),
         Tern::MadLo => a.wrapping_mul(b).wrapping_add(c) & mask,
         Tern::MadHi => bin(Bin::MulHi, ty, m, a, b).wrapping_add(c) & mask,
         Tern::MadWide => bin(Bin::MulWide, ty, m, a, b).wrapping_add(c) & wide_mask(w),
@@ -235,6 +252,15 @@ pub fn tern(op: Tern, ty: Ty, m: FMods, a: u64, b: u64, c: u64) -> u64 {
             u64::from(r)
         }
         Tern::Dp4a => 0,
+        Tern::Shf { left, clamp } => {
+            let n = if clamp { (c as u32).min(32) } else { c as u32 & 31 };
+            let both = u64::from(b as u32) << 32 | u64::from(a as u32);
+            if left {
+                u64::from(((both << n) >> 32) as u32)
+            } else {
+                u64::from((both >> n) as u32)
+            }
+        }
         Tern::Sad => {
             let diff = if ty.signed() {
                 sext(a, w).abs_diff(sext(b, w))

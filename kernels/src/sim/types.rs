@@ -198,6 +198,8 @@ pub enum Tern {
     Prmt,
     Dp4a,
     Sad,
+    /// `shf.l` / `shf.r` (funnel shift of the 64 bits `b:a`), `.clamp` or `.wrap`.
+    Shf { left: bool, clamp: bool },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
