@@ -18,8 +18,12 @@ pub fn trap(e: &DriverError, code: &str) -> Option<Diagnostic> {
     use sys::CUresult::*;
     let traps = code.contains("__trap") || code.contains("trap;");
     let message = match e.0 {
-        CUDA_ERROR_ASSERT => "an `assert` failed on the device: a failed assert aborts the whole launch, and no output is kept",
-        CUDA_ERROR_ILLEGAL_INSTRUCTION | CUDA_ERROR_LAUNCH_FAILED if traps => "the kernel executed `__trap()`: on a GPU this aborts the whole launch with an error and no output is kept",
+        CUDA_ERROR_ASSERT => {
+            "an `assert` failed on the device: a failed assert aborts the whole launch, and no output is kept"
+        }
+        CUDA_ERROR_ILLEGAL_INSTRUCTION | CUDA_ERROR_LAUNCH_FAILED if traps => {
+            "the kernel executed `__trap()`: on a GPU this aborts the whole launch with an error and no output is kept"
+        }
         _ => return None,
     };
     Some(Diagnostic::new(Kind::Trap, message))
@@ -40,7 +44,10 @@ pub fn assert_from_printed(d: &mut Diagnostic, printed: &mut Vec<String>) {
             "assertion `{}` failed in {} ({}:{}): on a GPU a failed assert aborts the whole launch, and no output is kept",
             a.cond, a.func, a.file, a.line
         );
-        *d = d.clone().at_line(a.file, a.line).in_thread(a.block, a.thread);
+        *d = d
+            .clone()
+            .at_line(a.file, a.line)
+            .in_thread(a.block, a.thread);
     }
     if lines.len() > 1 {
         d.message += &format!(" ({} more threads failed it)", lines.len() - 1);
@@ -64,7 +71,10 @@ fn parse_assert(text: &str) -> Option<Failed> {
     let (thread, rest) = rest.split_once("] Assertion `")?;
     let cond = rest.trim_end().strip_suffix("` failed.")?;
     let dims = |s: &str| -> Option<[u32; 3]> {
-        let v: Vec<u32> = s.split(',').map(|x| x.trim().parse().ok()).collect::<Option<_>>()?;
+        let v: Vec<u32> = s
+            .split(',')
+            .map(|x| x.trim().parse().ok())
+            .collect::<Option<_>>()?;
         v.try_into().ok()
     };
     Some(Failed {
@@ -113,16 +123,27 @@ mod tests {
     fn the_device_assert_line_becomes_the_diagnostic() {
         let mut printed = vec![
             line("hello"),
-            line("p/kernel.cu:12: void conv1d(const float *, float *, int): block: [3,0,0], thread: [4,0,0] Assertion `i < size` failed."),
-            line("p/kernel.cu:12: void conv1d(const float *, float *, int): block: [3,0,0], thread: [5,0,0] Assertion `i < size` failed."),
+            line(
+                "p/kernel.cu:12: void conv1d(const float *, float *, int): block: [3,0,0], thread: [4,0,0] Assertion `i < size` failed.",
+            ),
+            line(
+                "p/kernel.cu:12: void conv1d(const float *, float *, int): block: [3,0,0], thread: [5,0,0] Assertion `i < size` failed.",
+            ),
         ];
         let mut d = Diagnostic::new(Kind::Trap, "an `assert` failed");
         assert_from_printed(&mut d, &mut printed);
         assert_eq!(printed, vec![line("hello")]);
         assert_eq!((d.file.as_deref(), d.line), (Some("p/kernel.cu"), Some(12)));
         assert_eq!((d.block, d.thread), (Some([3, 0, 0]), Some([4, 0, 0])));
-        assert!(d.message.contains("assertion `i < size` failed in void conv1d("));
-        assert!(d.message.ends_with("(1 more threads failed it)"), "{}", d.message);
+        assert!(
+            d.message
+                .contains("assertion `i < size` failed in void conv1d(")
+        );
+        assert!(
+            d.message.ends_with("(1 more threads failed it)"),
+            "{}",
+            d.message
+        );
     }
 
     #[test]
@@ -141,6 +162,9 @@ mod tests {
         assert!(changed_inputs(&job, &[Some(vec![1.0, 0.0, 2.0])]).is_none());
         let d = changed_inputs(&job, &[Some(vec![1.0, -0.0, 3.0])]).expect("changed");
         assert_eq!(d.kind, Kind::WroteInput);
-        assert!(d.message.contains("2 of 3 elements of the input `a` (the first is `a[1]`)"));
+        assert!(
+            d.message
+                .contains("2 of 3 elements of the input `a` (the first is `a[1]`)")
+        );
     }
 }

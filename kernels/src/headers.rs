@@ -9,7 +9,11 @@
 //! `nvidia-cuda-runtime` wheel, found like NVRTC and installed the same way into the cache, only
 //! when a source includes a header that is not one of the workbook's.
 
+#![allow(unsafe_code)] // nvrtcCreateProgram with the headers: the call says why it is sound.
+
 use crate::nvrtc::{Error, cache_dir, pip_install};
+use cudarc::nvrtc::{result, sys};
+use std::ffi::CString;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -98,6 +102,39 @@ pub fn install() -> Result<PathBuf, Error> {
         pip_install(RUNTIME_WHEEL, &target)?;
     }
     Ok(wheel_include(&target))
+}
+
+/// A program of `code` named `name`, with the workbook's own headers (`crate::headers::OWN`).
+pub(crate) fn create(
+    code: &std::ffi::CStr,
+    name: &std::ffi::CStr,
+) -> Result<sys::nvrtcProgram, result::NvrtcError> {
+    let own = crate::headers::OWN;
+    let texts: Vec<CString> = own
+        .iter()
+        .map(|(_, t)| CString::new(*t).expect("no NUL"))
+        .collect();
+    let names: Vec<CString> = own
+        .iter()
+        .map(|(n, _)| CString::new(*n).expect("no NUL"))
+        .collect();
+    let text_ptrs: Vec<*const std::ffi::c_char> = texts.iter().map(|t| t.as_ptr()).collect();
+    let name_ptrs: Vec<*const std::ffi::c_char> = names.iter().map(|n| n.as_ptr()).collect();
+    let mut prog = std::mem::MaybeUninit::uninit();
+    // SAFETY: every pointer is to a NUL-terminated string that outlives the call, and the two
+    // arrays hold `own.len()` entries each; NVRTC copies what it keeps.
+    unsafe {
+        sys::nvrtcCreateProgram(
+            prog.as_mut_ptr(),
+            code.as_ptr(),
+            name.as_ptr(),
+            own.len() as i32,
+            text_ptrs.as_ptr(),
+            name_ptrs.as_ptr(),
+        )
+        .result()?;
+        Ok(prog.assume_init())
+    }
 }
 
 #[cfg(test)]

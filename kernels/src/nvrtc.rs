@@ -330,30 +330,6 @@ fn options(source: &Source<'_>, target: &Target) -> Vec<String> {
     opts
 }
 
-/// A program of `code` named `name`, with the workbook's own headers (`crate::headers::OWN`).
-fn create(code: &std::ffi::CStr, name: &std::ffi::CStr) -> Result<sys::nvrtcProgram, result::NvrtcError> {
-    let own = crate::headers::OWN;
-    let texts: Vec<CString> = own.iter().map(|(_, t)| CString::new(*t).expect("no NUL")).collect();
-    let names: Vec<CString> = own.iter().map(|(n, _)| CString::new(*n).expect("no NUL")).collect();
-    let text_ptrs: Vec<*const std::ffi::c_char> = texts.iter().map(|t| t.as_ptr()).collect();
-    let name_ptrs: Vec<*const std::ffi::c_char> = names.iter().map(|n| n.as_ptr()).collect();
-    let mut prog = std::mem::MaybeUninit::uninit();
-    // SAFETY: every pointer is to a NUL-terminated string that outlives the call, and the two
-    // arrays hold `own.len()` entries each; NVRTC copies what it keeps.
-    unsafe {
-        sys::nvrtcCreateProgram(
-            prog.as_mut_ptr(),
-            code.as_ptr(),
-            name.as_ptr(),
-            own.len() as i32,
-            text_ptrs.as_ptr(),
-            name_ptrs.as_ptr(),
-        )
-        .result()?;
-        Ok(prog.assume_init())
-    }
-}
-
 fn compile_uncached(source: &Source<'_>, target: &Target) -> Result<Compiled, Diagnostic> {
     let nvrtc_error =
         |e: result::NvrtcError| Diagnostic::new(Kind::NvrtcMissing, format!("NVRTC failed: {e:?}"));
@@ -362,7 +338,7 @@ fn compile_uncached(source: &Source<'_>, target: &Target) -> Result<Compiled, Di
             .at_line(source.file, 1)
     })?;
     let name = CString::new(source.file).unwrap_or_else(|_| c"kernel.cu".to_owned());
-    let prog = create(&code, &name).map_err(nvrtc_error)?;
+    let prog = crate::headers::create(&code, &name).map_err(nvrtc_error)?;
     let opts = options(source, target);
     // SAFETY: `prog` was just created and is destroyed below; the options outlive the call.
     let compiled = unsafe { result::compile_program(prog, &opts) };

@@ -39,11 +39,10 @@ impl LaunchShape {
             "extern \"C\" __device__ const int {symbol}[3] = {{THREADS, OUTPUTS_PER_BLOCK, SHARED_BYTES}};"
         );
         let fail = |why: String| {
-            Err(Diagnostic::new(
-                Kind::BadLaunchShape,
-                format!("{why}: declare `{wanted}`"),
+            Err(
+                Diagnostic::new(Kind::BadLaunchShape, format!("{why}: declare `{wanted}`"))
+                    .at_line(file, 1),
             )
-            .at_line(file, 1))
         };
         let Some(array) = crate::sim::module_array(ptx, symbol) else {
             return fail(format!(

@@ -51,7 +51,11 @@ fn run(code: &str, x: f32) -> (f32, Vec<String>) {
 #[test]
 fn cstdio_and_stdio_h_give_printf() {
     for header in ["cstdio", "stdio.h"] {
-        let call = if header == "cstdio" { "std::printf" } else { "printf" };
+        let call = if header == "cstdio" {
+            "std::printf"
+        } else {
+            "printf"
+        };
         let code = format!(
             "#include <{header}>\nextern \"C\" __global__ void k(const float* in, float* out) {{ {call}(\"x=%.1f\\n\", in[0]); out[0] = in[0]; }}"
         );

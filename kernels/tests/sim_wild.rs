@@ -18,7 +18,11 @@ fn recursive_and_noinline_device_functions_run_and_stay_clean() {
 fn a_recursion_that_never_ends_is_a_stack_overflow_naming_the_function() {
     let d = check("p01_endless_recursion", &P01);
     assert!(
-        has(&d, Kind::StackOverflow, &["`taps`", "257 calls deep", "limit of 256"]),
+        has(
+            &d,
+            Kind::StackOverflow,
+            &["`taps`", "257 calls deep", "limit of 256"]
+        ),
         "{d:#?}"
     );
     assert_eq!(d.len(), 1, "{d:#?}");
@@ -29,7 +33,10 @@ fn trap_stops_the_launch_at_its_line() {
     let d = check("p01_trap", &P01);
     assert!(has(&d, Kind::Trap, &["`__trap()`"]), "{d:#?}");
     // The first thread past the end: block 3 (threads 96..127) thread 4 is i = 100.
-    assert_eq!((d[0].block, d[0].thread), (Some([3, 0, 0]), Some([4, 0, 0])));
+    assert_eq!(
+        (d[0].block, d[0].thread),
+        (Some([3, 0, 0]), Some([4, 0, 0]))
+    );
 }
 
 #[test]
@@ -38,7 +45,11 @@ fn a_failed_assert_quotes_its_condition_file_and_line() {
     let line = expected("p01_assert").1;
     let place = format!("kernels/tests/fixtures/broken/p01_assert.cu:{line}");
     assert!(
-        has(&d, Kind::Trap, &["assertion `i < size` failed", "conv1d", &place]),
+        has(
+            &d,
+            Kind::Trap,
+            &["assertion `i < size` failed", "conv1d", &place]
+        ),
         "{d:#?}"
     );
 }
@@ -46,15 +57,25 @@ fn a_failed_assert_quotes_its_condition_file_and_line() {
 #[test]
 fn a_store_into_an_input_is_wrote_input_at_its_thread() {
     let d = check("p01_writes_input", &P01);
-    assert!(has(&d, Kind::WroteInput, &["writes `a[0]`", "read-only"]), "{d:#?}");
-    assert_eq!((d[0].block, d[0].thread), (Some([0, 0, 0]), Some([0, 0, 0])));
+    assert!(
+        has(&d, Kind::WroteInput, &["writes `a[0]`", "read-only"]),
+        "{d:#?}"
+    );
+    assert_eq!(
+        (d[0].block, d[0].thread),
+        (Some([0, 0, 0]), Some([0, 0, 0]))
+    );
 }
 
 #[test]
 fn an_atomic_into_an_output_nobody_wrote_says_outputs_are_not_zeroed() {
     let d = check("p01_accumulates", &P01);
     assert!(
-        has(&d, Kind::UninitializedRead, &["updates with an atomic `out[0]`", "does not zero"]),
+        has(
+            &d,
+            Kind::UninitializedRead,
+            &["updates with an atomic `out[0]`", "does not zero"]
+        ),
         "{d:#?}"
     );
     assert!(d.iter().all(|x| x.kind != Kind::UnwrittenOutput), "{d:#?}");
@@ -64,7 +85,11 @@ fn an_atomic_into_an_output_nobody_wrote_says_outputs_are_not_zeroed() {
 fn adding_into_an_output_nobody_wrote_says_outputs_are_not_zeroed() {
     let d = check("p01_adds_to_output", &P01);
     assert!(
-        has(&d, Kind::UninitializedRead, &["reads `out[0]`", "does not zero"]),
+        has(
+            &d,
+            Kind::UninitializedRead,
+            &["reads `out[0]`", "does not zero"]
+        ),
         "{d:#?}"
     );
 }

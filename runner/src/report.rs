@@ -93,7 +93,9 @@ pub fn human(outcome: &Outcome) -> String {
                 Some(Kind::KernelNotFound | Kind::SignatureMismatch) => {
                     "the kernel's entry point does not match the puzzle"
                 }
-                Some(Kind::BadLaunchShape) => "the kernel's declared launch shape cannot be launched",
+                Some(Kind::BadLaunchShape) => {
+                    "the kernel's declared launch shape cannot be launched"
+                }
                 Some(Kind::NvrtcMissing) => "the CUDA compiler library (NVRTC) is not available",
                 _ => "no case ran",
             };

@@ -66,7 +66,12 @@ impl Scope<'_> {
     }
     /// A variable of type `t` (every type has one from the start).
     pub fn var(&mut self, t: T) -> String {
-        let of: Vec<String> = self.vars.iter().filter(|v| v.0 == t).map(|v| v.1.clone()).collect();
+        let of: Vec<String> = self
+            .vars
+            .iter()
+            .filter(|v| v.0 == t)
+            .map(|v| v.1.clone())
+            .collect();
         let i = self.below(of.len());
         of[i].clone()
     }
@@ -125,7 +130,10 @@ impl Scope<'_> {
     fn uint(&mut self, d: u32) -> String {
         let (a, b) = (self.expr(T::U32, d), self.expr(T::U32, d));
         match self.below(16) {
-            0..=2 => format!("(({a}) {} ({b}))", self.pick(&["+", "-", "*", "&", "|", "^"])),
+            0..=2 => format!(
+                "(({a}) {} ({b}))",
+                self.pick(&["+", "-", "*", "&", "|", "^"])
+            ),
             3 => format!("(({a}) {} (({b}) & 31))", self.pick(&["<<", ">>"])),
             4 => format!("(({a}) {} (({b}) | 1))", self.pick(&["/", "%"])),
             5 => format!("{}({a}, {b})", self.pick(&["min", "max", "__umulhi"])),
@@ -186,7 +194,10 @@ impl Scope<'_> {
     fn ulong(&mut self, d: u32) -> String {
         let (a, b) = (self.expr(T::U64, d), self.expr(T::U64, d));
         match self.below(10) {
-            0..=2 => format!("(({a}) {} ({b}))", self.pick(&["+", "-", "*", "&", "|", "^"])),
+            0..=2 => format!(
+                "(({a}) {} ({b}))",
+                self.pick(&["+", "-", "*", "&", "|", "^"])
+            ),
             3 => format!("(({a}) {} (({b}) & 63))", self.pick(&["<<", ">>"])),
             4 => format!("(({a}) {} (({b}) | 1))", self.pick(&["/", "%"])),
             5 => format!("{}({a}, {b})", self.pick(&["min", "max", "__umul64hi"])),
@@ -223,7 +234,15 @@ impl Scope<'_> {
             6 => format!("{}_{r}({a})", self.pick(&["__fsqrt", "__frcp"])),
             7 => format!("{}({a}, {b})", self.pick(&["fminf", "fmaxf", "copysignf"])),
             8 => {
-                let f = ["fabsf", "floorf", "ceilf", "truncf", "rintf", "sqrtf", "__saturatef"];
+                let f = [
+                    "fabsf",
+                    "floorf",
+                    "ceilf",
+                    "truncf",
+                    "rintf",
+                    "sqrtf",
+                    "__saturatef",
+                ];
                 format!("{}({a})", self.pick(&f))
             }
             9 => format!("(-({a}))"),
@@ -253,7 +272,10 @@ impl Scope<'_> {
             }
             5 => format!("{}_{r}({a})", self.pick(&["__dsqrt", "__drcp"])),
             6 => format!("{}({a}, {b})", self.pick(&["fmin", "fmax", "copysign"])),
-            7 => format!("{}({a})", self.pick(&["fabs", "floor", "ceil", "trunc", "rint", "sqrt"])),
+            7 => format!(
+                "{}({a})",
+                self.pick(&["fabs", "floor", "ceil", "trunc", "rint", "sqrt"])
+            ),
             8 => format!("(double)({})", self.expr(T::F32, d)),
             9 => format!("__int2double_rn({})", self.expr(T::I32, d)),
             10 => format!("__ll2double_{r}({})", self.expr(T::I64, d)),
@@ -277,13 +299,20 @@ impl Scope<'_> {
             }
             5 => {
                 let f = self.expr(T::F32, d);
-                format!("{}({f})", self.pick(&["isnan", "isinf", "isfinite", "signbit"]))
+                format!(
+                    "{}({f})",
+                    self.pick(&["isnan", "isinf", "isfinite", "signbit"])
+                )
             }
             6 if d > 0 => {
                 let (a, b) = (self.cond(d - 1), self.cond(d - 1));
                 format!("({a} {} {b})", self.pick(&["&&", "||"]))
             }
-            _ => format!("((({}) & {}u) != 0u)", self.expr(T::U32, d), 1u32 << self.below(32)),
+            _ => format!(
+                "((({}) & {}u) != 0u)",
+                self.expr(T::U32, d),
+                1u32 << self.below(32)
+            ),
         }
     }
 }

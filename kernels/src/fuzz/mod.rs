@@ -22,9 +22,22 @@ pub struct Case {
 /// Floats that find the corners of float arithmetic, as bits: zeros, ones, halves, the
 /// smallest and largest normals and subnormals, infinities, NaN, and values that round.
 const FLOATS: [u32; 16] = [
-    0x0000_0000, 0x8000_0000, 0x3f80_0000, 0xbfc0_0000, 0x3f00_0000, 0x0080_0000, 0x0000_0001,
-    0x007f_ffff, 0x7f7f_ffff, 0x7f80_0000, 0xff80_0000, 0x7fff_ffff, 0x4b80_0001, 0x3eaa_aaab,
-    0x4f00_0000, 0xcf00_0001,
+    0x0000_0000,
+    0x8000_0000,
+    0x3f80_0000,
+    0xbfc0_0000,
+    0x3f00_0000,
+    0x0080_0000,
+    0x0000_0001,
+    0x007f_ffff,
+    0x7f7f_ffff,
+    0x7f80_0000,
+    0xff80_0000,
+    0x7fff_ffff,
+    0x4b80_0001,
+    0x3eaa_aaab,
+    0x4f00_0000,
+    0xcf00_0001,
 ];
 
 /// The case of `seed`.
@@ -89,7 +102,9 @@ pub fn sim_problem(out: &RunOutput) -> Option<String> {
     if let Some(d) = out.diagnostics.first() {
         return Some(format!("the simulator reported {d}"));
     }
-    out.outputs.is_empty().then(|| "the simulator returned no output".into())
+    out.outputs
+        .is_empty()
+        .then(|| "the simulator returned no output".into())
 }
 
 /// Where the simulator's run `sim` and the GPU's `gpu` of `case` differ, if they do.
@@ -101,7 +116,10 @@ pub fn difference(case: &Case, sim: &RunOutput, gpu: &RunOutput) -> Option<Strin
         return Some("a backend returned no output".into());
     };
     let slots = match case.job.args.get(1) {
-        Some(Arg::Output { len, .. }) => len / (case.job.launch.blocks() as usize * case.job.launch.threads_per_block() as usize).max(1),
+        Some(Arg::Output { len, .. }) => {
+            len / (case.job.launch.blocks() as usize * case.job.launch.threads_per_block() as usize)
+                .max(1)
+        }
         _ => 1,
     };
     let differ: Vec<usize> = (0..s.len().min(g.len()))
@@ -137,7 +155,10 @@ mod tests {
             super::Arg::Input { data, .. } => data.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
             _ => vec![],
         };
-        assert_eq!((a.code.clone(), a.job.launch), (b.code.clone(), b.job.launch));
+        assert_eq!(
+            (a.code.clone(), a.job.launch),
+            (b.code.clone(), b.job.launch)
+        );
         assert_eq!(bits(&a), bits(&b));
         assert_ne!(super::case(8).code, super::case(7).code);
     }

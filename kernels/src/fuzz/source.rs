@@ -63,7 +63,10 @@ impl Gen<'_> {
                     let n = self.s.expr(T::U32, 1);
                     let k = format!("k{}", self.fresh);
                     self.fresh += 1;
-                    self.line(indent, &format!("for (int {k} = 0; {k} < (int)(({n}) & 7u); {k}++) {{"));
+                    self.line(
+                        indent,
+                        &format!("for (int {k} = 0; {k} < (int)(({n}) & 7u); {k}++) {{"),
+                    );
                     self.s.vars.push((T::I32, k));
                     self.divergent(indent + 1, depth - 1);
                     let c = self.s.cond(1);
@@ -123,7 +126,11 @@ impl Gen<'_> {
                 let c = 1 + self.s.below(64);
                 self.line(1, &format!("sh_{}[threadIdx.x] = {v};", t.prefix()));
                 self.line(1, "__syncthreads();");
-                self.define(1, t, format!("sh_{}[(threadIdx.x + {c}) % blockDim.x]", t.prefix()));
+                self.define(
+                    1,
+                    t,
+                    format!("sh_{}[(threadIdx.x + {c}) % blockDim.x]", t.prefix()),
+                );
                 self.line(1, "__syncthreads();");
             }
             1 => {
@@ -131,10 +138,22 @@ impl Gen<'_> {
                 let v = self.s.expr(t, 2);
                 let width = [32, 16, 8, 4][self.s.below(4)];
                 let call = match self.s.below(4) {
-                    0 => format!("__shfl_sync(0xffffffffu, {v}, {}, {width})", self.s.expr(T::I32, 1)),
-                    1 => format!("__shfl_up_sync(0xffffffffu, {v}, {}, {width})", self.s.below(33)),
-                    2 => format!("__shfl_down_sync(0xffffffffu, {v}, {}, {width})", self.s.below(33)),
-                    _ => format!("__shfl_xor_sync(0xffffffffu, {v}, {}, {width})", self.s.below(32)),
+                    0 => format!(
+                        "__shfl_sync(0xffffffffu, {v}, {}, {width})",
+                        self.s.expr(T::I32, 1)
+                    ),
+                    1 => format!(
+                        "__shfl_up_sync(0xffffffffu, {v}, {}, {width})",
+                        self.s.below(33)
+                    ),
+                    2 => format!(
+                        "__shfl_down_sync(0xffffffffu, {v}, {}, {width})",
+                        self.s.below(33)
+                    ),
+                    _ => format!(
+                        "__shfl_xor_sync(0xffffffffu, {v}, {}, {width})",
+                        self.s.below(32)
+                    ),
                 };
                 self.define(1, t, call);
             }
@@ -142,7 +161,11 @@ impl Gen<'_> {
             _ => {
                 let c = self.s.cond(2);
                 let vote = self.s.pick(&["__ballot_sync", "__any_sync", "__all_sync"]);
-                let t = if vote == "__ballot_sync" { T::U32 } else { T::I32 };
+                let t = if vote == "__ballot_sync" {
+                    T::U32
+                } else {
+                    T::I32
+                };
                 self.define(1, t, format!("{vote}(0xffffffffu, {c})"));
             }
         }
@@ -170,9 +193,18 @@ pub fn kernel(seed: u64) -> Kernel {
         (T::I32, "(int)in[4 * gid + 2]"),
         (T::U32, "in[4 * gid + 3]"),
         (T::U32, "gid"),
-        (T::I64, "(long long)(((unsigned long long)(int)in[4 * gid + 2] << 20) ^ in[4 * gid + 3])"),
-        (T::U64, "((unsigned long long)in[4 * gid + 3] << 32) | in[4 * gid]"),
-        (T::F64, "(double)__uint_as_float(in[4 * gid]) * __uint_as_float(in[4 * gid + 1])"),
+        (
+            T::I64,
+            "(long long)(((unsigned long long)(int)in[4 * gid + 2] << 20) ^ in[4 * gid + 3])",
+        ),
+        (
+            T::U64,
+            "((unsigned long long)in[4 * gid + 3] << 32) | in[4 * gid]",
+        ),
+        (
+            T::F64,
+            "(double)__uint_as_float(in[4 * gid]) * __uint_as_float(in[4 * gid + 1])",
+        ),
     ];
     for (t, v) in start {
         g.define(1, t, v.to_string());
@@ -197,7 +229,10 @@ pub fn kernel(seed: u64) -> Kernel {
                 format!("(unsigned)__double2loint({name})"),
                 format!("(unsigned)__double2hiint({name})"),
             ],
-            t if t.wide() => vec![format!("(unsigned)({name})"), format!("(unsigned)(({name}) >> 32)")],
+            t if t.wide() => vec![
+                format!("(unsigned)({name})"),
+                format!("(unsigned)(({name}) >> 32)"),
+            ],
             _ => vec![format!("(unsigned)({name})")],
         };
         for w in words {
@@ -209,7 +244,10 @@ pub fn kernel(seed: u64) -> Kernel {
         stores += "    __syncthreads();\n";
         for k in 0..4 {
             stores += &format!("    out[gid * SLOTS + {}] = acc[{k}];\n", slots + k);
-            stores += &format!("    out[gid * SLOTS + {}] = (unsigned)acci[{k}];\n", slots + 4 + k);
+            stores += &format!(
+                "    out[gid * SLOTS + {}] = (unsigned)acci[{k}];\n",
+                slots + 4 + k
+            );
         }
         slots += 8;
     }

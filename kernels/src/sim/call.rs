@@ -1,5 +1,6 @@
-//! Device functions that NVRTC did not inline (`__noinline__`, recursion): decoded once into the
-//! program before the kernel's own code, and run with a call stack per thread.
+//! Calls: device functions that NVRTC did not inline (`__noinline__`, recursion), decoded once
+//! into the program before the kernel's own code and run with a call stack per thread; and the
+//! built-in `vprintf` (`printf`, formatted in `printf`) and `__assertfail` (a failed `assert`).
 //!
 //! Decoding: the functions the kernel can reach are found from its `call`s (callees before their
 //! callers, so that the lowest-pc-first scheduling of `exec` runs a called function before the
@@ -19,6 +20,7 @@ use super::decode::{Ctx, DecodeError, body};
 use super::exec::{Machine, Warp};
 use super::fault::{Fault, Located};
 use super::ir::*;
+use super::memory::Spaces;
 use super::parse::{Entry, Func as Def, Module, Operand, Stmt, Var};
 
 /// Calls a thread may nest. The GPU's limit depends on its stack size (1 KiB per thread unless the
@@ -61,19 +63,36 @@ fn callees(body: &[Stmt]) -> Vec<String> {
         .filter_map(|s| match s {
             Stmt::Instr {
                 opcode, operands, ..
-            } if opcode == "call" || opcode.starts_with("call.") => operands
-                .iter()
-                .find_map(|o| match o {
+            } if opcode == "call" || opcode.starts_with("call.") => {
+                operands.iter().find_map(|o| match o {
                     Operand::Word { w, .. } => Some(w.clone()),
                     _ => None,
-                }),
+                })
+            }
             _ => None,
         })
         .collect()
 }
 
+/// Decodes the functions `entry` calls, directly or not, into `cx.prog.funcs`.
+pub(super) fn decode_funcs(
+    cx: &mut Ctx,
+    module: &Module,
+    entry: &Entry,
+) -> Result<(), DecodeError> {
+    let called = reachable(module, entry);
+    for (i, f) in called.iter().enumerate() {
+        cx.funcs.insert(f.def.name.clone(), i as u32);
+    }
+    cx.prog.funcs = vec![Func::default(); called.len()];
+    for (i, f) in called.iter().enumerate() {
+        decode_func(cx, f, i)?;
+    }
+    Ok(())
+}
+
 /// Decodes function `f` as `prog.funcs[index]`.
-pub(super) fn decode_func(cx: &mut Ctx, f: &Def, index: usize) -> Result<(), DecodeError> {
+fn decode_func(cx: &mut Ctx, f: &Def, index: usize) -> Result<(), DecodeError> {
     let (regs, preds, local) = (cx.prog.nregs, cx.prog.npreds, cx.prog.local_bytes);
     cx.scopes.push(Default::default());
     let mut param = |p: &super::parse::Param| {
@@ -162,8 +181,16 @@ impl Machine<'_> {
                 func,
                 back: pc as u32 + 1,
                 ret_to: ret,
-                regs: f.regs.clone().map(|r| w.regs[r as usize * 32 + l]).collect(),
-                preds: f.preds.clone().map(|p| w.preds[p as usize] >> l & 1 == 1).collect(),
+                regs: f
+                    .regs
+                    .clone()
+                    .map(|r| w.regs[r as usize * 32 + l])
+                    .collect(),
+                preds: f
+                    .preds
+                    .clone()
+                    .map(|p| w.preds[p as usize] >> l & 1 == 1)
+                    .collect(),
                 local: w.local[local].to_vec(),
             };
             for (v, &(to, _)) in values.iter().zip(&f.params) {
@@ -183,7 +210,26 @@ impl Machine<'_> {
 
     /// `ret` by the lanes in `exec`: each takes the return value out of its frame's function,
     /// restores the frame and goes back to its own return address (lanes with no frame exit).
-    pub(super) fn ret(&mut self, w: &mut Warp, exec: u32) -> u32 {
+    pub(super) fn ret(
+        &mut self,
+        w: &mut Warp,
+        shared: &mut [u8],
+        exec: u32,
+        pc: usize,
+    ) -> Result<(), Located> {
+        let out = self.pop_frames(w, exec);
+        if out != 0 {
+            for l in (0..32).filter(|l| out >> l & 1 == 1) {
+                w.exit_pc[l] = pc as u32;
+            }
+            w.exited |= out;
+            self.land(w, shared, out, |_, _| true)?;
+        }
+        Ok(())
+    }
+
+    /// The frames' half of `ret`; returns the lanes that had none.
+    fn pop_frames(&mut self, w: &mut Warp, exec: u32) -> u32 {
         let lb = self.prog.local_bytes as usize;
         let mut exited = 0;
         for l in (0..32).filter(|l| exec >> l & 1 == 1) {
@@ -251,5 +297,58 @@ impl Machine<'_> {
                 func: func.unwrap_or_default(),
             }),
         }
+    }
+}
+
+impl Machine<'_> {
+    /// `printf` in each executing lane, in lane order: reads the format and argument addresses
+    /// from the call's parameters in the lane's local memory and keeps the text with the thread.
+    pub(super) fn printf(
+        &mut self,
+        w: &mut Warp,
+        shared: &mut [u8],
+        exec: u32,
+        pc: usize,
+        [fmt, args]: [u64; 2],
+        ret: Option<u64>,
+    ) -> Result<(), Located> {
+        if self.out.printed_full() {
+            // Nothing more is kept: count the calls and skip reading and formatting them (their
+            // return value goes unwritten, which no kernel here reads).
+            self.out.printed_more += u64::from(exec.count_ones());
+            return Ok(());
+        }
+        let mut printed = Vec::new();
+        let result = {
+            let mut sp = self.spaces(shared, &mut w.local, w.first_tid, pc);
+            (0..32).filter(|l| exec >> l & 1 == 1).try_for_each(|l| {
+                let one = |sp: &mut Spaces<'_>| {
+                    let f = sp.load(Space::Local, fmt, 8, l)?;
+                    let a = sp.load(Space::Local, args, 8, l)?;
+                    let (text, n) = super::printf::vprintf(sp, l, f, a)?;
+                    if let Some(r) = ret {
+                        sp.store(Space::Local, r, 4, n, l)?;
+                    }
+                    Ok(text)
+                };
+                printed.push((l, one(&mut sp).map_err(|e| (e, l))?));
+                Ok(())
+            })
+        };
+        for (l, text) in printed {
+            self.out.print(crate::job::Printed {
+                block: Some(self.block_id),
+                thread: Some(self.thread_of(w.first_tid + l as u32)),
+                text,
+            });
+        }
+        result.map_err(|(mem, l)| {
+            self.fault(
+                Fault::OutOfBounds { write: false, mem },
+                Some(pc),
+                Some(w),
+                Some(l),
+            )
+        })
     }
 }

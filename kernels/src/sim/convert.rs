@@ -101,9 +101,17 @@ pub fn cvt(dty: Ty, sty: Ty, m: FMods, a: u64) -> u64 {
             sat: m.sat,
             approx: false,
         };
-        let x = if sty == Ty::F64 { a } else { cvt(Ty::F64, sty, exact, a) };
+        let x = if sty == Ty::F64 {
+            a
+        } else {
+            cvt(Ty::F64, sty, exact, a)
+        };
         let x = f64::from_bits(x);
-        let x = if m.sat && !x.is_nan() { x.clamp(0.0, 1.0) } else { x };
+        let x = if m.sat && !x.is_nan() {
+            x.clamp(0.0, 1.0)
+        } else {
+            x
+        };
         let x = if matches!(m.rnd, Rnd::Rni | Rnd::Rzi | Rnd::Rmi | Rnd::Rpi) {
             round_int(x, m.rnd)
         } else {

@@ -10,6 +10,7 @@ use super::ir::*;
 use super::memory::global_base;
 use super::opcode::decode_op;
 use super::parse::{Entry, Module, Operand, Stmt, Var, parse_int};
+pub(super) use super::types::imm_bits;
 use std::collections::HashMap;
 
 /// Why a kernel could not be decoded.
@@ -66,37 +67,6 @@ pub(super) fn init_bytes(v: &Var) -> Vec<u8> {
         }
     }
     out
-}
-
-/// The bits of an immediate word read as type `ty` (floats: `0f`/`0d` hex or decimal).
-pub(super) fn imm_bits(w: &str, ty: Ty) -> Option<u64> {
-    let (neg, w) = w.strip_prefix('-').map_or((false, w), |r| (true, r));
-    let hex = |h: &str| u64::from_str_radix(h, 16).ok();
-    let bits = if let Some(h) = w.strip_prefix("0f").or(w.strip_prefix("0F")) {
-        let b = hex(h)? as u32;
-        match ty {
-            Ty::F64 => f64::from(f32::from_bits(b)).to_bits(),
-            _ => u64::from(b),
-        }
-    } else if let Some(h) = w.strip_prefix("0d").or(w.strip_prefix("0D")) {
-        let b = hex(h)?;
-        match ty {
-            Ty::F32 => u64::from((f64::from_bits(b) as f32).to_bits()),
-            _ => b,
-        }
-    } else if ty == Ty::F32 && !w.starts_with("0x") {
-        u64::from(w.parse::<f32>().ok()?.to_bits())
-    } else if ty == Ty::F64 && !w.starts_with("0x") {
-        w.parse::<f64>().ok()?.to_bits()
-    } else {
-        parse_int(w)? as u64
-    };
-    Some(match (neg, ty) {
-        (false, _) => bits,
-        (true, Ty::F32) => bits ^ 0x8000_0000,
-        (true, Ty::F64) => bits ^ (1 << 63),
-        (true, _) => bits.wrapping_neg(),
-    })
 }
 
 impl Ctx {
@@ -322,14 +292,7 @@ pub fn decode(src: &str, kernel: &str) -> Result<Program, DecodeError> {
     for v in &module.vars {
         cx.declare_var(v);
     }
-    let called = super::call::reachable(&module, entry);
-    for (i, f) in called.iter().enumerate() {
-        cx.funcs.insert(f.def.name.clone(), i as u32);
-    }
-    cx.prog.funcs = vec![Func::default(); called.len()];
-    for (i, f) in called.iter().enumerate() {
-        super::call::decode_func(&mut cx, f, i)?;
-    }
+    super::call::decode_funcs(&mut cx, &module, entry)?;
     cx.prog.start = cx.prog.insts.len() as u32;
     body(&mut cx, entry)?;
     cx.prog.access_array = super::provenance::attribute(&cx.prog, &cx.shared_uses);

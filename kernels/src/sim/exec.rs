@@ -265,16 +265,7 @@ impl Machine<'_> {
                         w.pc += 1;
                     }
                 }
-                Op::Ret => {
-                    let out = self.ret(w, exec);
-                    if out != 0 {
-                        for l in (0..32).filter(|l| out >> l & 1 == 1) {
-                            w.exit_pc[l] = pc as u32;
-                        }
-                        w.exited |= out;
-                        self.land(w, shared, out, |_, _| true)?;
-                    }
-                }
+                Op::Ret => self.ret(w, shared, exec, pc)?,
                 Op::Trap | Op::AssertFail { .. } if exec != 0 => {
                     let lane = exec.trailing_zeros() as usize;
                     let fault = self.trap(w, shared, pc, lane, &inst.op);
@@ -315,7 +306,7 @@ impl Machine<'_> {
                     if exec != 0 {
                         let clock = self.executed;
                         let mut sp = self.spaces(shared, &mut w.local, w.first_tid, pc);
-                        if let Err((fault, lane)) = step(
+                        if let Err((fault, lane)) = super::step::step(
                             op,
                             WarpRegs {
                                 regs: &mut w.regs,
@@ -358,57 +349,6 @@ impl Machine<'_> {
             inst: pc as u32,
         }
     }
-
-    /// `printf` in each executing lane, in lane order: reads the format and argument addresses
-    /// from the call's parameters in the lane's local memory and keeps the text with the thread.
-    fn printf(
-        &mut self,
-        w: &mut Warp,
-        shared: &mut [u8],
-        exec: u32,
-        pc: usize,
-        [fmt, args]: [u64; 2],
-        ret: Option<u64>,
-    ) -> Result<(), Located> {
-        if self.out.printed_full() {
-            // Nothing more is kept: count the calls and skip reading and formatting them (their
-            // return value goes unwritten, which no kernel here reads).
-            self.out.printed_more += u64::from(exec.count_ones());
-            return Ok(());
-        }
-        let mut printed = Vec::new();
-        let result = {
-            let mut sp = self.spaces(shared, &mut w.local, w.first_tid, pc);
-            (0..32).filter(|l| exec >> l & 1 == 1).try_for_each(|l| {
-                let one = |sp: &mut Spaces<'_>| {
-                    let f = sp.load(Space::Local, fmt, 8, l)?;
-                    let a = sp.load(Space::Local, args, 8, l)?;
-                    let (text, n) = super::printf::vprintf(sp, l, f, a)?;
-                    if let Some(r) = ret {
-                        sp.store(Space::Local, r, 4, n, l)?;
-                    }
-                    Ok(text)
-                };
-                printed.push((l, one(&mut sp).map_err(|e| (e, l))?));
-                Ok(())
-            })
-        };
-        for (l, text) in printed {
-            self.out.print(crate::job::Printed {
-                block: Some(self.block_id),
-                thread: Some(self.thread_of(w.first_tid + l as u32)),
-                text,
-            });
-        }
-        result.map_err(|(mem, l)| {
-            self.fault(
-                Fault::OutOfBounds { write: false, mem },
-                Some(pc),
-                Some(w),
-                Some(l),
-            )
-        })
-    }
 }
 
 /// Split borrows of a warp for `step`.
@@ -441,17 +381,6 @@ fn resched(w: &mut Warp) -> bool {
     w.pc = min;
     w.active = mask;
     true
-}
-
-/// Executes one non-control instruction over the lanes in `exec`.
-fn step(
-    op: &Op,
-    w: WarpRegs<'_>,
-    exec: u32,
-    sp: &mut Spaces<'_>,
-    clock: u64,
-) -> Result<(), (Fault, Option<usize>)> {
-    super::step::step(op, w, exec, sp, clock)
 }
 
 /// The generic address of `addr` in `space` (`cvta`).

@@ -138,13 +138,10 @@ impl Located {
                     a.cond, a.func, a.file, a.line
                 ),
             ),
-            Fault::StackOverflow { func, depth } => (
-                Kind::StackOverflow,
-                format!(
-                    "the call to `{func}` would nest {} calls deep, past the limit of {depth}: a recursion whose end condition is never met, or one that goes too deep for a GPU thread's stack (1 KiB by default); end it sooner or write it as a loop",
-                    depth + 1
-                ),
-            ),
+            Fault::StackOverflow { func, depth } => (Kind::StackOverflow, format!(
+                "the call to `{func}` would nest {} calls deep, past the limit of {depth}: a recursion whose end condition is never met, or one that goes too deep for a GPU thread's stack (1 KiB by default); end it sooner or write it as a loop",
+                depth + 1
+            )),
         };
         let mut d = Diagnostic::new(kind, message);
         if let Some(inst) = self.inst.and_then(|i| prog.insts.get(i))
@@ -155,24 +152,6 @@ impl Located {
         d.block = Some(self.block);
         d.thread = self.thread;
         d
-    }
-}
-
-impl Program {
-    /// The `.file` name of index `file` as the runner gave it to NVRTC. `kernels::nvrtc` already
-    /// writes it back relative; for PTX compiled elsewhere (NVRTC prefixes a relative program name
-    /// with its working directory), the current directory is stripped as well.
-    pub fn file_name(&self, file: u32) -> String {
-        let Some((_, p)) = self.files.iter().find(|(i, _)| *i == file) else {
-            return "kernel.cu".to_string();
-        };
-        let cwd = std::env::current_dir().ok();
-        cwd.as_deref()
-            .and_then(|d| d.to_str())
-            .and_then(|d| p.strip_prefix(d))
-            .and_then(|rest| rest.strip_prefix('/'))
-            .unwrap_or(p)
-            .to_string()
     }
 }
 

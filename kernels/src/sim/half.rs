@@ -95,7 +95,10 @@ mod tests {
             }
         }
         assert_eq!(from_f64(1.0 + 2f64.powi(-11), Ty::F16, Rnd::Rn), 0x3c00); // tie to even
-        assert_eq!(from_f64(1.0 + 3.0 * 2f64.powi(-11), Ty::F16, Rnd::Rn), 0x3c02);
+        assert_eq!(
+            from_f64(1.0 + 3.0 * 2f64.powi(-11), Ty::F16, Rnd::Rn),
+            0x3c02
+        );
         assert_eq!(from_f64(1.0 + 2f64.powi(-12), Ty::F16, Rnd::Rp), 0x3c01);
         assert_eq!(from_f64(-1.0 - 2f64.powi(-12), Ty::F16, Rnd::Rm), 0xbc01);
         assert_eq!(from_f64(65520.0, Ty::F16, Rnd::Rn), 0x7c00);

@@ -255,6 +255,24 @@ pub struct Program {
     pub start: u32,
 }
 
+impl Program {
+    /// The `.file` name of index `file` as the runner gave it to NVRTC. `kernels::nvrtc` already
+    /// writes it back relative; for PTX compiled elsewhere (NVRTC prefixes a relative program name
+    /// with its working directory), the current directory is stripped as well.
+    pub fn file_name(&self, file: u32) -> String {
+        let Some((_, p)) = self.files.iter().find(|(i, _)| *i == file) else {
+            return "kernel.cu".to_string();
+        };
+        let cwd = std::env::current_dir().ok();
+        cwd.as_deref()
+            .and_then(|d| d.to_str())
+            .and_then(|d| p.strip_prefix(d))
+            .and_then(|rest| rest.strip_prefix('/'))
+            .unwrap_or(p)
+            .to_string()
+    }
+}
+
 /// A decoded device function: where its code starts, and the registers, predicates and local
 /// bytes (its parameters and return value among them) that are its own, which a call saves
 /// and its `ret` restores, so a recursive call has a frame of its own.

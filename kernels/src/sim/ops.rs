@@ -253,7 +253,11 @@ pub fn tern(op: Tern, ty: Ty, m: FMods, a: u64, b: u64, c: u64) -> u64 {
         }
         Tern::Dp4a => 0,
         Tern::Shf { left, clamp } => {
-            let n = if clamp { (c as u32).min(32) } else { c as u32 & 31 };
+            let n = if clamp {
+                (c as u32).min(32)
+            } else {
+                c as u32 & 31
+            };
             let both = u64::from(b as u32) << 32 | u64::from(a as u32);
             if left {
                 u64::from(((both << n) >> 32) as u32)

@@ -269,52 +269,6 @@ impl Parser {
         Ok(m)
     }
 
-    /// `(.param ...)` lists of an entry or a function.
-    fn params(&mut self) -> PResult<Vec<Param>> {
-        let mut params = Vec::new();
-        if self.eat('(') {
-            while !self.eat(')') {
-                let space = self.word()?;
-                if space != ".param" {
-                    return self.err(format!("expected `.param`, found `{space}`"));
-                }
-                let v = self.decl(space)?;
-                params.push(Param {
-                    ty: v.ty,
-                    name: v.name,
-                    align: v.align,
-                    count: v.count.unwrap_or(1),
-                });
-                self.eat(',');
-            }
-        }
-        Ok(params)
-    }
-
-    /// `.func [(ret)] name(params) [directives] { body }` after `.func`; `None` for a
-    /// declaration without a body.
-    fn func(&mut self) -> PResult<Option<Func>> {
-        let ret = if self.is_punct('(') {
-            self.params()?.into_iter().next()
-        } else {
-            None
-        };
-        let name = self.word()?;
-        let params = self.params()?;
-        while !self.is_punct('{') {
-            if self.eat(';') {
-                return Ok(None);
-            }
-            self.next()?;
-        }
-        self.expect('{')?;
-        let body = self.body()?;
-        Ok(Some(Func {
-            def: Entry { name, params, body },
-            ret,
-        }))
-    }
-
     /// `[.align N] .type name[count]` after the state space word.
     pub(super) fn decl(&mut self, space: String) -> PResult<Var> {
         let mut v = Var {

@@ -4,6 +4,7 @@
 pub mod bench;
 pub mod book;
 pub mod check;
+pub mod fuzz;
 pub mod grade;
 pub mod hint;
 pub mod list;
