@@ -87,6 +87,14 @@ pub fn cvt(dty: Ty, sty: Ty, m: FMods, a: u64) -> u64 {
     let half = |t: Ty| matches!(t, Ty::F16 | Ty::BF16);
     if half(sty) {
         let x = super::half::to_f64(a, sty);
+        if x.is_nan() && dty.float() {
+            // A half NaN becomes the canonical NaN (the GPU's `cvt.f32.f16`).
+            return if dty == Ty::F64 {
+                super::ops::NAN64
+            } else {
+                u64::from(super::ops::NAN32)
+            };
+        }
         let x = if m.ftz && x.abs() < 2f64.powi(-14) && sty == Ty::F16 {
             0.0 * x.signum()
         } else {
@@ -141,7 +149,13 @@ pub fn cvt(dty: Ty, sty: Ty, m: FMods, a: u64) -> u64 {
                 f64::from_bits(a)
             };
             if x.is_nan() {
-                return 0;
+                // As the GPU: the smallest signed value of the destination's width from an f64,
+                // and from an f32 in 64 bits; 0 from an f32 in 32 bits and less.
+                return if dty.bits() == 64 || sty == Ty::F64 {
+                    1 << (dty.bits() - 1)
+                } else {
+                    0
+                };
             }
             let (lo, hi) = int_range(dty);
             let r = round_int(x, m.rnd).clamp(lo, hi);
@@ -169,41 +183,74 @@ pub fn cvt(dty: Ty, sty: Ty, m: FMods, a: u64) -> u64 {
             }
         }
         (true, true) => {
-            let x = if sty == Ty::F32 {
-                f64::from(f32b(a))
+            let nan = if sty == Ty::F32 {
+                f32b(a).is_nan()
             } else {
-                f64::from_bits(a)
+                f64::from_bits(a).is_nan()
             };
-            let x = if m.ftz && sty == Ty::F32 && f32b(a).is_subnormal() {
-                0.0 * x.signum()
-            } else {
-                x
-            };
-            let x = if matches!(m.rnd, Rnd::Rni | Rnd::Rzi | Rnd::Rmi | Rnd::Rpi) {
-                round_int(x, m.rnd)
-            } else {
-                x
-            };
-            let x = if m.sat {
-                if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) }
-            } else {
-                x
-            };
-            if dty == Ty::F64 {
-                if x.is_nan() {
-                    super::ops::NAN64
-                } else {
-                    x.to_bits()
-                }
-            } else {
-                let r = round32(x, 0.0, m.rnd);
-                let r = if m.ftz && r.is_subnormal() {
-                    0.0 * r.signum()
-                } else {
-                    r
-                };
-                bf32(r)
+            if nan && !m.sat {
+                return nan_cvt(sty, dty, a);
             }
+            float_cvt(dty, sty, m, a)
         }
+    }
+}
+
+/// A NaN converted between f32 and f64 (or rounded to an integer in its own type) keeps its
+/// sign and the top of its payload, quieted, as the GPU's `cvt` does (f32 arithmetic gives the
+/// canonical NaN instead).
+fn nan_cvt(sty: Ty, dty: Ty, a: u64) -> u64 {
+    if sty == dty {
+        // Rounded to an integer in its own type: f64 keeps the payload, f32 is canonical.
+        return if sty == Ty::F32 {
+            u64::from(super::ops::NAN32)
+        } else {
+            a | 1 << 51
+        };
+    }
+    if sty == Ty::F32 {
+        let b = a & 0xffff_ffff;
+        (b >> 31) << 63 | 0x7ff8_0000_0000_0000 | (b & 0x003f_ffff) << 29
+    } else {
+        (a >> 63) << 31 | 0x7fc0_0000 | (a >> 29) & 0x003f_ffff
+    }
+}
+
+/// `cvt` between f32 and f64, or from one to itself with rounding to an integer.
+fn float_cvt(dty: Ty, sty: Ty, m: FMods, a: u64) -> u64 {
+    let x = if sty == Ty::F32 {
+        f64::from(f32b(a))
+    } else {
+        f64::from_bits(a)
+    };
+    let x = if m.ftz && sty == Ty::F32 && f32b(a).is_subnormal() {
+        0.0 * x.signum()
+    } else {
+        x
+    };
+    let x = if matches!(m.rnd, Rnd::Rni | Rnd::Rzi | Rnd::Rmi | Rnd::Rpi) {
+        round_int(x, m.rnd)
+    } else {
+        x
+    };
+    let x = if m.sat {
+        if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) }
+    } else {
+        x
+    };
+    if dty == Ty::F64 {
+        if x.is_nan() {
+            super::ops::NAN64
+        } else {
+            x.to_bits()
+        }
+    } else {
+        let r = round32(x, 0.0, m.rnd);
+        let r = if m.ftz && r.is_subnormal() {
+            0.0 * r.signum()
+        } else {
+            r
+        };
+        bf32(r)
     }
 }

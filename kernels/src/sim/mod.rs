@@ -25,6 +25,8 @@ mod exec;
 mod fault;
 mod finding;
 mod float;
+#[cfg(test)]
+mod gpu_facts;
 mod half;
 pub mod ir;
 mod lex;

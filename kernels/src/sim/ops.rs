@@ -24,9 +24,13 @@ pub fn bin(op: Bin, ty: Ty, m: FMods, a: u64, b: u64) -> u64 {
         Ty::F32 => return bf32(f32_op(op, m, f32b(a), f32b(b))),
         Ty::F64 => {
             let (x, y) = (f64::from_bits(a), f64::from_bits(b));
+            if matches!(op, Bin::Add | Bin::Sub | Bin::MulLo | Bin::Div) {
+                return super::float::nan64(super::float::f64_op(op, m.rnd, x, y), &[x, y]);
+            }
             return bf64(match op {
-                Bin::Add | Bin::Sub | Bin::MulLo | Bin::Div => {
-                    super::float::f64_op(op, m.rnd, x, y)
+                // Both NaN: the second, quieted, as the GPU's `min.f64`/`max.f64` give it.
+                Bin::Min | Bin::Max if x.is_nan() && y.is_nan() => {
+                    return b | 1 << 51;
                 }
                 Bin::Min if x.is_nan() || y.is_nan() => x.min(y),
                 Bin::Max if x.is_nan() || y.is_nan() => x.max(y),
@@ -124,6 +128,8 @@ pub fn un(op: Un, ty: Ty, m: FMods, a: u64) -> u64 {
         let xd = f64::from(x);
         let r = match op {
             Un::Mov => return a & mask,
+            // The GPU negates through its adder: a NaN comes out canonical.
+            Un::Neg if x.is_nan() => return u64::from(NAN32),
             Un::Neg => return u64::from(x.to_bits() ^ 0x8000_0000),
             Un::Abs => return u64::from(x.to_bits() & 0x7fff_ffff),
             Un::Sqrt if directed(m) => {
@@ -152,9 +158,11 @@ pub fn un(op: Un, ty: Ty, m: FMods, a: u64) -> u64 {
         return match op {
             Un::Neg => a ^ (1 << 63),
             Un::Abs => a & !(1 << 63),
-            Un::Sqrt => bf64(super::float::sqrt_rcp64(false, m.rnd, x)),
+            Un::Sqrt => super::float::nan64(super::float::sqrt_rcp64(false, m.rnd, x), &[x]),
             Un::Rsqrt => bf64(1.0 / x.sqrt()),
-            Un::Rcp if !m.approx => bf64(super::float::sqrt_rcp64(true, m.rnd, x)),
+            Un::Rcp if !m.approx => {
+                super::float::nan64(super::float::sqrt_rcp64(true, m.rnd, x), &[x])
+            }
             Un::Rcp => bf64(1.0 / x),
             Un::Ex2 => bf64(x.exp2()),
             Un::Lg2 => bf64(x.log2()),
@@ -209,12 +217,10 @@ pub fn tern(op: Tern, ty: Ty, m: FMods, a: u64, b: u64, c: u64) -> u64 {
     let mask = ty.mask();
     match op {
         Tern::Fma if ty == Ty::F32 => bf32(fma32(m, f32b(a), f32b(b), f32b(c))),
-        Tern::Fma => bf64(super::float::fma64(
-            m.rnd,
-            f64::from_bits(a),
-            f64::from_bits(b),
-            f64::from_bits(c),
-        )),
+        Tern::Fma => {
+            let (x, y, z) = (f64::from_bits(a), f64::from_bits(b), f64::from_bits(c));
+            super::float::nan64(super::float::fma64(m.rnd, x, y, z), &[x, y, z])
+        }
         Tern::MadLo => a.wrapping_mul(b).wrapping_add(c) & mask,
         Tern::MadHi => bin(Bin::MulHi, ty, m, a, b).wrapping_add(c) & mask,
         Tern::MadWide => bin(Bin::MulWide, ty, m, a, b).wrapping_add(c) & wide_mask(w),
