@@ -233,11 +233,7 @@ fn float_cvt(dty: Ty, sty: Ty, m: FMods, a: u64) -> u64 {
     } else {
         x
     };
-    let x = if m.sat {
-        if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) }
-    } else {
-        x
-    };
+    let x = if m.sat { super::float::sat01(x) } else { x };
     if dty == Ty::F64 {
         if x.is_nan() {
             super::ops::NAN64

@@ -142,13 +142,20 @@ pub(super) fn f32_op(op: Bin, m: FMods, a: f32, b: f32) -> f32 {
     fin32(r, m)
 }
 
+/// `.sat`: clamped to [0, 1], NaN and -0 becoming +0 (the GPU's `__saturatef(-0.0)` is +0).
+pub(super) fn sat01<T: Into<f64> + From<f32> + PartialOrd>(x: T) -> T {
+    if !(x > T::from(0.0)) {
+        T::from(0.0)
+    } else if x > T::from(1.0) {
+        T::from(1.0)
+    } else {
+        x
+    }
+}
+
 pub(super) fn fin32(r: f32, m: FMods) -> f32 {
     let r = if m.ftz { ftz32(r) } else { r };
-    if m.sat {
-        if r.is_nan() { 0.0 } else { r.clamp(0.0, 1.0) }
-    } else {
-        r
-    }
+    if m.sat { sat01(r) } else { r }
 }
 
 pub(super) fn minmax32(min: bool, a: f32, b: f32) -> f32 {

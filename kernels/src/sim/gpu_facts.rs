@@ -77,6 +77,20 @@ fn nan_conversions_between_f32_and_f64_keep_sign_and_payload() {
     );
     assert_eq!(cvt(Ty::F32, Ty::F16, rn, 0x7e01), 0x7fff_ffff);
     assert_eq!(cvt(Ty::F16, Ty::F32, m(Rnd::Rn), 0x7fa0_0001), 0x7fff);
+    // `__saturatef` of a negative number or -0 is +0 (fuzz seed 15).
+    let sat = FMods {
+        sat: true,
+        ..m(Rnd::Default)
+    };
+    assert_eq!(cvt(Ty::F32, Ty::F32, sat, 0x8000_0000), 0);
+    assert_eq!(cvt(Ty::F32, Ty::F32, sat, 0xbf80_0000), 0);
+    // `copysign` moves the sign bit alone, a NaN's payload with it (fuzz seed 60).
+    let neg_one = 0xbff0_0000_0000_0000;
+    assert_eq!(bin(Bin::Copysign, Ty::F64, rn, neg_one, N1), N1 | 1 << 63);
+    assert_eq!(
+        bin(Bin::Copysign, Ty::F32, rn, 0x3f80_0000, 0xffa0_0001),
+        0x7fa0_0001
+    );
     // `-x` of a NaN is the canonical NaN, not the NaN with its sign flipped (fuzz seed 70).
     assert_eq!(
         un(Un::Neg, Ty::F32, m(Rnd::Default), 0x7fff_ffff),

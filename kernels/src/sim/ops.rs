@@ -21,6 +21,10 @@ pub fn bin(op: Bin, ty: Ty, m: FMods, a: u64, b: u64) -> u64 {
     let w = ty.bits();
     let mask = ty.mask();
     match ty {
+        // `copysign.f a, b`: `b`'s bits with `a`'s sign, a NaN keeping its payload (fuzz
+        // seed 60).
+        Ty::F32 if op == Bin::Copysign => return (b & 0x7fff_ffff) | (a & 0x8000_0000),
+        Ty::F64 if op == Bin::Copysign => return (b & !(1 << 63)) | (a & 1 << 63),
         Ty::F32 => return bf32(f32_op(op, m, f32b(a), f32b(b))),
         Ty::F64 => {
             let (x, y) = (f64::from_bits(a), f64::from_bits(b));
