@@ -144,7 +144,8 @@ pub(super) fn f32_op(op: Bin, m: FMods, a: f32, b: f32) -> f32 {
 
 /// `.sat`: clamped to [0, 1], NaN and -0 becoming +0 (the GPU's `__saturatef(-0.0)` is +0).
 pub(super) fn sat01<T: Into<f64> + From<f32> + PartialOrd>(x: T) -> T {
-    if !(x > T::from(0.0)) {
+    let positive = x.partial_cmp(&T::from(0.0)) == Some(std::cmp::Ordering::Greater);
+    if !positive {
         T::from(0.0)
     } else if x > T::from(1.0) {
         T::from(1.0)
