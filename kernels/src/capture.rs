@@ -4,7 +4,8 @@
 //! synchronizes, and the worker's standard output is the pipe its answer travels on. [`stdout`]
 //! keeps that pipe as [`Capture::answer`] and points file descriptor 1 at an unlinked temporary
 //! file; [`Capture::text`] reads back what landed there since the last call, so a worker that
-//! serves many requests hands each one only its own kernel's lines.
+//! serves many requests hands each one only its own kernel's lines. [`stderr_during`] does the
+//! same for standard error around one request (where a failed device `assert` may be printed).
 
 #![allow(unsafe_code)] // dup2 and fflush from libc: each call says why it is sound.
 
@@ -60,6 +61,41 @@ impl Capture {
             Err(_) => String::new(),
         }
     }
+}
+
+/// Runs `f` with this process's standard error (descriptor 2) pointed at a temporary file, and
+/// returns what was written there, at most `max` bytes, with `f`'s result; descriptor 2 is
+/// restored afterwards, so that a later panic message still reaches the parent. (The CUDA
+/// driver may print a failed device `assert` on standard error.)
+pub fn stderr_during<T>(max: u64, f: impl FnOnce() -> T) -> (T, String) {
+    let path = std::env::temp_dir().join(format!("conv-workbook-stderr-{}", std::process::id()));
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&path);
+    let _ = std::fs::remove_file(&path);
+    let saved = io::stderr().as_fd().try_clone_to_owned();
+    let (Ok(mut file), Ok(saved)) = (file, saved) else {
+        return (f(), String::new());
+    };
+    // SAFETY: both descriptors are open and owned by live values; dup2 only makes 2 refer to the
+    // temporary file, and then to the saved original again.
+    if unsafe { libc::dup2(file.as_raw_fd(), 2) } < 0 {
+        return (f(), String::new());
+    }
+    let value = f();
+    // SAFETY: fflush(NULL) takes no pointer of ours; dup2 as above.
+    unsafe {
+        libc::fflush(std::ptr::null_mut());
+        libc::dup2(saved.as_raw_fd(), 2);
+    }
+    let mut bytes = Vec::new();
+    let _ = file
+        .seek(SeekFrom::Start(0))
+        .and_then(|_| (&mut file).take(max).read_to_end(&mut bytes));
+    (value, String::from_utf8_lossy(&bytes).into_owned())
 }
 
 #[cfg(test)]

@@ -26,10 +26,18 @@ pub enum Kind {
     UnwrittenOutput,
     LaunchError,
     UnsupportedInstruction,
+    /// The kernel executed `trap` (`__trap()`) or failed an `assert`.
+    Trap,
+    /// A store into a buffer the puzzle passes as an input.
+    WroteInput,
+    /// Calls nested deeper than the simulator's (or the GPU's) call stack allows.
+    StackOverflow,
     /// A declared launch shape (puzzles 08 and 10) missing, malformed, or one no GPU can launch.
     BadLaunchShape,
     /// An element of a pitched output's padding (columns past the row's end) was changed.
     PaddingWritten,
+    /// A bug of the runner itself (a panic in the simulator), reported instead of a crash.
+    InternalError,
 }
 
 impl Kind {
@@ -50,8 +58,12 @@ impl Kind {
             Kind::UnwrittenOutput => "unwritten_output",
             Kind::LaunchError => "launch_error",
             Kind::UnsupportedInstruction => "unsupported_instruction",
+            Kind::Trap => "trap",
+            Kind::WroteInput => "wrote_input",
+            Kind::StackOverflow => "stack_overflow",
             Kind::BadLaunchShape => "bad_launch_shape",
             Kind::PaddingWritten => "padding_written",
+            Kind::InternalError => "internal_error",
         }
     }
 }

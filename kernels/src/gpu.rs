@@ -300,29 +300,47 @@ impl Loaded {
     }
 }
 
-/// Runs `job` once in this process. Call it only inside a worker process (see module docs).
+/// Runs `job` once in this process. Call it only inside a worker process (see module docs). A
+/// trap or a failed assert is a `trap` diagnostic (see `gpu_faults`); inputs the kernel changed
+/// are `wrote_input`.
 pub fn execute(source: &Source<'_>, job: &Job) -> RunOutput {
     let loaded = match load(source, job) {
         Ok(loaded) => loaded,
-        Err(d) => {
-            return RunOutput {
-                diagnostics: vec![d],
-                ..RunOutput::default()
-            };
-        }
+        Err(d) => return RunOutput::failed(d),
     };
-    match loaded
+    let ran = loaded
         .launch_with(None)
-        .and_then(|ms| Ok((ms, loaded.outputs()?)))
-    {
-        Ok((ms, outputs)) => RunOutput {
+        .and_then(|ms| Ok((ms, loaded.outputs()?, loaded.inputs_after()?)));
+    match ran {
+        Ok((ms, outputs, inputs)) => RunOutput {
             outputs,
             seconds: f64::from(ms) / 1e3,
+            diagnostics: crate::gpu_faults::changed_inputs(job, &inputs)
+                .into_iter()
+                .collect(),
             ..RunOutput::default()
         },
-        Err(e) => RunOutput {
-            diagnostics: vec![launch_error(&e)],
-            ..RunOutput::default()
-        },
+        Err(e) => RunOutput::failed(
+            crate::gpu_faults::trap(&e, source.code).unwrap_or_else(|| launch_error(&e)),
+        ),
+    }
+}
+
+impl Loaded {
+    /// The input buffers read back (`None` for the other arguments), in argument order.
+    fn inputs_after(&self) -> Result<Vec<Option<Vec<f32>>>, DriverError> {
+        self.job
+            .args
+            .iter()
+            .zip(&self.inputs)
+            .map(|(arg, buf)| match (arg, buf) {
+                (Arg::Input { data, .. }, Some(buf)) => {
+                    let mut host = self.stream.clone_dtoh(buf)?;
+                    host.truncate(data.len());
+                    Ok(Some(host))
+                }
+                _ => Ok(None),
+            })
+            .collect()
     }
 }

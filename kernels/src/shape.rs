@@ -57,15 +57,22 @@ impl LaunchShape {
 
     /// Checks the shape against what every sm_90 GPU can launch.
     pub fn check(self) -> Result<Self, String> {
-        if self.threads == 0 || self.threads > MAX_THREADS {
-            return Err(format!("THREADS must be between 1 and {MAX_THREADS}"));
+        if self.threads == 0 {
+            return Err("THREADS is 0; a block needs at least 1 thread".into());
+        }
+        if self.threads > MAX_THREADS {
+            return Err(format!(
+                "THREADS = {} is past the limit of {MAX_THREADS} threads a block may have",
+                self.threads
+            ));
         }
         if self.outputs_per_block == 0 {
-            return Err("OUTPUTS_PER_BLOCK must be at least 1".into());
+            return Err("OUTPUTS_PER_BLOCK is 0; each block must compute at least 1 output".into());
         }
         if self.shared_bytes > MAX_SHARED_BYTES {
             return Err(format!(
-                "SHARED_BYTES must be at most {MAX_SHARED_BYTES} (227 KiB)"
+                "SHARED_BYTES = {} is past the limit of {MAX_SHARED_BYTES} bytes (227 KiB) of shared memory a block may have",
+                self.shared_bytes
             ));
         }
         Ok(self)

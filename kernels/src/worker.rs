@@ -155,20 +155,36 @@ pub fn serve() -> std::io::Result<()> {
             Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(()),
             Err(e) => return Err(e),
         };
-        let mut reply = match Request::from_frame(frame) {
-            Ok(req) => run_here(&req),
-            Err(e) => failed(Kind::LaunchError, format!("bad worker request: {e}")),
-        };
+        // The health check is inside: the driver may print a failed assert at that sync.
+        let ((mut reply, fatal), errors) = crate::capture::stderr_during(PRINTED_BYTES, || {
+            let reply = match Request::from_frame(frame) {
+                Ok(req) => run_here(&req),
+                Err(e) => failed(Kind::LaunchError, format!("bad worker request: {e}")),
+            };
+            let fatal = !reply.output.diagnostics.is_empty() && !crate::gpu::healthy();
+            (reply, fatal)
+        });
+        // What went to standard error and is not a device assert goes on to the parent.
+        let (asserts, rest): (Vec<&str>, Vec<&str>) =
+            errors.lines().partition(|l| l.contains("Assertion `"));
+        if !rest.is_empty() {
+            eprintln!("{}", rest.join("\n"));
+        }
         if let Some(c) = &mut capture {
-            for line in c.text(PRINTED_BYTES).lines() {
+            let mut lines: Vec<String> = c.text(PRINTED_BYTES).lines().map(String::from).collect();
+            lines.extend(asserts.iter().map(|l| l.to_string()));
+            let diagnostics = &mut reply.output.diagnostics;
+            if let Some(d) = diagnostics.iter_mut().find(|d| d.kind == Kind::Trap) {
+                crate::gpu_faults::assert_from_printed(d, &mut lines);
+            }
+            for text in lines {
                 reply.output.print(crate::job::Printed {
                     block: None,
                     thread: None,
-                    text: line.to_string(),
+                    text,
                 });
             }
         }
-        let fatal = !reply.output.diagnostics.is_empty() && !crate::gpu::healthy();
         let mut rest = reply.output;
         let arrays = std::mem::take(&mut rest.outputs);
         let answer = Answer {

@@ -120,8 +120,10 @@ pub fn judge(
             let d = Diagnostic::new(
                 Kind::UnwrittenOutput,
                 format!(
-                    "{} of {} output elements were never written (still NaN): {}; \
-                     check the guard and that every output index is covered",
+                    "{} of {} output elements are still NaN after the launch: {}; \
+                     either no thread wrote them (check the guard and that every output \
+                     index is covered), or they were only updated (`+=`, `atomicAdd`) from \
+                     the NaN the runner leaves in outputs (it does not zero them)",
                     unwritten.len(),
                     output.len(),
                     listing(case, &unwritten, |_| String::new()),

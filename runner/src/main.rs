@@ -73,6 +73,10 @@ enum Command {
     Validate(cmd::validate::Args),
     /// For instructors: check a folder of submissions and write grade.csv and grade.json.
     Grade(cmd::grade::Args),
+    /// For the workbook's developers: run seeded random kernels on the simulator (and the GPU,
+    /// `--backend both`) and report any that disagree; `--seed N --show` reproduces one.
+    #[command(hide = true)]
+    Fuzz(cmd::fuzz::Args),
     /// Run one GPU job from stdin (used by `check` to isolate the GPU in a child process).
     #[command(hide = true)]
     GpuWorker,
@@ -114,6 +118,7 @@ fn main() -> ExitCode {
         Command::Book(args) => cmd::book::execute(args),
         Command::Validate(args) => cmd::validate::execute(args),
         Command::Grade(args) => cmd::grade::execute(args),
+        Command::Fuzz(args) => cmd::fuzz::execute(args),
         Command::GpuWorker => kernels::worker::serve()
             .map(|()| ExitCode::SUCCESS)
             .map_err(Into::into),

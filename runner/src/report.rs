@@ -105,10 +105,10 @@ pub fn human(outcome: &Outcome) -> String {
                 Some(Kind::KernelNotFound | Kind::SignatureMismatch) => {
                     "the kernel's entry point does not match the puzzle"
                 }
-                Some(Kind::NvrtcMissing) => "the CUDA compiler library (NVRTC) is not available",
                 Some(Kind::BadLaunchShape) => {
                     "the launch shape the kernel declares cannot be launched"
                 }
+                Some(Kind::NvrtcMissing) => "the CUDA compiler library (NVRTC) is not available",
                 _ => "no case ran",
             };
             out += &format!(

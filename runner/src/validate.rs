@@ -153,6 +153,7 @@ fn does_not_build(o: &Outcome) -> Option<String> {
                 Kind::CompileError
                     | Kind::KernelNotFound
                     | Kind::SignatureMismatch
+                    | Kind::BadLaunchShape
                     | Kind::NvrtcMissing
             )
         })

@@ -67,6 +67,21 @@ impl Checks {
         let g1 = g + 1;
         let other = match kind {
             Acc::Read if !track => None,
+            Acc::Read | Acc::Atomic if s.w == 0 && track => {
+                let atomic = kind == Acc::Atomic;
+                if atomic {
+                    (s.w, s.w_inst) = (ATOMIC, inst);
+                } else if s.r == 0 {
+                    (s.r, s.r_inst) = (g1, inst);
+                }
+                self.report(Finding::ReadUnwritten {
+                    buf,
+                    index: off / 4,
+                    at: me,
+                    atomic,
+                });
+                return;
+            }
             Acc::Read => {
                 let race = (s.w != 0 && s.w != ATOMIC && s.w != g1).then(|| Access {
                     thread: s.w - 1,

@@ -4,8 +4,8 @@
 //! (`equ`, `ltu`, ...: true when either side is NaN). Float-to-integer conversions round as the
 //! modifier says and saturate to the destination's range, NaN becoming 0, as the GPU does.
 //! Integer-to-integer conversions sign- or zero-extend from the source width, then truncate (or
-//! clamp with `.sat`). 64-bit integer to f32 honours only round-to-nearest; half precision is
-//! not simulated (decode marks it unsupported).
+//! clamp with `.sat`). Integers become floats correctly rounded in every mode; `.f16` and `.bf16`
+//! go through `half`. Half-precision arithmetic is not simulated (decode marks it unsupported).
 
 use super::ir::*;
 use super::ops::{bf32, f32b, round32, sext};
@@ -84,6 +84,49 @@ fn int_range(ty: Ty) -> (f64, f64) {
 
 /// `cvt.m.dty.sty` of one lane.
 pub fn cvt(dty: Ty, sty: Ty, m: FMods, a: u64) -> u64 {
+    let half = |t: Ty| matches!(t, Ty::F16 | Ty::BF16);
+    if half(sty) {
+        let x = super::half::to_f64(a, sty);
+        if x.is_nan() && dty.float() {
+            // A half NaN becomes the canonical NaN (the GPU's `cvt.f32.f16`).
+            return if dty == Ty::F64 {
+                super::ops::NAN64
+            } else {
+                u64::from(super::ops::NAN32)
+            };
+        }
+        let x = if m.ftz && x.abs() < 2f64.powi(-14) && sty == Ty::F16 {
+            0.0 * x.signum()
+        } else {
+            x
+        };
+        return cvt(dty, Ty::F64, m, x.to_bits());
+    }
+    if half(dty) {
+        let exact = FMods {
+            rnd: Rnd::Rn,
+            ftz: m.ftz,
+            sat: m.sat,
+            approx: false,
+        };
+        let x = if sty == Ty::F64 {
+            a
+        } else {
+            cvt(Ty::F64, sty, exact, a)
+        };
+        let x = f64::from_bits(x);
+        let x = if m.sat && !x.is_nan() {
+            x.clamp(0.0, 1.0)
+        } else {
+            x
+        };
+        let x = if matches!(m.rnd, Rnd::Rni | Rnd::Rzi | Rnd::Rmi | Rnd::Rpi) {
+            round_int(x, m.rnd)
+        } else {
+            x
+        };
+        return super::half::from_f64(x, dty, m.rnd);
+    }
     let dmask = dty.mask();
     match (dty.float(), sty.float()) {
         (false, false) => {
@@ -106,7 +149,13 @@ pub fn cvt(dty: Ty, sty: Ty, m: FMods, a: u64) -> u64 {
                 f64::from_bits(a)
             };
             if x.is_nan() {
-                return 0;
+                // As the GPU: the smallest signed value of the destination's width from an f64,
+                // and from an f32 in 64 bits; 0 from an f32 in 32 bits and less.
+                return if dty.bits() == 64 || sty == Ty::F64 {
+                    1 << (dty.bits() - 1)
+                } else {
+                    0
+                };
             }
             let (lo, hi) = int_range(dty);
             let r = round_int(x, m.rnd).clamp(lo, hi);
@@ -118,56 +167,86 @@ pub fn cvt(dty: Ty, sty: Ty, m: FMods, a: u64) -> u64 {
             v & dmask
         }
         (true, false) => {
-            let (x, exact) = if sty.signed() {
-                let v = sext(a, sty.bits());
-                (v as f64, v.unsigned_abs() < (1 << 53))
+            // Exact in i128, rounded once (Rust's `as` rounds to nearest even), then moved one
+            // step where a directed mode says.
+            let v: i128 = if sty.signed() {
+                i128::from(sext(a, sty.bits()))
             } else {
-                let v = a & sty.mask();
-                (v as f64, v < (1 << 53))
+                i128::from(a & sty.mask())
             };
-            match dty {
-                Ty::F64 => x.to_bits(),
-                _ if exact => bf32(round32(x, 0.0, m.rnd)),
-                _ if sty.signed() => bf32(sext(a, 64) as f32),
-                _ => bf32(a as f32),
+            if dty == Ty::F64 {
+                let r = v as f64;
+                super::float::round64(r, (v - r as i128) as f64, m.rnd).to_bits()
+            } else {
+                let r = v as f32;
+                bf32(round32(f64::from(r), (v - r as i128) as f64, m.rnd))
             }
         }
         (true, true) => {
-            let x = if sty == Ty::F32 {
-                f64::from(f32b(a))
+            let nan = if sty == Ty::F32 {
+                f32b(a).is_nan()
             } else {
-                f64::from_bits(a)
+                f64::from_bits(a).is_nan()
             };
-            let x = if m.ftz && sty == Ty::F32 && f32b(a).is_subnormal() {
-                0.0 * x.signum()
-            } else {
-                x
-            };
-            let x = if matches!(m.rnd, Rnd::Rni | Rnd::Rzi | Rnd::Rmi | Rnd::Rpi) {
-                round_int(x, m.rnd)
-            } else {
-                x
-            };
-            let x = if m.sat {
-                if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) }
-            } else {
-                x
-            };
-            if dty == Ty::F64 {
-                if x.is_nan() {
-                    super::ops::NAN64
-                } else {
-                    x.to_bits()
-                }
-            } else {
-                let r = round32(x, 0.0, m.rnd);
-                let r = if m.ftz && r.is_subnormal() {
-                    0.0 * r.signum()
-                } else {
-                    r
-                };
-                bf32(r)
+            if nan && !m.sat {
+                return nan_cvt(sty, dty, a);
             }
+            float_cvt(dty, sty, m, a)
         }
+    }
+}
+
+/// A NaN converted between f32 and f64 (or rounded to an integer in its own type) keeps its
+/// sign and the top of its payload, quieted, as the GPU's `cvt` does (f32 arithmetic gives the
+/// canonical NaN instead).
+fn nan_cvt(sty: Ty, dty: Ty, a: u64) -> u64 {
+    if sty == dty {
+        // Rounded to an integer in its own type: f64 keeps the payload, f32 is canonical.
+        return if sty == Ty::F32 {
+            u64::from(super::ops::NAN32)
+        } else {
+            a | 1 << 51
+        };
+    }
+    if sty == Ty::F32 {
+        let b = a & 0xffff_ffff;
+        (b >> 31) << 63 | 0x7ff8_0000_0000_0000 | (b & 0x003f_ffff) << 29
+    } else {
+        (a >> 63) << 31 | 0x7fc0_0000 | (a >> 29) & 0x003f_ffff
+    }
+}
+
+/// `cvt` between f32 and f64, or from one to itself with rounding to an integer.
+fn float_cvt(dty: Ty, sty: Ty, m: FMods, a: u64) -> u64 {
+    let x = if sty == Ty::F32 {
+        f64::from(f32b(a))
+    } else {
+        f64::from_bits(a)
+    };
+    let x = if m.ftz && sty == Ty::F32 && f32b(a).is_subnormal() {
+        0.0 * x.signum()
+    } else {
+        x
+    };
+    let x = if matches!(m.rnd, Rnd::Rni | Rnd::Rzi | Rnd::Rmi | Rnd::Rpi) {
+        round_int(x, m.rnd)
+    } else {
+        x
+    };
+    let x = if m.sat { super::float::sat01(x) } else { x };
+    if dty == Ty::F64 {
+        if x.is_nan() {
+            super::ops::NAN64
+        } else {
+            x.to_bits()
+        }
+    } else {
+        let r = round32(x, 0.0, m.rnd);
+        let r = if m.ftz && r.is_subnormal() {
+            0.0 * r.signum()
+        } else {
+            r
+        };
+        bf32(r)
     }
 }

@@ -10,6 +10,7 @@ use super::ir::*;
 use super::memory::global_base;
 use super::opcode::decode_op;
 use super::parse::{Entry, Module, Operand, Stmt, Var, parse_int};
+pub(super) use super::types::imm_bits;
 use std::collections::HashMap;
 
 /// Why a kernel could not be decoded.
@@ -36,6 +37,11 @@ pub(super) struct Ctx {
     /// `.param` variables declared in the body: a call's arguments and return value, laid out in
     /// local memory (the kernel's own parameters are not among them).
     pub call_params: std::collections::HashSet<String>,
+    /// Device functions by name: their index in `prog.funcs`.
+    pub funcs: HashMap<String, u32>,
+    /// Whether the body being decoded is a device function's (`ret` returns) or the kernel's
+    /// (`ret` exits).
+    pub in_func: bool,
 }
 
 fn align_up(x: u64, a: u64) -> u64 {
@@ -61,37 +67,6 @@ pub(super) fn init_bytes(v: &Var) -> Vec<u8> {
         }
     }
     out
-}
-
-/// The bits of an immediate word read as type `ty` (floats: `0f`/`0d` hex or decimal).
-pub(super) fn imm_bits(w: &str, ty: Ty) -> Option<u64> {
-    let (neg, w) = w.strip_prefix('-').map_or((false, w), |r| (true, r));
-    let hex = |h: &str| u64::from_str_radix(h, 16).ok();
-    let bits = if let Some(h) = w.strip_prefix("0f").or(w.strip_prefix("0F")) {
-        let b = hex(h)? as u32;
-        match ty {
-            Ty::F64 => f64::from(f32::from_bits(b)).to_bits(),
-            _ => u64::from(b),
-        }
-    } else if let Some(h) = w.strip_prefix("0d").or(w.strip_prefix("0D")) {
-        let b = hex(h)?;
-        match ty {
-            Ty::F32 => u64::from((f64::from_bits(b) as f32).to_bits()),
-            _ => b,
-        }
-    } else if ty == Ty::F32 && !w.starts_with("0x") {
-        u64::from(w.parse::<f32>().ok()?.to_bits())
-    } else if ty == Ty::F64 && !w.starts_with("0x") {
-        w.parse::<f64>().ok()?.to_bits()
-    } else {
-        parse_int(w)? as u64
-    };
-    Some(match (neg, ty) {
-        (false, _) => bits,
-        (true, Ty::F32) => bits ^ 0x8000_0000,
-        (true, Ty::F64) => bits ^ (1 << 63),
-        (true, _) => bits.wrapping_neg(),
-    })
 }
 
 impl Ctx {
@@ -223,7 +198,7 @@ impl Ctx {
         }
     }
 
-    fn declare_var(&mut self, v: &Var) {
+    pub(super) fn declare_var(&mut self, v: &Var) {
         let size = v.count.unwrap_or(0).saturating_mul(elem_bytes(&v.ty));
         let align = u64::from(v.align).max(elem_bytes(&v.ty));
         let p = &mut self.prog;
@@ -301,6 +276,8 @@ pub fn decode(src: &str, kernel: &str) -> Result<Program, DecodeError> {
         },
         shared_uses: vec![],
         call_params: Default::default(),
+        funcs: HashMap::new(),
+        in_func: false,
     };
     for p in &entry.params {
         let size = p.count.saturating_mul(elem_bytes(&p.ty));
@@ -315,6 +292,8 @@ pub fn decode(src: &str, kernel: &str) -> Result<Program, DecodeError> {
     for v in &module.vars {
         cx.declare_var(v);
     }
+    super::call::decode_funcs(&mut cx, &module, entry)?;
+    cx.prog.start = cx.prog.insts.len() as u32;
     body(&mut cx, entry)?;
     cx.prog.access_array = super::provenance::attribute(&cx.prog, &cx.shared_uses);
     Ok(cx.prog)
@@ -327,8 +306,11 @@ fn parse(src: &str) -> Result<Module, DecodeError> {
     })
 }
 
-fn body(cx: &mut Ctx, entry: &Entry) -> Result<(), DecodeError> {
-    let mut n = 0u32;
+/// Decodes the statements of `entry` (a kernel or a device function) after the instructions
+/// decoded so far.
+pub(super) fn body(cx: &mut Ctx, entry: &Entry) -> Result<(), DecodeError> {
+    cx.labels.clear();
+    let mut n = cx.prog.insts.len() as u32;
     for s in &entry.body {
         match s {
             Stmt::Label(l) => _ = cx.labels.insert(l.clone(), n),

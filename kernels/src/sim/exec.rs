@@ -41,6 +41,8 @@ pub(super) struct Warp {
     /// `cp.async` copies not landed yet, and each lane's open group (commits so far).
     pub copies: Vec<super::copy::Pending>,
     pub groups: [u32; 32],
+    /// Each lane's calls in progress (empty until the warp's first `call`, see `call`).
+    pub frames: Vec<Vec<super::call::Frame>>,
 }
 
 /// One launch in progress.
@@ -58,6 +60,8 @@ pub(super) struct Machine<'p> {
     pub out: crate::job::RunOutput,
     /// The observer attached to the launch, if any (`observe`).
     pub obs: Option<&'p mut dyn super::observe::Observer>,
+    /// The instruction being executed, for an `internal_error` should the simulator panic.
+    pub at: &'p std::cell::Cell<Option<usize>>,
 }
 
 impl Machine<'_> {
@@ -138,7 +142,7 @@ impl Machine<'_> {
             }
         }
         Warp {
-            pc: 0,
+            pc: p.start,
             active: lanes,
             others: Vec::new(),
             at_bar: Vec::new(),
@@ -152,6 +156,7 @@ impl Machine<'_> {
             local: vec![0; p.local_bytes as usize * 32],
             copies: Vec::new(),
             groups: [0; 32],
+            frames: Vec::new(),
         }
     }
 
@@ -209,6 +214,7 @@ impl Machine<'_> {
                 return Ok(());
             }
             let pc = w.pc as usize;
+            self.at.set(Some(pc));
             let Some(inst) = prog.insts.get(pc) else {
                 let last = prog.insts.len().saturating_sub(1) as u32;
                 for l in 0..32 {
@@ -272,6 +278,19 @@ impl Machine<'_> {
                     w.active &= !exec;
                     w.pc += 1;
                 }
+                Op::Call { func, args, ret } => {
+                    if exec != 0 {
+                        self.call(w, exec, pc, *func, args, *ret)?;
+                    } else {
+                        w.pc += 1;
+                    }
+                }
+                Op::Ret => self.ret(w, shared, exec, pc)?,
+                Op::Trap | Op::AssertFail { .. } if exec != 0 => {
+                    let lane = exec.trailing_zeros() as usize;
+                    let fault = self.trap(w, shared, pc, lane, &inst.op);
+                    return Err(self.fault(fault, Some(pc), Some(w), Some(lane)));
+                }
                 Op::Printf { fmt, args, ret } => {
                     if exec != 0 {
                         self.printf(w, shared, exec, pc, [*fmt, *args], *ret)?;
@@ -307,7 +326,7 @@ impl Machine<'_> {
                     if exec != 0 {
                         let clock = self.executed;
                         let mut sp = self.spaces(shared, &mut w.local, w.first_tid, pc);
-                        if let Err((fault, lane)) = step(
+                        if let Err((fault, lane)) = super::step::step(
                             op,
                             WarpRegs {
                                 regs: &mut w.regs,
@@ -356,57 +375,6 @@ impl Machine<'_> {
             inst: pc as u32,
         }
     }
-
-    /// `printf` in each executing lane, in lane order: reads the format and argument addresses
-    /// from the call's parameters in the lane's local memory and keeps the text with the thread.
-    fn printf(
-        &mut self,
-        w: &mut Warp,
-        shared: &mut [u8],
-        exec: u32,
-        pc: usize,
-        [fmt, args]: [u64; 2],
-        ret: Option<u64>,
-    ) -> Result<(), Located> {
-        if self.out.printed_full() {
-            // Nothing more is kept: count the calls and skip reading and formatting them (their
-            // return value goes unwritten, which no kernel here reads).
-            self.out.printed_more += u64::from(exec.count_ones());
-            return Ok(());
-        }
-        let mut printed = Vec::new();
-        let result = {
-            let mut sp = self.spaces(shared, &mut w.local, w.first_tid, pc);
-            (0..32).filter(|l| exec >> l & 1 == 1).try_for_each(|l| {
-                let one = |sp: &mut Spaces<'_>| {
-                    let f = sp.load(Space::Local, fmt, 8, l)?;
-                    let a = sp.load(Space::Local, args, 8, l)?;
-                    let (text, n) = super::printf::vprintf(sp, l, f, a)?;
-                    if let Some(r) = ret {
-                        sp.store(Space::Local, r, 4, n, l)?;
-                    }
-                    Ok(text)
-                };
-                printed.push((l, one(&mut sp).map_err(|e| (e, l))?));
-                Ok(())
-            })
-        };
-        for (l, text) in printed {
-            self.out.print(crate::job::Printed {
-                block: Some(self.block_id),
-                thread: Some(self.thread_of(w.first_tid + l as u32)),
-                text,
-            });
-        }
-        result.map_err(|(mem, l)| {
-            self.fault(
-                Fault::OutOfBounds { write: false, mem },
-                Some(pc),
-                Some(w),
-                Some(l),
-            )
-        })
-    }
 }
 
 /// Split borrows of a warp for `step`.
@@ -439,17 +407,6 @@ fn resched(w: &mut Warp) -> bool {
     w.pc = min;
     w.active = mask;
     true
-}
-
-/// Executes one non-control instruction over the lanes in `exec`.
-fn step(
-    op: &Op,
-    w: WarpRegs<'_>,
-    exec: u32,
-    sp: &mut Spaces<'_>,
-    clock: u64,
-) -> Result<(), (Fault, Option<usize>)> {
-    super::step::step(op, w, exec, sp, clock)
 }
 
 /// The generic address of `addr` in `space` (`cvta`).

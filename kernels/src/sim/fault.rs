@@ -27,6 +27,24 @@ pub enum Fault {
     BarrierDivergence {
         detail: String,
     },
+    /// `trap` (`__trap()`), or a failed `assert` (`__assertfail`).
+    Trap {
+        assert: Option<Assert>,
+    },
+    /// A call nested `depth` deep, to `func`.
+    StackOverflow {
+        func: String,
+        depth: usize,
+    },
+}
+
+/// What a failed `assert` passes to `__assertfail`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Assert {
+    pub cond: String,
+    pub file: String,
+    pub line: u32,
+    pub func: String,
 }
 
 /// A fault with where it happened.
@@ -86,6 +104,16 @@ fn oob_message(write: bool, m: &MemFault) -> String {
 impl Located {
     pub fn diagnostic(&self, prog: &Program) -> Diagnostic {
         let (kind, message) = match &self.fault {
+            Fault::OutOfBounds { write: true, mem } if mem.read_only && mem.space == Space::Global => {
+                let name = mem.name.as_deref().unwrap_or("?");
+                (
+                    Kind::WroteInput,
+                    format!(
+                        "writes `{name}[{}]`, but `{name}` is an input of this puzzle and inputs are read-only (the parameter is `const`): on a GPU, blocks that read what another block overwrote get results that depend on the schedule; keep partial results in registers or shared memory and write only to the output",
+                        mem.index
+                    ),
+                )
+            }
             Fault::OutOfBounds { write, mem } => (Kind::OutOfBounds, oob_message(*write, mem)),
             Fault::Unsupported { what } => (
                 Kind::UnsupportedInstruction,
@@ -100,6 +128,21 @@ impl Located {
                 ),
             ),
             Fault::BarrierDivergence { detail } => (Kind::BarrierDivergence, detail.clone()),
+            Fault::Trap { assert: None } => (
+                Kind::Trap,
+                "the kernel executed `__trap()` (PTX `trap`): on a GPU this aborts the whole launch with an error and no output is kept".to_string(),
+            ),
+            Fault::Trap { assert: Some(a) } => (
+                Kind::Trap,
+                format!(
+                    "assertion `{}` failed in {} ({}:{}): on a GPU a failed assert aborts the whole launch, and no output is kept",
+                    a.cond, a.func, a.file, a.line
+                ),
+            ),
+            Fault::StackOverflow { func, depth } => (Kind::StackOverflow, format!(
+                "the call to `{func}` would nest {} calls deep, past the limit of {depth}: a recursion whose end condition is never met, or one that goes too deep for a GPU thread's stack (1 KiB by default); end it sooner or write it as a loop",
+                depth + 1
+            )),
         };
         let mut d = Diagnostic::new(kind, message);
         if let Some(inst) = self.inst.and_then(|i| prog.insts.get(i))
@@ -110,24 +153,6 @@ impl Located {
         d.block = Some(self.block);
         d.thread = self.thread;
         d
-    }
-}
-
-impl Program {
-    /// The `.file` name of index `file` as the runner gave it to NVRTC. `kernels::nvrtc` already
-    /// writes it back relative; for PTX compiled elsewhere (NVRTC prefixes a relative program name
-    /// with its working directory), the current directory is stripped as well.
-    pub fn file_name(&self, file: u32) -> String {
-        let Some((_, p)) = self.files.iter().find(|(i, _)| *i == file) else {
-            return "kernel.cu".to_string();
-        };
-        let cwd = std::env::current_dir().ok();
-        cwd.as_deref()
-            .and_then(|d| d.to_str())
-            .and_then(|d| p.strip_prefix(d))
-            .and_then(|rest| rest.strip_prefix('/'))
-            .unwrap_or(p)
-            .to_string()
     }
 }
 
@@ -329,6 +354,30 @@ pub fn finding_diagnostic(k: &Kept, n: &Names<'_>) -> Diagnostic {
             };
             (
                 Diagnostic::new(Kind::BudgetExceeded, msg).in_thread(b, t),
+                at.inst,
+            )
+        }
+        Finding::ReadUnwritten {
+            buf,
+            index,
+            at,
+            atomic,
+        } => {
+            let name = n.buffer(*buf);
+            let (b, t) = n.global(at.thread);
+            let what = if *atomic {
+                "updates with an atomic"
+            } else {
+                "reads"
+            };
+            let msg = format!(
+                "block {} thread {} {what} `{name}[{index}]` (line {}) before any thread of this launch has written it: the runner does not zero the outputs (they hold NaN, as memory from cudaMalloc holds whatever was there), so the value it starts from is garbage; write each output element once with a plain store, or sum into a register first",
+                t3(b),
+                t3(t),
+                n.line(at.inst)
+            );
+            (
+                Diagnostic::new(Kind::UninitializedRead, msg).in_thread(b, t),
                 at.inst,
             )
         }

@@ -70,6 +70,13 @@ pub enum Finding {
         col: usize,
         at: Access,
     },
+    /// A read or an atomic of an output element no thread of the launch had written yet.
+    ReadUnwritten {
+        buf: usize,
+        index: usize,
+        at: Access,
+        atomic: bool,
+    },
 }
 
 impl Finding {
@@ -86,6 +93,7 @@ impl Finding {
             Finding::OverBudget { at, .. } => (2, line(at.inst), u32::from(at.write)),
             Finding::Unwritten { buf, .. } => (3, *buf as u32, 0),
             Finding::Padding { at, .. } => (4, line(at.inst), 0),
+            Finding::ReadUnwritten { at, .. } => (5, line(at.inst), 0),
         }
     }
 }

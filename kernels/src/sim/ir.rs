@@ -188,6 +188,22 @@ pub enum Op {
         keep: u32,
         commit: bool,
     },
+    /// `call` of a device function of this module (`Program::funcs[func]`): `args` are the
+    /// caller's local offsets of its argument `.param`s, `ret` that of its return value.
+    Call {
+        func: u32,
+        args: Vec<u64>,
+        ret: Option<u64>,
+    },
+    /// `ret` inside a device function: back to the caller (see `call`).
+    Ret,
+    /// `trap` (`__trap()`): the launch stops.
+    Trap,
+    /// `call __assertfail, (message, file, line, function, char_size)`: the local offsets of the
+    /// five arguments; a failed `assert`.
+    AssertFail {
+        args: [u64; 4],
+    },
     /// An instruction the simulator does not know; stops the run if a thread reaches it.
     Unsupported {
         why: String,
@@ -241,6 +257,43 @@ pub struct Program {
     pub locals: Vec<Symbol>,
     pub local_bytes: u64,
     pub files: Vec<(u32, String)>,
+    /// Device functions called by the kernel, their code before the kernel's own.
+    pub funcs: Vec<Func>,
+    /// The kernel's first instruction.
+    pub start: u32,
+}
+
+impl Program {
+    /// The `.file` name of index `file` as the runner gave it to NVRTC. `kernels::nvrtc` already
+    /// writes it back relative; for PTX compiled elsewhere (NVRTC prefixes a relative program name
+    /// with its working directory), the current directory is stripped as well.
+    pub fn file_name(&self, file: u32) -> String {
+        let Some((_, p)) = self.files.iter().find(|(i, _)| *i == file) else {
+            return "kernel.cu".to_string();
+        };
+        let cwd = std::env::current_dir().ok();
+        cwd.as_deref()
+            .and_then(|d| d.to_str())
+            .and_then(|d| p.strip_prefix(d))
+            .and_then(|rest| rest.strip_prefix('/'))
+            .unwrap_or(p)
+            .to_string()
+    }
+}
+
+/// A decoded device function: where its code starts, and the registers, predicates and local
+/// bytes (its parameters and return value among them) that are its own, which a call saves
+/// and its `ret` restores, so a recursive call has a frame of its own.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Func {
+    pub name: String,
+    pub pc: u32,
+    pub regs: std::ops::Range<u32>,
+    pub preds: std::ops::Range<u32>,
+    pub local: std::ops::Range<u64>,
+    /// (local offset, bytes) of each parameter, and of the return value.
+    pub params: Vec<(u64, u64)>,
+    pub ret: Option<(u64, u64)>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

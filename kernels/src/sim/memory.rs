@@ -45,6 +45,8 @@ pub struct Buffer {
     pub bytes: Vec<u8>,
     /// Bytes per element, for indices in diagnostics (4 for the float buffers).
     pub elem: u32,
+    /// A kernel input: a store into it is `wrote_input`.
+    pub read_only: bool,
 }
 
 /// An access that no buffer holds.
@@ -58,6 +60,8 @@ pub struct MemFault {
     /// Length in the same unit.
     pub len: u64,
     pub elem: u32,
+    /// A store into memory that is read-only: a kernel input, a `.const` or `.param` byte.
+    pub read_only: bool,
 }
 
 /// Global, const and param memory of one launch.
@@ -150,6 +154,7 @@ impl Spaces<'_> {
                 index: off as i64,
                 len: len as u64,
                 elem: 1,
+                read_only: false,
             });
         }
         let off = off as usize;
@@ -184,6 +189,7 @@ impl Spaces<'_> {
             index: d.div_euclid(e),
             len: (hi - lo) / e as u64,
             elem: e as u32,
+            read_only: false,
         })
     }
 
@@ -197,6 +203,7 @@ impl Spaces<'_> {
                 index: addr as i64,
                 len: 0,
                 elem: 1,
+                read_only: false,
             });
         };
         let off = addr.wrapping_sub(global_base(r)) as i64;
@@ -208,6 +215,7 @@ impl Spaces<'_> {
                 index: off.div_euclid(e),
                 len: buf.bytes.len() as u64 / e as u64,
                 elem: buf.elem,
+                read_only: false,
             });
         }
         Ok((Space::Global, (off as usize) | (r << 48)))
@@ -224,6 +232,25 @@ impl Spaces<'_> {
                 (&mut self.mem.globals[r - 1].bytes, off)
             }
         }
+    }
+
+    /// Refuses a store at `at` (a located global byte) into a kernel input.
+    #[inline]
+    fn writable(&self, at: usize) -> Result<(), MemFault> {
+        let (r, off) = (at >> 48, at & ((1 << 48) - 1));
+        let buf = &self.mem.globals[r - 1];
+        if !buf.read_only {
+            return Ok(());
+        }
+        let e = buf.elem.max(1) as usize;
+        Err(MemFault {
+            space: Space::Global,
+            name: Some(buf.name.clone()),
+            index: (off / e) as i64,
+            len: (buf.bytes.len() / e) as u64,
+            elem: buf.elem,
+            read_only: true,
+        })
     }
 
     /// Fast path of [`Spaces::load`] for a 4-byte global access (the convolution's loads).
@@ -332,7 +359,11 @@ impl Spaces<'_> {
                 index: at as i64,
                 len: 0,
                 elem: 1,
+                read_only: true,
             });
+        }
+        if sp == Space::Global {
+            self.writable(at)?;
         }
         if self.watched() {
             self.note(sp, at, n, lane, acc);

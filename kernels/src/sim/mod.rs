@@ -15,8 +15,10 @@
 
 mod atom;
 mod barrier;
+mod call;
 mod check;
 mod check_global;
+mod contain;
 mod convert;
 mod copy;
 mod decode;
@@ -24,6 +26,8 @@ mod exec;
 mod fault;
 mod finding;
 mod float;
+#[cfg(test)]
+mod gpu_facts;
 mod half;
 pub mod ir;
 mod lex;
@@ -102,7 +106,7 @@ pub fn run(ptx: &str, job: &Job) -> RunOutput {
     run_with(ptx, job, &SimOptions::default())
 }
 
-fn failed(d: Diagnostic, seconds: f64) -> RunOutput {
+pub(super) fn failed(d: Diagnostic, seconds: f64) -> RunOutput {
     RunOutput {
         diagnostics: vec![d],
         seconds,
@@ -110,7 +114,9 @@ fn failed(d: Diagnostic, seconds: f64) -> RunOutput {
     }
 }
 
-/// Runs `job` on `ptx` with `opts`.
+/// Runs `job` on `ptx` with `opts`. A panic inside the simulator (a bug of ours, never the
+/// learner's) is caught and becomes an `internal_error` diagnostic naming the instruction that
+/// was running, so that the rest of the check still reports.
 pub fn run_with(ptx: &str, job: &Job, opts: &SimOptions) -> RunOutput {
     launch(ptx, job, opts, None)
 }
@@ -126,11 +132,25 @@ pub fn run_observed(
     launch(ptx, job, opts, Some(obs))
 }
 
+/// Both entries' common path: the run contained (a panic is an `internal_error`).
 fn launch(
     ptx: &str,
     job: &Job,
     opts: &SimOptions,
+    obs: Option<&mut dyn observe::Observer>,
+) -> RunOutput {
+    let at = std::cell::Cell::new(None);
+    contain::contained(ptx, &job.kernel, &at, || {
+        run_inner(ptx, job, opts, obs, &at)
+    })
+}
+
+fn run_inner(
+    ptx: &str,
+    job: &Job,
+    opts: &SimOptions,
     mut obs: Option<&mut dyn observe::Observer>,
+    at: &std::cell::Cell<Option<usize>>,
 ) -> RunOutput {
     let start = Instant::now();
     let prog = match decode::decode(ptx, &job.kernel) {
@@ -215,6 +235,7 @@ fn launch(
             Some(o) => Some(&mut **o),
             None => None,
         },
+        at,
     };
     let result = m.run();
     let outputs: Vec<usize> = (0..is_output.len()).filter(|&i| is_output[i]).collect();
@@ -373,6 +394,7 @@ fn memory_for(prog: &ir::Program, job: &Job) -> Result<Memory, Box<Diagnostic>> 
             name: a.name().to_string(),
             bytes,
             elem: 4,
+            read_only: matches!(a, Arg::Input { .. }),
         });
     }
     for (sym, init) in &prog.globals {
@@ -380,6 +402,7 @@ fn memory_for(prog: &ir::Program, job: &Job) -> Result<Memory, Box<Diagnostic>> 
             name: sym.name.clone(),
             bytes: init.clone(),
             elem: 4,
+            read_only: false,
         });
     }
     for c in &job.constants {

@@ -284,6 +284,18 @@ pub(super) fn finding_mark(k: &Kept, l: &Launched<'_>) -> Option<Mark> {
                 sides: vec![global(first), global(second)],
             }
         }
+        Finding::ReadUnwritten { buf, index, at, .. } => Mark {
+            kind: MarkKind::Uninit,
+            space: Space::Global,
+            name: l.buffers.get(*buf).cloned().unwrap_or_default(),
+            index: *index as i64,
+            block: at.thread / tpb,
+            sides: vec![Side {
+                block: at.thread / tpb,
+                thread: at.thread % tpb,
+                ..side(0, at)
+            }],
+        },
         // A padding write names its (row, column) in its diagnostic; the pictures have no mark
         // for it yet.
         Finding::OverBudget { .. } | Finding::Unwritten { .. } | Finding::Padding { .. } => {

@@ -313,6 +313,13 @@ pub(super) fn decode_op(
         "fma" => tern(cx, Tern::Fma)?,
         "bfe" => tern(cx, Tern::Bfe)?,
         "sad" => tern(cx, Tern::Sad)?,
+        "shf" => {
+            let op = Tern::Shf {
+                left: has("l"),
+                clamp: has("clamp"),
+            };
+            tern(cx, op)?
+        }
         "prmt" if mods.len() == 1 => tern(cx, Tern::Prmt)?,
         "bfi" => {
             need(5)?;

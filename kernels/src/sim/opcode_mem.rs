@@ -37,8 +37,9 @@ fn call_space(cx: &Ctx, space: Space, addr: &Operand) -> Space {
     }
 }
 
-/// `call[.uni] [(ret),] func, (args...);`: `vprintf` (what `printf` compiles to) is simulated,
-/// any other function is not.
+/// `call[.uni] [(ret),] func, (args...);`: `vprintf` (what `printf` compiles to), `__assertfail`
+/// (a failed `assert`) and the module's own device functions (see `call`); any other function is
+/// not simulated.
 fn call(cx: &Ctx, ops: &[Operand], line: u32) -> Result<Op, DecodeError> {
     let (ret, rest) = match ops.first() {
         Some(Operand::Vec(r)) => (r.first(), &ops[1..]),
@@ -64,8 +65,20 @@ fn call(cx: &Ctx, ops: &[Operand], line: u32) -> Result<Op, DecodeError> {
             args: local(a)?,
             ret: ret.map(local).transpose()?,
         },
-        _ => Op::Unsupported {
-            why: format!("`call` to `{func}` (of function calls it runs only `printf`)"),
+        ("__assertfail", [m, f, l, func, _]) => Op::AssertFail {
+            args: [local(m)?, local(f)?, local(l)?, local(func)?],
+        },
+        _ => match cx.funcs.get(func) {
+            Some(&index) => Op::Call {
+                func: index,
+                args: args.iter().map(local).collect::<Result<_, _>>()?,
+                ret: ret.map(local).transpose()?,
+            },
+            None => Op::Unsupported {
+                why: format!(
+                    "`call` to `{func}` (it runs `printf`, `assert` and the kernel's own device functions, not functions defined elsewhere)"
+                ),
+            },
         },
     })
 }
@@ -236,7 +249,9 @@ pub(super) fn decode_mem(cx: &mut Ctx, w: &Word<'_>, ops: &[Operand]) -> Result<
                 target: cx.label(w, line)?,
             }
         }
+        "ret" if cx.in_func => Op::Ret,
         "ret" | "exit" => Op::Exit,
+        "trap" => Op::Trap,
         "bar" | "barrier" if has("warp") => Op::BarWarp,
         "bar" | "barrier"
             if has("sync")

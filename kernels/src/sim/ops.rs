@@ -21,14 +21,21 @@ pub fn bin(op: Bin, ty: Ty, m: FMods, a: u64, b: u64) -> u64 {
     let w = ty.bits();
     let mask = ty.mask();
     match ty {
+        // `copysign.f a, b`: `b`'s bits with `a`'s sign, a NaN keeping its payload (fuzz
+        // seed 60).
+        Ty::F32 if op == Bin::Copysign => return (b & 0x7fff_ffff) | (a & 0x8000_0000),
+        Ty::F64 if op == Bin::Copysign => return (b & !(1 << 63)) | (a & 1 << 63),
         Ty::F32 => return bf32(f32_op(op, m, f32b(a), f32b(b))),
         Ty::F64 => {
             let (x, y) = (f64::from_bits(a), f64::from_bits(b));
+            if matches!(op, Bin::Add | Bin::Sub | Bin::MulLo | Bin::Div) {
+                return super::float::nan64(super::float::f64_op(op, m.rnd, x, y), &[x, y]);
+            }
             return bf64(match op {
-                Bin::Add => x + y,
-                Bin::Sub => x - y,
-                Bin::MulLo => x * y,
-                Bin::Div => x / y,
+                // Both NaN: the second, quieted, as the GPU's `min.f64`/`max.f64` give it.
+                Bin::Min | Bin::Max if x.is_nan() && y.is_nan() => {
+                    return b | 1 << 51;
+                }
                 Bin::Min if x.is_nan() || y.is_nan() => x.min(y),
                 Bin::Max if x.is_nan() || y.is_nan() => x.max(y),
                 Bin::Min => {
@@ -112,6 +119,10 @@ fn wide_mask(w: u32) -> u64 {
     }
 }
 
+fn directed(m: FMods) -> bool {
+    !matches!(m.rnd, Rnd::Default | Rnd::Rn)
+}
+
 /// Unary operation on one lane.
 pub fn un(op: Un, ty: Ty, m: FMods, a: u64) -> u64 {
     let w = ty.bits();
@@ -121,8 +132,18 @@ pub fn un(op: Un, ty: Ty, m: FMods, a: u64) -> u64 {
         let xd = f64::from(x);
         let r = match op {
             Un::Mov => return a & mask,
+            // The GPU negates through its adder: a NaN comes out canonical.
+            Un::Neg if x.is_nan() => return u64::from(NAN32),
             Un::Neg => return u64::from(x.to_bits() ^ 0x8000_0000),
             Un::Abs => return u64::from(x.to_bits() & 0x7fff_ffff),
+            Un::Sqrt if directed(m) => {
+                let s = xd.sqrt();
+                super::float::round32(s, (-s).mul_add(s, xd), m.rnd)
+            }
+            Un::Rcp if directed(m) && !m.approx => {
+                let q = 1.0 / xd;
+                super::float::round32(q, (-q).mul_add(xd, 1.0) * xd.signum(), m.rnd)
+            }
             Un::Sqrt => x.sqrt(),
             Un::Rsqrt => (1.0 / xd.sqrt()) as f32,
             Un::Rcp => 1.0 / x,
@@ -141,8 +162,11 @@ pub fn un(op: Un, ty: Ty, m: FMods, a: u64) -> u64 {
         return match op {
             Un::Neg => a ^ (1 << 63),
             Un::Abs => a & !(1 << 63),
-            Un::Sqrt => bf64(x.sqrt()),
+            Un::Sqrt => super::float::nan64(super::float::sqrt_rcp64(false, m.rnd, x), &[x]),
             Un::Rsqrt => bf64(1.0 / x.sqrt()),
+            Un::Rcp if !m.approx => {
+                super::float::nan64(super::float::sqrt_rcp64(true, m.rnd, x), &[x])
+            }
             Un::Rcp => bf64(1.0 / x),
             Un::Ex2 => bf64(x.exp2()),
             Un::Lg2 => bf64(x.log2()),
@@ -197,7 +221,10 @@ pub fn tern(op: Tern, ty: Ty, m: FMods, a: u64, b: u64, c: u64) -> u64 {
     let mask = ty.mask();
     match op {
         Tern::Fma if ty == Ty::F32 => bf32(fma32(m, f32b(a), f32b(b), f32b(c))),
-        Tern::Fma => bf64(f64::from_bits(a).mul_add(f64::from_bits(b), f64::from_bits(c))),
+        Tern::Fma => {
+            let (x, y, z) = (f64::from_bits(a), f64::from_bits(b), f64::from_bits(c));
+            super::float::nan64(super::float::fma64(m.rnd, x, y, z), &[x, y, z])
+        }
         Tern::MadLo => a.wrapping_mul(b).wrapping_add(c) & mask,
         Tern::MadHi => bin(Bin::MulHi, ty, m, a, b).wrapping_add(c) & mask,
         Tern::MadWide => bin(Bin::MulWide, ty, m, a, b).wrapping_add(c) & wide_mask(w),
@@ -235,6 +262,19 @@ pub fn tern(op: Tern, ty: Ty, m: FMods, a: u64, b: u64, c: u64) -> u64 {
             u64::from(r)
         }
         Tern::Dp4a => 0,
+        Tern::Shf { left, clamp } => {
+            let n = if clamp {
+                (c as u32).min(32)
+            } else {
+                c as u32 & 31
+            };
+            let both = u64::from(b as u32) << 32 | u64::from(a as u32);
+            if left {
+                u64::from(((both << n) >> 32) as u32)
+            } else {
+                u64::from((both >> n) as u32)
+            }
+        }
         Tern::Sad => {
             let diff = if ty.signed() {
                 sext(a, w).abs_diff(sext(b, w))

@@ -97,10 +97,21 @@ pub struct Entry {
     pub body: Vec<Stmt>,
 }
 
+/// A `.func` with a body: a device function NVRTC did not inline (`__noinline__`, recursion).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Func {
+    /// Its name, parameters and body, as an entry's.
+    pub def: Entry,
+    /// The return value's `.param`, if it returns one.
+    pub ret: Option<Param>,
+}
+
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Module {
     pub vars: Vec<Var>,
     pub entries: Vec<Entry>,
+    /// Device functions with bodies (declarations without one, such as `vprintf`, are skipped).
+    pub funcs: Vec<Func>,
     /// `.file` index to path.
     pub files: Vec<(u32, String)>,
 }
@@ -246,7 +257,12 @@ impl Parser {
                     self.pos += 1;
                     m.entries.push(self.entry()?);
                 }
-                Tok::Word(w) if w == ".func" => self.skip_func()?,
+                Tok::Word(w) if w == ".func" => {
+                    self.pos += 1;
+                    if let Some(f) = self.func()? {
+                        m.funcs.push(f);
+                    }
+                }
                 Tok::Word(w) if matches!(w.as_str(), ".global" | ".const" | ".shared") => {
                     m.vars.push(self.var()?);
                 }
@@ -254,18 +270,6 @@ impl Parser {
             }
         }
         Ok(m)
-    }
-
-    pub(super) fn skip_func(&mut self) -> PResult<()> {
-        self.pos += 1;
-        while !self.is_punct('{') && !self.is_punct(';') {
-            self.next()?;
-        }
-        if self.eat(';') {
-            Ok(())
-        } else {
-            self.skip_braces()
-        }
     }
 
     /// `[.align N] .type name[count]` after the state space word.
@@ -330,23 +334,7 @@ impl Parser {
 
     pub(super) fn entry(&mut self) -> PResult<Entry> {
         let name = self.word()?;
-        let mut params = Vec::new();
-        if self.eat('(') {
-            while !self.eat(')') {
-                let space = self.word()?;
-                if space != ".param" {
-                    return self.err(format!("expected `.param`, found `{space}`"));
-                }
-                let v = self.decl(space)?;
-                params.push(Param {
-                    ty: v.ty,
-                    name: v.name,
-                    align: v.align,
-                    count: v.count.unwrap_or(1),
-                });
-                self.eat(',');
-            }
-        }
+        let params = self.params()?;
         while !self.is_punct('{') {
             if self.is_punct(';') {
                 return self.err(format!("`{name}` is declared but has no body"));

@@ -1,12 +1,61 @@
-//! Kernel bodies: the statements between an entry's braces. Labels, `.reg`/`.local`/`.shared`
+//! Device functions' headers (`.func (ret) name(params)`) and kernel and function bodies: the
+//! statements between the braces. Labels, `.reg`/`.local`/`.shared`
 //! declarations, `.loc` lines, inline-asm `{ }` scopes and instructions with their guard and
 //! operands (registers, immediates, `[base+off]` addresses, `{a, b}` vectors, `%r|%p` pairs).
 //! A second `impl` block of the parser in `parse`.
 
 use super::lex::Tok;
-use super::parse::{LINE_DIRECTIVES, Operand, PResult, Parser, Stmt, parse_int};
+use super::parse::{
+    Entry, Func, LINE_DIRECTIVES, Operand, PResult, Param, Parser, Stmt, parse_int,
+};
 
 impl Parser {
+    /// `(.param ...)` lists of an entry or a function.
+    pub(super) fn params(&mut self) -> PResult<Vec<Param>> {
+        let mut params = Vec::new();
+        if self.eat('(') {
+            while !self.eat(')') {
+                let space = self.word()?;
+                if space != ".param" {
+                    return self.err(format!("expected `.param`, found `{space}`"));
+                }
+                let v = self.decl(space)?;
+                params.push(Param {
+                    ty: v.ty,
+                    name: v.name,
+                    align: v.align,
+                    count: v.count.unwrap_or(1),
+                });
+                self.eat(',');
+            }
+        }
+        Ok(params)
+    }
+
+    /// `.func [(ret)] name(params) [directives] { body }` after `.func`; `None` for a
+    /// declaration without a body.
+    pub(super) fn func(&mut self) -> PResult<Option<Func>> {
+        let ret = if self.is_punct('(') {
+            self.params()?.into_iter().next()
+        } else {
+            None
+        };
+        let name = self.word()?;
+        let params = self.params()?;
+        while !self.is_punct('{') {
+            if self.eat(';') {
+                return Ok(None);
+            }
+            self.next()?;
+        }
+        self.expect('{')?;
+        let body = self.body()?;
+        Ok(Some(Func {
+            def: Entry { name, params, body },
+            ret,
+        }))
+    }
+
     pub(super) fn body(&mut self) -> PResult<Vec<Stmt>> {
         let mut out = Vec::new();
         let mut depth = 0u32;

@@ -249,7 +249,8 @@ fn sci(v: f64, prec: usize, alt: bool) -> String {
 /// `%f`, `%e` or `%g` (and their capitals) of `v`, as C prints them.
 fn float(s: &Spec, conv: char, v: f64) -> String {
     let upper = conv.is_ascii_uppercase();
-    let sign = s.sign(v.is_sign_negative() && !v.is_nan());
+    // A negative NaN prints as `-nan`, as glibc and the GPU print it.
+    let sign = s.sign(v.is_sign_negative());
     let a = v.abs();
     if !a.is_finite() {
         let t = if a.is_nan() { "nan" } else { "inf" };
@@ -282,10 +283,29 @@ fn float(s: &Spec, conv: char, v: f64) -> String {
             };
             if s.alt { t } else { strip_zeros(&t) }
         }
+        'a' if s.prec.is_none() => hex(a),
         _ => sci(a, prec, s.alt),
     };
     let body = if upper { body.to_uppercase() } else { body };
     s.pad(sign, &body, true)
+}
+
+/// `%a` of a finite `a >= 0`: `0x1.8p+1`, the fraction's hex digits without trailing zeros.
+fn hex(a: f64) -> String {
+    if a == 0.0 {
+        return "0x0p+0".into();
+    }
+    let bits = a.to_bits();
+    let exp = (bits >> 52) as i32;
+    let (lead, e) = if exp == 0 {
+        (0, -1022)
+    } else {
+        (1, exp - 1023)
+    };
+    let digits = format!("{:013x}", bits & ((1 << 52) - 1));
+    let digits = digits.trim_end_matches('0');
+    let dot = if digits.is_empty() { "" } else { "." };
+    format!("0x{lead}{dot}{digits}p{e:+}")
 }
 
 /// `%g` without `#`: trailing zeros of the fraction go, and a point left alone.
@@ -304,7 +324,7 @@ fn strip_zeros(t: &str) -> String {
 
 /// The NUL-terminated string at generic address `addr`, as `lane` sees memory. Reading it, like
 /// reading the arguments, is `printf`'s business: the checks and the access budget do not see it.
-fn c_string(sp: &mut Spaces<'_>, lane: usize, addr: u64) -> Result<String, MemFault> {
+pub(super) fn c_string(sp: &mut Spaces<'_>, lane: usize, addr: u64) -> Result<String, MemFault> {
     let mut bytes = Vec::new();
     while bytes.len() < MAX_STRING {
         let at = addr.wrapping_add(bytes.len() as u64);
@@ -394,10 +414,13 @@ mod tests {
             65536.0,
             f64::INFINITY,
             f64::NAN,
+            -f64::NAN,
+            f64::MIN_POSITIVE,
         ];
         let formats = [
-            "%f", "%e", "%g", "%G", "%E", "%.0f", "%.0e", "%.0g", "%#.0f", "%#g", "%.3g", "%.10g",
-            "%12.4f", "%-12.3e|", "%+g", "% f", "%08.2f", "%-+9.2g|", "%.1f", "%#.3g", "%015.3e",
+            "%a", "%A", "%f", "%e", "%g", "%G", "%E", "%.0f", "%.0e", "%.0g", "%#.0f", "%#g",
+            "%.3g", "%.10g", "%12.4f", "%-12.3e|", "%+g", "% f", "%08.2f", "%-+9.2g|", "%.1f",
+            "%#.3g", "%015.3e",
         ];
         for f in formats {
             for v in values {

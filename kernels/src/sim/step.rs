@@ -342,6 +342,10 @@ pub(super) fn step(
         | Op::CpAsync { .. }
         | Op::CpAsyncCommit
         | Op::CpAsyncWait { .. }
+        | Op::Call { .. }
+        | Op::Ret
+        | Op::Trap
+        | Op::AssertFail { .. }
         | Op::Unsupported { .. } => {}
     }
     Ok(())

@@ -198,6 +198,11 @@ pub enum Tern {
     Prmt,
     Dp4a,
     Sad,
+    /// `shf.l` / `shf.r` (funnel shift of the 64 bits `b:a`), `.clamp` or `.wrap`.
+    Shf {
+        left: bool,
+        clamp: bool,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -267,4 +272,35 @@ pub struct FMods {
     pub sat: bool,
     /// `.approx`/`.full`: documented approximations (computed here correctly rounded).
     pub approx: bool,
+}
+
+/// The bits of an immediate word read as type `ty` (floats: `0f`/`0d` hex or decimal).
+pub(crate) fn imm_bits(w: &str, ty: Ty) -> Option<u64> {
+    let (neg, w) = w.strip_prefix('-').map_or((false, w), |r| (true, r));
+    let hex = |h: &str| u64::from_str_radix(h, 16).ok();
+    let bits = if let Some(h) = w.strip_prefix("0f").or(w.strip_prefix("0F")) {
+        let b = hex(h)? as u32;
+        match ty {
+            Ty::F64 => f64::from(f32::from_bits(b)).to_bits(),
+            _ => u64::from(b),
+        }
+    } else if let Some(h) = w.strip_prefix("0d").or(w.strip_prefix("0D")) {
+        let b = hex(h)?;
+        match ty {
+            Ty::F32 => u64::from((f64::from_bits(b) as f32).to_bits()),
+            _ => b,
+        }
+    } else if ty == Ty::F32 && !w.starts_with("0x") {
+        u64::from(w.parse::<f32>().ok()?.to_bits())
+    } else if ty == Ty::F64 && !w.starts_with("0x") {
+        w.parse::<f64>().ok()?.to_bits()
+    } else {
+        super::parse::parse_int(w)? as u64
+    };
+    Some(match (neg, ty) {
+        (false, _) => bits,
+        (true, Ty::F32) => bits ^ 0x8000_0000,
+        (true, Ty::F64) => bits ^ (1 << 63),
+        (true, _) => bits.wrapping_neg(),
+    })
 }

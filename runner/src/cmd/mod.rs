@@ -5,6 +5,7 @@ pub mod bench;
 pub mod bench2d;
 pub mod book;
 pub mod check;
+pub mod fuzz;
 pub mod grade;
 pub mod hint;
 pub mod list;

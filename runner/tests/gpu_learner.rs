@@ -1,0 +1,102 @@
+//! The GPU's answers to kernels nobody here wrote (issue 16), end to end through the warm worker:
+//! a `__trap()` and a failed `assert` are `trap` (the assert with the condition, file, line, block
+//! and thread the device printed), a store into an input is `wrote_input`, recursive device
+//! functions run and agree with the simulator, and a sample of generated kernels
+//! (`runner fuzz --backend both`) agrees bit for bit. Ignored without a GPU; on one, as in
+//! `gpu.rs`: `RUNNER_BIN=... WORKBOOK_ROOT=... target/release/deps/gpu_learner-HASH --ignored`.
+
+mod common;
+
+use common::{repo as root, runner};
+use std::process::{Command, Output};
+
+fn run(args: &[&str]) -> Output {
+    Command::new(runner())
+        .args(args)
+        .current_dir(root())
+        .env("NO_COLOR", "1")
+        .env("WORKBOOK_STATE", "/nonexistent/state.json")
+        .output()
+        .expect("runner runs")
+}
+
+/// `check puzzle-01` of a broken-corpus fixture on the GPU alone, as JSON.
+fn on_gpu(fixture: &str) -> serde_json::Value {
+    assert!(
+        kernels::gpu::probe().is_some(),
+        "this test needs a CUDA GPU"
+    );
+    let file = format!("kernels/tests/fixtures/broken/{fixture}.cu");
+    let out = run(&[
+        "check",
+        "puzzle-01",
+        "--kernel",
+        &file,
+        "--backend",
+        "gpu",
+        "--json",
+    ]);
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+fn first_of(o: &serde_json::Value, kind: &str) -> serde_json::Value {
+    let all = o["diagnostics"].as_array().cloned().unwrap_or_default();
+    all.into_iter()
+        .find(|d| d["kind"] == kind)
+        .unwrap_or_else(|| panic!("no {kind}: {}", o["diagnostics"]))
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run with --ignored on a GPU machine"]
+fn a_trap_on_the_gpu_is_a_trap() {
+    let o = on_gpu("p01_trap");
+    assert_eq!(o["passed"], false);
+    let d = first_of(&o, "trap");
+    assert!(d["message"].as_str().unwrap().contains("__trap()"), "{d}");
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run with --ignored on a GPU machine"]
+fn a_failed_assert_on_the_gpu_quotes_what_the_device_printed() {
+    let o = on_gpu("p01_assert");
+    let d = first_of(&o, "trap");
+    let message = d["message"].as_str().unwrap();
+    assert!(message.contains("assertion `i < size` failed"), "{d}");
+    assert_eq!(d["line"], 8, "{d}");
+    assert!(d["block"].is_array() && d["thread"].is_array(), "{d}");
+    let printed = o.to_string();
+    assert!(
+        !printed.contains("Assertion `"),
+        "the device's line stays out of printf: {o}"
+    );
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run with --ignored on a GPU machine"]
+fn a_store_into_an_input_on_the_gpu_is_wrote_input() {
+    let o = on_gpu("p01_writes_input");
+    let d = first_of(&o, "wrote_input");
+    assert!(d["message"].as_str().unwrap().contains("input `a`"), "{d}");
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run with --ignored on a GPU machine"]
+fn recursive_device_functions_pass_on_both_backends_bit_for_bit() {
+    let file = "kernels/tests/fixtures/broken/p01_recursive_ok.cu";
+    let out = run(&["check", "puzzle-01", "--kernel", file, "--json"]);
+    let o: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(o["passed"], true, "{}", o["diagnostics"]);
+    assert_eq!(o["backends"], serde_json::json!(["sim", "gpu"]));
+    let a = &o["backend_agreement"];
+    assert_eq!(a["cases"], a["identical"], "{a}");
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run with --ignored on a GPU machine"]
+fn generated_kernels_agree_bit_for_bit() {
+    let out = run(&["fuzz", "--seed", "0", "--count", "300", "--backend", "both"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("300 of 300 kernels passed"), "{text}");
+}
