@@ -6,7 +6,7 @@
 //! declares `printf`, `assert` and the math functions, so these add only the names and macros a
 //! host header would (`std::sqrt`, `INFINITY`, `int32_t`, ...). CUDA's own headers
 //! (`<cuda_fp16.h>`, `<cuda_bf16.h>`, ...) come from a CUDA install or from the pinned
-//! `nvidia-cuda-runtime` wheel, found like NVRTC and installed the same way into the cache, only
+//! `nvidia-cuda-runtime` and `nvidia-cuda-crt` wheels, found like NVRTC and installed the same way into the cache, only
 //! when a source includes a header that is not one of the workbook's.
 
 #![allow(unsafe_code)] // nvrtcCreateProgram with the headers: the call says why it is sound.
@@ -17,8 +17,10 @@ use std::ffi::CString;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-/// The wheel with CUDA's headers, of the same CUDA release as the pinned NVRTC.
-pub const RUNTIME_WHEEL: &str = "nvidia-cuda-runtime==13.0.88";
+/// The wheels with CUDA's headers, of the same CUDA release as the pinned NVRTC: the runtime's
+/// (`cuda_fp16.h`, `mma.h`, ...) and the `crt/` folder those include (`mma.h` is a front for
+/// `crt/mma.h`).
+pub const HEADER_WHEELS: &[&str] = &["nvidia-cuda-runtime==13.0.88", "nvidia-cuda-crt==13.0.88"];
 
 /// The workbook's headers: the name a source includes, and the text.
 pub const OWN: &[(&str, &str)] = &[
@@ -67,7 +69,7 @@ pub fn include_dirs(code: &str) -> Vec<PathBuf> {
 }
 
 fn has_headers(dir: &Path) -> bool {
-    dir.join("cuda_fp16.h").is_file()
+    dir.join("cuda_fp16.h").is_file() && dir.join("crt").join("mma.h").is_file()
 }
 
 fn wheel_include(site: &Path) -> PathBuf {
@@ -91,7 +93,7 @@ pub fn locate() -> Option<PathBuf> {
     dirs.into_iter().find(|d| has_headers(d))
 }
 
-/// Installs [`RUNTIME_WHEEL`] into the cache (under the same lock as NVRTC's install).
+/// Installs [`HEADER_WHEELS`] into the cache (under the same lock as NVRTC's install).
 pub fn install() -> Result<PathBuf, Error> {
     let target = cache_dir().join("headers");
     std::fs::create_dir_all(cache_dir()).map_err(|e| Error::Missing(e.to_string()))?;
@@ -99,7 +101,7 @@ pub fn install() -> Result<PathBuf, Error> {
         .map_err(|e| Error::Missing(e.to_string()))?;
     lock.lock().map_err(|e| Error::Missing(e.to_string()))?;
     if !has_headers(&wheel_include(&target)) {
-        pip_install(RUNTIME_WHEEL, &target)?;
+        pip_install(HEADER_WHEELS, &target)?;
     }
     Ok(wheel_include(&target))
 }

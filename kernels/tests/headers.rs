@@ -1,8 +1,8 @@
 //! The standard headers a learner may include compile with NVRTC (installed as the runner
 //! installs it, when this machine has none), and what they declare works in the simulator:
 //! `<cstdio>`/`<stdio.h>` (`printf`), `<cmath>`/`<math.h>` (`std::sqrt`, `INFINITY`, `M_PI`),
-//! `<cstdint>`/`<stdint.h>`, `<cassert>`/`<assert.h>`, and CUDA's `<cuda_fp16.h>` (from the
-//! pinned `nvidia-cuda-runtime` wheel).
+//! `<cstdint>`/`<stdint.h>`, `<cassert>`/`<assert.h>`, CUDA's `<cuda_fp16.h>` and `<mma.h>` (from the
+//! pinned `nvidia-cuda-runtime` and `nvidia-cuda-crt` wheels).
 
 use kernels::job::{Arg, Job, Launch};
 use kernels::nvrtc::{self, Compiled, Source, Target};
@@ -99,4 +99,12 @@ fn cassert_and_assert_h_give_assert() {
 fn cuda_fp16_h_comes_from_the_pinned_runtime_wheel() {
     let code = "#include <cuda_fp16.h>\nextern \"C\" __global__ void k(const float* in, float* out) { __half h = __float2half(in[0]); out[0] = __half2float(h) * 2.0f; }";
     assert_eq!(run(code, 1.5).0, 3.0);
+}
+
+#[test]
+fn mma_h_compiles_with_the_crt_headers_it_fronts() {
+    // `mma.h` only includes `crt/mma.h`, which comes from the pinned `nvidia-cuda-crt` wheel.
+    let code = "#include <mma.h>\nusing namespace nvcuda;\nextern \"C\" __global__ void k(const float* in, float* out) {\n    wmma::fragment<wmma::accumulator, 16, 16, 8, float> c;\n    wmma::fill_fragment(c, in[0]);\n    wmma::store_matrix_sync(out, c, 16, wmma::mem_row_major);\n}\n";
+    let ptx = ptx(code);
+    assert!(ptx.contains("wmma.store"), "{ptx}");
 }
