@@ -71,6 +71,10 @@ pub struct Case {
     /// The reference output, one value per element of the (single) output buffer.
     pub expected: Vec<f64>,
     pub scale: Scale,
+    /// For a launch the kernel declares (puzzle 08), set by [`Puzzle::resolve_launch`]: block `b`
+    /// owns outputs `b * N .. (b + 1) * N`; which of its threads computes which is the kernel's
+    /// own choice.
+    pub outputs_per_block: Option<u32>,
 }
 
 impl Case {
@@ -189,6 +193,7 @@ impl Puzzle {
                 let shape = LaunchShape::from_ptx(ptx, declared.symbol, file)?;
                 for case in cases {
                     case.job.launch = shape.launch(case.expected.len());
+                    case.outputs_per_block = Some(shape.outputs_per_block);
                     let covered = case.job.launch.blocks() * u64::from(shape.outputs_per_block);
                     rescale(case, covered);
                 }

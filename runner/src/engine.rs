@@ -229,16 +229,12 @@ pub fn evaluate(req: &Request, gpu: &mut Worker) -> anyhow::Result<Outcome> {
                 let Some(device) = device else {
                     return Ok(None);
                 };
-                let mut run = |case: &Case| {
-                    with_declared_launch(puzzle, &code, &file, case)
-                        .map(|case| {
-                            gpu.call(
-                                &worker::Request::Run(kernel_run(&code, &file, &case)),
-                                req.gpu_limit,
-                            )
-                            .output
-                        })
-                        .unwrap_or_else(RunOutput::failed)
+                let mut run = |case: &Case| match with_declared_launch(puzzle, &code, &file, case) {
+                    Ok(own) => {
+                        let request = worker::Request::Run(kernel_run(&code, &file, &own));
+                        (gpu.call(&request, req.gpu_limit).output, own)
+                    }
+                    Err(d) => (RunOutput::failed(d), case.clone()),
                 };
                 Ok(Some((
                     device,
@@ -314,12 +310,14 @@ fn run_backend(
     puzzle: &Puzzle,
     backend: Backend,
     cases: &[Case],
-    run: &mut dyn FnMut(&Case) -> RunOutput,
+    run: &mut dyn FnMut(&Case) -> (RunOutput, Case),
 ) -> (Vec<CaseResult>, Vec<Diagnostic>) {
     let mut results: Vec<CaseResult> = vec![];
     let mut diagnostics = vec![];
     for (n, case) in cases.iter().enumerate() {
-        let (mut result, mut diags) = judge(puzzle, case, backend, run(case));
+        // Judged against the case as it ran: with the launch the kernel declares, if it does.
+        let (out, ran) = run(case);
+        let (mut result, mut diags) = judge(puzzle, &ran, backend, out);
         result.findings = diags
             .iter()
             .map(|d| format!("{}: {}", d.kind.name(), d.message))
@@ -402,15 +400,14 @@ pub fn with_declared_launch(
 }
 
 /// One case on the simulator, with the launch the kernel declares where it declares one.
-fn run_on_sim(puzzle: &Puzzle, code: &str, file: &str, case: &Case) -> RunOutput {
-    with_declared_launch(puzzle, code, file, case)
-        .and_then(|case| {
-            Ok(kernels::sim::run(
-                &ptx(code, file, &case.macros)?,
-                &case.job,
-            ))
-        })
-        .unwrap_or_else(RunOutput::failed)
+fn run_on_sim(puzzle: &Puzzle, code: &str, file: &str, case: &Case) -> (RunOutput, Case) {
+    match with_declared_launch(puzzle, code, file, case) {
+        Ok(own) => match ptx(code, file, &own.macros) {
+            Ok(ptx) => (kernels::sim::run(&ptx, &own.job), own),
+            Err(d) => (RunOutput::failed(d), own),
+        },
+        Err(d) => (RunOutput::failed(d), case.clone()),
+    }
 }
 
 /// `case` as the GPU worker takes it.
@@ -442,12 +439,15 @@ fn shrink_failure(
     puzzle: &Puzzle,
     case: &Case,
     backend: Backend,
-    run: &mut dyn FnMut(&Case) -> RunOutput,
+    run: &mut dyn FnMut(&Case) -> (RunOutput, Case),
 ) -> Option<(CaseResult, Vec<Diagnostic>)> {
     let shrink = puzzle.shrink?;
     shrink(case)
         .iter()
-        .map(|smaller| judge(puzzle, smaller, backend, run(smaller)))
+        .map(|smaller| {
+            let (out, ran) = run(smaller);
+            judge(puzzle, &ran, backend, out)
+        })
         .find(|(r, _)| !r.passed)
 }
 

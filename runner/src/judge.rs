@@ -112,8 +112,12 @@ pub fn judge(
             .copied()
             .filter(|&i| !unwritten_nan(output[i]))
             .collect();
-        let located = |d: Diagnostic, i: usize| match owner(case, i) {
-            Some((block, thread)) => d.in_thread(block, thread),
+        let located = |mut d: Diagnostic, i: usize| match owner(case, i) {
+            Some((block, Some(thread))) => d.in_thread(block, thread),
+            Some((block, None)) => {
+                d.block = Some(block);
+                d
+            }
             None => d,
         };
         if let Some(&first) = unwritten.first() {
@@ -184,9 +188,12 @@ fn listing(case: &Case, indices: &[usize], detail: impl Fn(usize) -> String) -> 
         .take(SHOWN)
         .map(|&i| {
             let who = owner(case, i)
-                .map(|(b, t)| match case.job.output_pitch() {
-                    Some(_) => format!(" (block ({},{}) thread ({},{}))", b[0], b[1], t[0], t[1]),
-                    None => format!(" (block {} thread {})", b[0], t[0]),
+                .map(|(b, t)| match (t, case.job.output_pitch()) {
+                    (Some(t), Some(_)) => {
+                        format!(" (block ({},{}) thread ({},{}))", b[0], b[1], t[0], t[1])
+                    }
+                    (Some(t), None) => format!(" (block {} thread {})", b[0], t[0]),
+                    (None, _) => format!(" (block {})", b[0]),
                 })
                 .unwrap_or_default();
             let at = match case.job.output_pitch() {
@@ -202,15 +209,22 @@ fn listing(case: &Case, indices: &[usize], detail: impl Fn(usize) -> String) -> 
     parts.join(", ")
 }
 
-/// The block and thread that own output `i` under the puzzle's launch rule, read from the
-/// case's macros: ROW_BLOCK and COL_BLOCK (puzzle 09: a 2D grid, one output per thread, x walking
-/// the columns), OUTPUTS_PER_THREAD (puzzle 06: thread t of a block owns its outputs
-/// t * OUTPUTS_PER_THREAD + r), BLOCK_SIZE and THREADS (puzzle 07: a block owns BLOCK_SIZE outputs,
-/// thread t the rows t, t + THREADS, ...), otherwise one output per thread. `None` where the rule
-/// does not say (a launch the kernel declares: its cases reach the judge before the shape is known,
-/// and how a block shares its outputs is the kernel's own choice).
-pub fn owner(case: &Case, i: usize) -> Option<([u32; 3], [u32; 3])> {
+/// The block and thread that own output `i` under the puzzle's launch rule: for a 1D launch the
+/// kernel declares (puzzle 08), the block of OUTPUTS_PER_BLOCK outputs and no thread (how a block
+/// shares its outputs is the kernel's own choice); from the case's macros, ROW_BLOCK and COL_BLOCK
+/// (puzzle 09: a 2D grid, one output per thread, x walking the columns), OUTPUTS_PER_THREAD
+/// (puzzle 06: thread t of a block owns its outputs t * OUTPUTS_PER_THREAD + r), BLOCK_SIZE and
+/// THREADS (puzzle 07: a block owns BLOCK_SIZE outputs, thread t the rows t, t + THREADS, ...),
+/// otherwise one output per thread. `None` where the rule does not say (puzzle 10's declared
+/// tiles).
+pub fn owner(case: &Case, i: usize) -> Option<([u32; 3], Option<[u32; 3]>)> {
     let l = case.job.launch;
+    if let Some(n) = case.outputs_per_block {
+        // A launch the kernel declares (puzzle 08): the block is the shape's, the thread the
+        // kernel's own choice.
+        let block = i / n.max(1) as usize;
+        return (block < l.blocks() as usize).then_some(([block as u32, 0, 0], None));
+    }
     if let Some(p) = case.job.output_pitch() {
         let (bx, by) = (l.block[0] as usize, l.block[1] as usize);
         let one_per_thread = case.macros.iter().any(|(k, _)| k == "COL_BLOCK")
@@ -220,7 +234,7 @@ pub fn owner(case: &Case, i: usize) -> Option<([u32; 3], [u32; 3])> {
         return one_per_thread.then(|| {
             (
                 [(c / bx) as u32, (r / by) as u32, 0],
-                [(c % bx) as u32, (r % by) as u32, 0],
+                Some([(c % bx) as u32, (r % by) as u32, 0]),
             )
         });
     }
@@ -240,5 +254,5 @@ pub fn owner(case: &Case, i: usize) -> Option<([u32; 3], [u32; 3])> {
         (None, None) if (case.expected.len() as u64) <= threads => (i / tpb, i % tpb),
         (None, None) => return None,
     };
-    (block < l.blocks() as usize).then_some(([block as u32, 0, 0], [thread as u32, 0, 0]))
+    (block < l.blocks() as usize).then_some(([block as u32, 0, 0], Some([thread as u32, 0, 0])))
 }

@@ -125,11 +125,13 @@ pub fn human(outcome: &Outcome) -> String {
         if let (Some(file), Some(line)) = (&d.file, d.line) {
             at.push(format!("{file}:{line}"));
         }
-        if let (Some(b), Some(t)) = (d.block, d.thread) {
-            at.push(format!(
+        match (d.block, d.thread) {
+            (Some(b), Some(t)) => at.push(format!(
                 "block ({},{},{}) thread ({},{},{})",
                 b[0], b[1], b[2], t[0], t[1], t[2]
-            ));
+            )),
+            (Some(b), None) => at.push(format!("block ({},{},{})", b[0], b[1], b[2])),
+            _ => {}
         }
         if let Some(case) = &d.case {
             at.push(format!("case {case}"));

@@ -2,7 +2,8 @@
 //! thread t owns outputs t * OUTPUTS_PER_THREAD + r of its block, puzzle 07's thread t the rows
 //! t, t + THREADS, ... of its block's BLOCK_SIZE outputs. Each reference solution is broken for
 //! one thread only (block 1, thread 3 adds 1 to its last output), and the diagnostic must name
-//! that thread, not the one a one-output-per-thread rule would.
+//! that thread, not the one a one-output-per-thread rule would. Puzzle 08 declares its own launch:
+//! the diagnostic names the block its shape gives, and no thread.
 
 use std::path::Path;
 use std::process::Command;
@@ -80,6 +81,36 @@ fn puzzle_07_names_the_thread_of_its_broadcast_rows() {
     assert_eq!(
         (&d["block"][0], &d["thread"][0]),
         (&1.into(), &3.into()),
+        "{d}"
+    );
+}
+
+/// Puzzle 08's kernel declares its launch: block b owns outputs b * OUTPUTS_PER_BLOCK.., and which
+/// of its threads computes which is the kernel's own choice, so the diagnostic names the block and
+/// no thread (a one-output-per-thread guess would name a thread that may not own it).
+#[test]
+fn puzzle_08_names_the_block_its_declared_shape_gives_and_no_thread() {
+    let src = "extern \"C\" __device__ const int launch_shape[3] = {64, 128, 0};\n\
+        extern \"C\" __global__ void conv1d(const float* input, const float* kernel, float* output,\n\
+                                          int input_size, int kernel_size)\n\
+        {\n\
+            for (int i = blockIdx.x * 128 + threadIdx.x; i < blockIdx.x * 128 + 128; i += 64) {\n\
+                if (i >= input_size - kernel_size + 1) return;\n\
+                float sum = 0.0f;\n\
+                for (int j = 0; j < kernel_size; j++) sum += input[i + j] * kernel[j];\n\
+                if (blockIdx.x == 2) sum += 1.0f;\n\
+                output[i] = sum;\n\
+            }\n\
+        }\n";
+    let file = std::env::temp_dir().join(format!("puzzle-08-owner-{}.cu", std::process::id()));
+    std::fs::write(&file, src).unwrap();
+    let d = first_diagnostic("puzzle-08", &file, "edge-three-blocks");
+    assert_eq!(d["kind"], "wrong_output", "{d}");
+    assert_eq!(d["block"], serde_json::json!([2, 0, 0]), "{d}");
+    assert!(d.get("thread").is_none(), "{d}");
+    let message = d["message"].as_str().unwrap();
+    assert!(
+        message.contains("[256] yours") && message.contains("(block 2)"),
         "{d}"
     );
 }

@@ -49,6 +49,7 @@ pub fn case(name: &str, layout: Layout, input: Vec<f32>, kernel: Vec<f32>, scale
         macros: layout.macros(),
         expected,
         scale,
+        outputs_per_block: None,
     }
 }
 

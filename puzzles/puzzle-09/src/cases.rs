@@ -143,6 +143,7 @@ pub fn case(
         macros: layout.macros(),
         expected,
         scale,
+        outputs_per_block: None,
     }
 }
 
