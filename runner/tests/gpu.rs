@@ -5,32 +5,9 @@
 
 mod common;
 
-use common::{Watching, repo as root, runner, scratch_root};
-use std::process::{Command, Output};
+use common::{Watching, json, repo as root, require_gpu, run, runner, scratch_root};
+use std::process::Output;
 use std::time::{Duration, Instant};
-
-fn run(args: &[&str]) -> Output {
-    Command::new(runner())
-        .args(args)
-        .current_dir(root())
-        .env("NO_COLOR", "1")
-        .env("WORKBOOK_STATE", "/nonexistent/state.json")
-        .output()
-        .expect("runner runs")
-}
-
-/// Fails clearly when a GPU test was asked for on a machine without a GPU.
-fn require_gpu() {
-    assert!(
-        kernels::gpu::probe().is_some(),
-        "this test needs a CUDA GPU, and none was found (libcuda did not load or reports no device)"
-    );
-}
-
-fn json(out: &Output) -> serde_json::Value {
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
-}
 
 #[test]
 fn bench_without_a_gpu_is_a_usage_error() {

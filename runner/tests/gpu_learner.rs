@@ -7,18 +7,7 @@
 
 mod common;
 
-use common::{repo as root, runner};
-use std::process::{Command, Output};
-
-fn run(args: &[&str]) -> Output {
-    Command::new(runner())
-        .args(args)
-        .current_dir(root())
-        .env("NO_COLOR", "1")
-        .env("WORKBOOK_STATE", "/nonexistent/state.json")
-        .output()
-        .expect("runner runs")
-}
+use common::run;
 
 /// `check puzzle-01` of a broken-corpus fixture on the GPU alone, as JSON.
 fn on_gpu(fixture: &str) -> serde_json::Value {

@@ -5,7 +5,7 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
@@ -29,6 +29,31 @@ pub fn runner() -> PathBuf {
         || PathBuf::from(env!("CARGO_BIN_EXE_runner")),
         PathBuf::from,
     )
+}
+
+/// Runs the runner in the workbook with `args`, colors off and no learner state.
+pub fn run(args: &[&str]) -> Output {
+    Command::new(runner())
+        .args(args)
+        .current_dir(repo())
+        .env("NO_COLOR", "1")
+        .env("WORKBOOK_STATE", "/nonexistent/state.json")
+        .output()
+        .expect("runner runs")
+}
+
+/// The JSON object `out` printed.
+pub fn json(out: &Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+/// Fails clearly when a GPU test was asked for on a machine without a GPU.
+pub fn require_gpu() {
+    assert!(
+        kernels::gpu::probe().is_some(),
+        "this test needs a CUDA GPU, and none was found (libcuda did not load or reports no device)"
+    );
 }
 
 /// A workbook root holding only puzzles 01 and 02 as skeletons, named for `test`.
