@@ -3,24 +3,13 @@
 //! `internal_error`) and none hanging (each run is held to a time limit). The GPU half of the
 //! comparison runs on a GPU machine: `runner fuzz --backend both`.
 
+mod common;
+
 use kernels::fuzz;
-use kernels::nvrtc::{self, Compiled, Source, Target};
 use std::time::{Duration, Instant};
 
 fn ptx(code: &str) -> String {
-    let location = nvrtc::locate()
-        .or_else(|| nvrtc::install().ok().map(nvrtc::Location::Path))
-        .expect("NVRTC found or installed");
-    nvrtc::load(&location).expect("NVRTC loads");
-    let source = Source {
-        code,
-        file: "fuzz.cu",
-        macros: &[],
-    };
-    match nvrtc::compile(&source, &Target::Ptx) {
-        Ok(Compiled::Ptx(ptx)) => ptx,
-        other => panic!("{code}\n{other:?}"),
-    }
+    common::compile(code, "fuzz.cu")
 }
 
 /// Seeds run here: the first 200 (any change to the generator changes every kernel).

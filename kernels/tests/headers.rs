@@ -4,23 +4,12 @@
 //! `<cstdint>`/`<stdint.h>`, `<cassert>`/`<assert.h>`, CUDA's `<cuda_fp16.h>` and `<mma.h>` (from the
 //! pinned `nvidia-cuda-runtime` and `nvidia-cuda-crt` wheels).
 
+mod common;
+
 use kernels::job::{Arg, Job, Launch};
-use kernels::nvrtc::{self, Compiled, Source, Target};
 
 fn ptx(code: &str) -> String {
-    let location = nvrtc::locate()
-        .or_else(|| nvrtc::install().ok().map(nvrtc::Location::Path))
-        .expect("NVRTC found or installed");
-    nvrtc::load(&location).expect("NVRTC loads");
-    let source = Source {
-        code,
-        file: "kernel.cu",
-        macros: &[],
-    };
-    match nvrtc::compile(&source, &Target::Ptx) {
-        Ok(Compiled::Ptx(ptx)) => ptx,
-        other => panic!("{code}\n{other:?}"),
-    }
+    common::compile(code, "kernel.cu")
 }
 
 /// Runs `k(const float* in, float* out)` on one thread with `in = [x]` and returns `out[0]`.
