@@ -199,7 +199,7 @@ __device__ __forceinline__ void compute_tile(float (*acc)[NT][4], const float* s
 // ANCHOR_END: mma
 
 // ANCHOR: signature
-extern "C" __global__ void conv2d_nhwc(const float* input, const float* weight, float* output,
+extern "C" __global__ void __launch_bounds__(THREADS) conv2d_nhwc(const float* input, const float* weight, float* output,
                                        int batch, int input_rows, int input_cols,
                                        int input_channels, int output_channels, int kernel_rows,
                                        int kernel_cols)
