@@ -30,6 +30,11 @@
 #ifndef STAGES
 #define STAGES 3
 #endif
+// 1: A's 16-byte copies go through L1 (cp.async.ca), where the window of the next tap, which
+// overlaps this one's, may still be; 0: straight from L2 (cp.async.cg).
+#ifndef A_THROUGH_L1
+#define A_THROUGH_L1 1
+#endif
 #define BLOCK_K 32
 #define THREADS (32 * WARPS_M * WARPS_N)
 #define WARP_M (BLOCK_M / WARPS_M)
@@ -55,12 +60,16 @@ extern "C" __device__ const int launch_shape[4] = {THREADS, BLOCK_M, BLOCK_N, SH
 
 // ANCHOR: async
 // Copies `bytes` (4 or 16) from global to shared memory without passing through registers; with
-// `valid` false nothing is read and the destination is filled with zeros.
-__device__ __forceinline__ void copy_async(float* dst, const float* src, bool valid, int bytes)
+// `valid` false nothing is read and the destination is filled with zeros. `l1` keeps the line in
+// L1 too (16-byte copies only; 4-byte ones always go through L1).
+__device__ __forceinline__ void copy_async(float* dst, const float* src, bool valid, int bytes,
+                                           bool l1 = false)
 {
     unsigned at = (unsigned)__cvta_generic_to_shared(dst);
     int n = valid ? bytes : 0;
-    if (bytes == 16) {
+    if (bytes == 16 && l1) {
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;" ::"r"(at), "l"(src), "r"(n));
+    } else if (bytes == 16) {
         asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(at), "l"(src), "r"(n));
     } else {
         asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(at), "l"(src), "r"(n));
@@ -112,7 +121,8 @@ __device__ __forceinline__ void load_tile(float* sa, float* sb, const float* inp
         for (int r = 0; r < A_ROWS; r++) {
             int row = threadIdx.x / (BLOCK_K / 4) + r * A_ROW_STEP;
             bool valid = win[r] >= 0 && k < d.k;
-            copy_async(&sa[row * A_STRIDE + kq], input + (valid ? win[r] + off : 0), valid, 16);
+            copy_async(&sa[row * A_STRIDE + kq], input + (valid ? win[r] + off : 0), valid, 16,
+                       A_THROUGH_L1);
         }
         int nq = threadIdx.x % (BLOCK_N / 4) * 4;
 #pragma unroll

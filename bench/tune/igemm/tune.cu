@@ -6,6 +6,7 @@
 // Build: nvcc -O3 -arch=sm_90 -DBLOCK_M=128 ... -o tune bench/tune/igemm/tune.cu; run: ./tune NAME
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <vector>
 #include <cuda_runtime.h>
