@@ -19,7 +19,7 @@
 #define BLOCK_M 128
 #endif
 #ifndef BLOCK_N
-#define BLOCK_N 64
+#define BLOCK_N 128
 #endif
 #ifndef WARPS_M
 #define WARPS_M 2
@@ -28,12 +28,18 @@
 #define WARPS_N 2
 #endif
 #ifndef STAGES
-#define STAGES 3
+#define STAGES 2
 #endif
 // 1: A's 16-byte copies go through L1 (cp.async.ca), where the window of the next tap, which
 // overlaps this one's, may still be; 0: straight from L2 (cp.async.cg).
 #ifndef A_THROUGH_L1
 #define A_THROUGH_L1 1
+#endif
+// 1: where input_channels is a multiple of BLOCK_K, walk K chunk by chunk of BLOCK_K channels,
+// all taps of a chunk in a row, so the window of tap (i, j + 1) follows that of (i, j), which
+// overlaps it but for one pixel, while it is still in L1; 0: in k's own order, tap by tap.
+#ifndef CHUNK_MAJOR
+#define CHUNK_MAJOR 1
 #endif
 #define BLOCK_K 32
 #define THREADS (32 * WARPS_M * WARPS_N)
@@ -256,11 +262,18 @@ extern "C" __global__ void __launch_bounds__(THREADS) conv2d_nhwc(const float* i
     // STAGES - 1 ahead, and compute this one. Every iteration commits a group, empty or not, so
     // the count stays right at the end.
     int tiles = (d.k + BLOCK_K - 1) / BLOCK_K;
+    // Where K tile kt starts: any order of the tiles gives the same sum, as long as A and the
+    // weight take the same one.
+    bool chunked = CHUNK_MAJOR && wide && input_channels % BLOCK_K == 0;
+    int taps = kernel_rows * kernel_cols;
+    auto start = [&](int kt) {
+        return chunked ? kt % taps * input_channels + kt / taps * BLOCK_K : kt * BLOCK_K;
+    };
 #pragma unroll
     for (int s = 0; s < STAGES - 1; s++) {
         if (s < tiles) {
             load_tile(shared + s * A_FLOATS, shared + STAGES * A_FLOATS + s * B_FLOATS, input,
-                      weight, d, m0, n0, s * BLOCK_K, wide, win);
+                      weight, d, m0, n0, start(s), wide, win);
         }
         asm volatile("cp.async.commit_group;");
     }
@@ -271,11 +284,14 @@ extern "C" __global__ void __launch_bounds__(THREADS) conv2d_nhwc(const float* i
         if (next < tiles) {
             int s = next % STAGES;
             load_tile(shared + s * A_FLOATS, shared + STAGES * A_FLOATS + s * B_FLOATS, input,
-                      weight, d, m0, n0, next * BLOCK_K, wide, win);
+                      weight, d, m0, n0, start(next), wide, win);
         }
         asm volatile("cp.async.commit_group;");
         int s = kt % STAGES;
-        compute_tile(acc, shared + s * A_FLOATS, shared + STAGES * A_FLOATS + s * B_FLOATS, wm, wn);
+        if (n0 + wn < d.n) { // a warp wholly past the last output channel has nothing to do
+            compute_tile(acc, shared + s * A_FLOATS, shared + STAGES * A_FLOATS + s * B_FLOATS, wm,
+                         wn);
+        }
     }
     // ANCHOR_END: pipeline
 

@@ -15,9 +15,9 @@
 
 #define CHECK(x)                                                                    \
     do {                                                                            \
-        cudaError_t e = (x);                                                        \
-        if (e != cudaSuccess) {                                                     \
-            printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e));        \
+        cudaError_t check_err = (x);                                                        \
+        if (check_err != cudaSuccess) {                                                   \
+            printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(check_err)); \
             exit(1);                                                                \
         }                                                                           \
     } while (0)

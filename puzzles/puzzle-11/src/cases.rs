@@ -9,7 +9,8 @@
 //!   in M); a 1 x 1 kernel with 20 input and 33 output channels; a kernel as large as the image
 //!   (one output pixel per image); a 7 x 7 kernel; 72 input and 70 output channels (tails in K
 //!   and N past 64).
-//! - `random-*`: seeded, batch > 1, non-square kernels, M over several tiles of 128.
+//! - `random-*`: seeded, batch > 1, non-square kernels, M over several tiles of 128, 32 input
+//!   channels (a kernel that walks K a chunk of channels at a time takes that path only there).
 //! - `full-*`: CURRICULUM.md's three, built only for [`Scale::Full`]; references computed in
 //!   parallel once and cached ([`kernels::refcache`]).
 //!
@@ -131,7 +132,7 @@ pub const fn conv(s: (usize, usize, usize, usize, usize, usize, usize)) -> Conv 
 }
 
 /// The small random cases: (name, seed, sizes).
-pub const SMALL: [(&str, u64, Conv); 9] = [
+pub const SMALL: [(&str, u64, Conv); 10] = [
     ("edge-rgb-odd-channels", 1, conv((2, 11, 13, 3, 7, 3, 3))),
     ("edge-1x1", 2, conv((1, 9, 10, 20, 33, 1, 1))),
     ("edge-kernel-equals-image", 3, conv((3, 5, 5, 6, 9, 5, 5))),
@@ -141,6 +142,7 @@ pub const SMALL: [(&str, u64, Conv); 9] = [
     ("random-1", 7, conv((2, 14, 9, 8, 40, 5, 3))),
     ("random-2", 8, conv((4, 6, 7, 33, 17, 2, 2))),
     ("random-tall", 9, conv((1, 30, 12, 4, 12, 3, 3))),
+    ("random-32-channels", 10, conv((2, 6, 7, 32, 20, 3, 3))),
 ];
 
 pub fn cases(scale: Scale) -> Vec<Case> {
