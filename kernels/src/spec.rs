@@ -76,6 +76,10 @@ pub struct Case {
     /// owns outputs `b * N .. (b + 1) * N`; which of its threads computes which is the kernel's
     /// own choice.
     pub outputs_per_block: Option<u32>,
+    /// For an implicit-GEMM launch the kernel declares (puzzle 11), set by
+    /// [`Puzzle::resolve_launch`]: BLOCK_M and BLOCK_N. The output is M rows of `output_channels`;
+    /// block (x, y) owns rows x * BLOCK_M .. and columns y * BLOCK_N .. of it.
+    pub block_tile: Option<[u32; 2]>,
 }
 
 impl Case {
@@ -214,6 +218,7 @@ impl Puzzle {
                 let shape = GemmShape::from_ptx(ptx, declared.symbol, file)?;
                 for case in cases {
                     case.job.launch = shape.launch(&case.job, file)?;
+                    case.block_tile = Some([shape.block_m, shape.block_n]);
                     rescale(case, case.job.launch.blocks() * shape.tile());
                 }
             }

@@ -81,6 +81,7 @@ pub fn case(name: &str, conv: Conv, input: &[f32], weight: &[f32], scale: Scale)
         expected,
         scale,
         outputs_per_block: None,
+        block_tile: None,
     }
 }
 
