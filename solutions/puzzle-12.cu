@@ -1,0 +1,180 @@
+// Puzzle 12: convolution as matrix products, on tensor cores (the valid contract).
+// output[i] = sum over j < kernel_size of input[i + j] * kernel[j], for i < input_size - kernel_size + 1
+// 1 <= kernel_size <= input_size <= 1,500,000 and kernel_size <= 2047.
+// Same contract, cases and tolerance as puzzle 08; declare the launch the same way:
+//   extern "C" __device__ const int launch_shape[3] = {THREADS, OUTPUTS_PER_BLOCK, SHARED_BYTES};
+// and the runner launches ceil(output_size / OUTPUTS_PER_BLOCK) blocks of THREADS threads with
+// SHARED_BYTES bytes of dynamic shared memory (up to 227 KiB). No macros are defined for you.
+
+// ANCHOR: solve
+// ANCHOR: shape
+// The outputs are cut into rows of ROW = 16 * MT outputs; row r starts at output ROW * r. Output b of
+// row r is sum over k of x[ROW r + k] * w[k - b] (w is zero outside [0, kernel_size)), so the block of
+// outputs Y^T[b][r] is the matrix product W X with W[b][k] = w[k - b] (a Toeplitz matrix: every
+// diagonal holds one tap) and X[k][r] = x[ROW r + k] (row r of the input, shifted by ROW r).
+// A warp computes 8 * NT rows (a pass) with mma.sync m16n8k8 tf32: M = b (MT tiles of 16), N = r (NT
+// tiles of 8), K = k, walked 8 at a time (a k-step).
+#ifndef MT
+#define MT 2
+#endif
+#ifndef NT
+#define NT 3
+#endif
+#ifndef WARPS
+#define WARPS 8
+#endif
+#ifndef PASSES
+#define PASSES 2
+#endif
+#define ROW (16 * MT)
+#define PASS (ROW * 8 * NT)
+#define THREADS (32 * WARPS)
+#define OUTPUTS_PER_BLOCK (PASS * WARPS * PASSES)
+// k-steps for the longest kernel, rounded up to the window's period 2 MT (see the loop).
+#define STEPS(k) (((k) + ROW - 1 + 8 * 2 * MT - 1) / (8 * 2 * MT) * (2 * MT))
+#define MAX_STEPS STEPS(2047)
+// Shared memory, in float4 slots: the taps as pairs (one slot per tap offset d, from d = -8), then
+// the block's inputs as pairs (one slot per two inputs, 4 slots of padding after each row of ROW).
+#define TAP_SLOTS (8 * MAX_STEPS + 8)
+#define X_FLOATS (OUTPUTS_PER_BLOCK - ROW + 8 * MAX_STEPS)
+#define X_SLOTS (X_FLOATS / 2 + 4 * (X_FLOATS / ROW + 1))
+#define SHARED_BYTES ((TAP_SLOTS + X_SLOTS) * 16)
+
+extern "C" __device__ const int launch_shape[3] = {THREADS, OUTPUTS_PER_BLOCK, SHARED_BYTES};
+// ANCHOR_END: shape
+
+// ANCHOR: split
+// A float as a tf32 high part and a tf32 remainder: x = hi + lo up to 2^-22 |x|. hi keeps the top 11
+// bits of the significand (rounded); x - hi is exact in float32, and rounding it to tf32 drops bits
+// 23 and beyond of x.
+__device__ __forceinline__ float tf32(float x)
+{
+    unsigned r;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+    return __uint_as_float(r);
+}
+
+__device__ __forceinline__ float4 split_pair(float x0, float x1)
+{
+    float h0 = tf32(x0), h1 = tf32(x1);
+    return make_float4(h0, h1, tf32(x0 - h0), tf32(x1 - h1));
+}
+// ANCHOR_END: split
+
+// D += A B on the tensor cores: A 16 x 8 (row-major fragment a), B 8 x 8 (fragment b), tf32.
+__device__ __forceinline__ void mma(float (&d)[4], float a0, float a1, float a2, float a3, float b0, float b1)
+{
+    asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%0,%1,%2,%3};"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(__float_as_uint(a0)), "r"(__float_as_uint(a1)), "r"(__float_as_uint(a2)),
+          "r"(__float_as_uint(a3)), "r"(__float_as_uint(b0)), "r"(__float_as_uint(b1)));
+}
+
+// ANCHOR: stage
+// Stages the taps and the block's inputs, split into tf32 pairs (zero outside the data):
+// - taps[d + 8] = {hi(w[d]), hi(w[d + 4]), lo(w[d]), lo(w[d + 4])}, d from -8 to 8 steps - 1;
+// - the inputs x[p] with p % 8 < 4 pair with x[p + 4] in one slot, p / 8 * 4 + p % 4, and each row
+//   of ROW inputs is followed by 4 slots of padding, so the 8 rows one load reads fall in distinct
+//   banks (see `load_x`).
+__device__ __forceinline__ int x_slot(int p) { return p / 8 * 4 + p % 4 + 4 * (p / ROW); }
+
+__device__ __forceinline__ void stage(float4* taps, float4* xs, const float* kernel, int kernel_size,
+                                      int steps, const float* input, int valid_inputs, int span)
+{
+    for (int i = threadIdx.x; i < 8 * steps + 8; i += THREADS) {
+        int d = i - 8;
+        float w0 = d >= 0 && d < kernel_size ? kernel[d] : 0.0f;
+        float w1 = d + 4 >= 0 && d + 4 < kernel_size ? kernel[d + 4] : 0.0f;
+        taps[i] = split_pair(w0, w1);
+    }
+    for (int q = threadIdx.x; q < span / 2; q += THREADS) {
+        int p = q / 4 * 8 + q % 4;
+        float x0 = p < valid_inputs ? input[p] : 0.0f;
+        float x1 = p + 4 < valid_inputs ? input[p + 4] : 0.0f;
+        xs[x_slot(p)] = split_pair(x0, x1);
+    }
+}
+// ANCHOR_END: stage
+
+// ANCHOR: signature
+extern "C" __global__ void __launch_bounds__(THREADS)
+    conv1d(const float* input, const float* kernel, float* output, int input_size, int kernel_size)
+// ANCHOR_END: signature
+{
+    extern __shared__ float4 smem[];
+    float4* taps = smem;
+    float4* xs = smem + TAP_SLOTS;
+    int output_size = input_size - kernel_size + 1;
+    int first = blockIdx.x * OUTPUTS_PER_BLOCK;
+    int steps = STEPS(kernel_size);
+    int mine = min(OUTPUTS_PER_BLOCK, (output_size - first + PASS - 1) / PASS * PASS);
+    stage(taps, xs, kernel, kernel_size, steps, input + first, input_size - first, mine - ROW + 8 * steps);
+    __syncthreads();
+
+    int warp = threadIdx.x / 32, g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
+    for (int pass = 0; pass < PASSES; pass++) {
+        int base = (warp * PASSES + pass) * PASS;  // the pass's first output, in the block
+        if (first + base >= output_size) {
+            break;
+        }
+        // ANCHOR: loop
+        float acc[MT][NT][4] = {};
+        float small[MT][NT][4] = {};  // the products with a remainder, 2^-11 of the rest
+        // The window of A fragments. Tile mu at k-step s needs W rows 16 mu + g and 16 mu + g + 8,
+        // columns 8 s + t and 8 s + t + 4: w[8 s + t - 16 mu - g] and w[... + 4] (a0, a2), and the
+        // same 8 taps earlier (a1, a3). With H[e] = the pair at d = 8 e + t - g, tile mu reads H[s - 2 mu]
+        // and H[s - 2 mu - 1]: each k-step loads one new H, into slot s % (2 MT) of the window.
+        float4 h[2 * MT];
+#pragma unroll
+        for (int e = 0; e < 2 * MT; e++) {
+            h[e] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);  // H[e < 0]: taps before w[0]
+        }
+        const float4* hp = taps + 8 + t - g;
+        // B fragments: X[8 s + t][n] and X[8 s + t + 4][n], row n = 8 nu + g of the pass, one slot.
+        const float4* xp = xs + x_slot(base + ROW * g + t);
+        for (int s0 = 0; s0 < steps; s0 += 2 * MT) {
+#pragma unroll
+            for (int u = 0; u < 2 * MT; u++) {
+                h[u] = hp[8 * u];
+                float4 x[NT];
+#pragma unroll
+                for (int nu = 0; nu < NT; nu++) {
+                    x[nu] = xp[nu * (4 * ROW + 32) + 4 * u];
+                }
+#pragma unroll
+                for (int mu = 0; mu < MT; mu++) {
+                    float4 r0 = h[(u - 2 * mu + 2 * MT) % (2 * MT)];      // rows g: H[s - 2 mu]
+                    float4 r8 = h[(u - 2 * mu - 1 + 2 * MT) % (2 * MT)];  // rows g + 8: H[s - 2 mu - 1]
+#pragma unroll
+                    for (int nu = 0; nu < NT; nu++) {
+                        // Three products of the split: hi * hi, hi * lo, lo * hi (lo * lo is below 2^-22).
+                        // .x, .y are the high parts, .z, .w the remainders.
+                        mma(acc[mu][nu], r0.x, r8.x, r0.y, r8.y, x[nu].x, x[nu].y);
+                        mma(small[mu][nu], r0.x, r8.x, r0.y, r8.y, x[nu].z, x[nu].w);
+                        mma(small[mu][nu], r0.z, r8.z, r0.w, r8.w, x[nu].x, x[nu].y);
+                    }
+                }
+            }
+            hp += 8 * 2 * MT;
+            xp += 4 * 2 * MT + 4;  // 2 MT k-steps are ROW inputs: one row, and its padding
+        }
+        // ANCHOR_END: loop
+
+        // C fragment: element (b, n) = (16 mu + g (+ 8), 8 nu + 2 t (+ 1)), the output ROW n + b.
+#pragma unroll
+        for (int mu = 0; mu < MT; mu++) {
+#pragma unroll
+            for (int nu = 0; nu < NT; nu++) {
+#pragma unroll
+                for (int c = 0; c < 4; c++) {
+                    int o = first + base + ROW * (8 * nu + 2 * t + c % 2) + 16 * mu + g + 8 * (c / 2);
+                    if (o < output_size) {
+                        output[o] = acc[mu][nu][c] + small[mu][nu][c];
+                    }
+                }
+            }
+        }
+    }
+}
+// ANCHOR_END: solve
