@@ -21,10 +21,10 @@
 #define NT 3
 #endif
 #ifndef WARPS
-#define WARPS 8
+#define WARPS 16
 #endif
 #ifndef PASSES
-#define PASSES 2
+#define PASSES 1
 #endif
 #define ROW (16 * MT)
 #define PASS (ROW * 8 * NT)
@@ -35,8 +35,9 @@
 #define MAX_STEPS STEPS(2047)
 // Shared memory, in float4 slots: the taps as pairs (one slot per tap offset d, from d = -8), then
 // the block's inputs as pairs (one slot per two inputs, 4 slots of padding after each row of ROW).
-#define TAP_SLOTS (8 * MAX_STEPS + 8)
-#define X_FLOATS (OUTPUTS_PER_BLOCK - ROW + 8 * MAX_STEPS)
+// Both hold one k-step more than the loop uses: it reads each k-step's operands one step ahead.
+#define TAP_SLOTS (8 * MAX_STEPS + 16)
+#define X_FLOATS (OUTPUTS_PER_BLOCK - ROW + 8 * MAX_STEPS + 8)
 #define X_SLOTS (X_FLOATS / 2 + 4 * (X_FLOATS / ROW + 1))
 #define SHARED_BYTES ((TAP_SLOTS + X_SLOTS) * 16)
 
@@ -73,26 +74,64 @@ __device__ __forceinline__ void mma(float (&d)[4], float a0, float a1, float a2,
 
 // ANCHOR: stage
 // Stages the taps and the block's inputs, split into tf32 pairs (zero outside the data):
-// - taps[d + 8] = {hi(w[d]), hi(w[d + 4]), lo(w[d]), lo(w[d + 4])}, d from -8 to 8 steps - 1;
+// - taps[d + 8] = {hi(w[d]), hi(w[d + 4]), lo(w[d]), lo(w[d + 4])}, for d from -8 on;
 // - the inputs x[p] with p % 8 < 4 pair with x[p + 4] in one slot, p / 8 * 4 + p % 4, and each row
-//   of ROW inputs is followed by 4 slots of padding, so the 8 rows one load reads fall in distinct
-//   banks (see `load_x`).
+//   of ROW inputs is followed by 4 slots of padding, so that the 8 rows (ROW inputs apart) that one
+//   B-fragment load reads fall in different banks.
+// Every global load of a thread is issued before its first store: the block waits for memory once.
 __device__ __forceinline__ int x_slot(int p) { return p / 8 * 4 + p % 4 + 4 * (p / ROW); }
 
+#define TAP_LOADS ((TAP_SLOTS + THREADS - 1) / THREADS)
+#define X_LOADS ((X_FLOATS / 8 + THREADS - 1) / THREADS)
 __device__ __forceinline__ void stage(float4* taps, float4* xs, const float* kernel, int kernel_size,
-                                      int steps, const float* input, int valid_inputs, int span)
+                                      int tap_slots, const float* input, int valid_inputs, int span)
 {
-    for (int i = threadIdx.x; i < 8 * steps + 8; i += THREADS) {
-        int d = i - 8;
-        float w0 = d >= 0 && d < kernel_size ? kernel[d] : 0.0f;
-        float w1 = d + 4 >= 0 && d + 4 < kernel_size ? kernel[d + 4] : 0.0f;
-        taps[i] = split_pair(w0, w1);
+    float w[TAP_LOADS][2];
+#pragma unroll
+    for (int u = 0; u < TAP_LOADS; u++) {
+        int d = threadIdx.x + u * THREADS - 8;
+#pragma unroll
+        for (int j = 0; j < 2; j++) {
+            int k = d + 4 * j;
+            w[u][j] = d + 8 < tap_slots && k >= 0 && k < kernel_size ? kernel[k] : 0.0f;
+        }
     }
-    for (int q = threadIdx.x; q < span / 2; q += THREADS) {
-        int p = q / 4 * 8 + q % 4;
-        float x0 = p < valid_inputs ? input[p] : 0.0f;
-        float x1 = p + 4 < valid_inputs ? input[p + 4] : 0.0f;
-        xs[x_slot(p)] = split_pair(x0, x1);
+    // Eight inputs, p to p + 7, per thread and round: two float4 loads (p is a multiple of 8 and
+    // the block's first input a multiple of 4: 16-byte aligned).
+    float4 a[X_LOADS], b[X_LOADS];
+#pragma unroll
+    for (int u = 0; u < X_LOADS; u++) {
+        int p = 8 * (threadIdx.x + u * THREADS);
+        if (p + 8 <= valid_inputs && p < span) {
+            a[u] = *reinterpret_cast<const float4*>(input + p);
+            b[u] = *reinterpret_cast<const float4*>(input + p + 4);
+        } else {
+            float v[8];
+#pragma unroll
+            for (int j = 0; j < 8; j++) {
+                v[j] = p + j < valid_inputs && p < span ? input[p + j] : 0.0f;
+            }
+            a[u] = make_float4(v[0], v[1], v[2], v[3]);
+            b[u] = make_float4(v[4], v[5], v[6], v[7]);
+        }
+    }
+#pragma unroll
+    for (int u = 0; u < TAP_LOADS; u++) {
+        int i = threadIdx.x + u * THREADS;
+        if (i < tap_slots) {
+            taps[i] = split_pair(w[u][0], w[u][1]);
+        }
+    }
+#pragma unroll
+    for (int u = 0; u < X_LOADS; u++) {
+        int p = 8 * (threadIdx.x + u * THREADS);
+        if (p < span) {
+            float4* slot = xs + x_slot(p);
+            slot[0] = split_pair(a[u].x, b[u].x);
+            slot[1] = split_pair(a[u].y, b[u].y);
+            slot[2] = split_pair(a[u].z, b[u].z);
+            slot[3] = split_pair(a[u].w, b[u].w);
+        }
     }
 }
 // ANCHOR_END: stage
@@ -109,7 +148,8 @@ extern "C" __global__ void __launch_bounds__(THREADS)
     int first = blockIdx.x * OUTPUTS_PER_BLOCK;
     int steps = STEPS(kernel_size);
     int mine = min(OUTPUTS_PER_BLOCK, (output_size - first + PASS - 1) / PASS * PASS);
-    stage(taps, xs, kernel, kernel_size, steps, input + first, input_size - first, mine - ROW + 8 * steps);
+    stage(taps, xs, kernel, kernel_size, 8 * steps + 16, input + first, input_size - first,
+          mine - ROW + 8 * steps + 8);
     __syncthreads();
 
     int warp = threadIdx.x / 32, g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
@@ -133,14 +173,27 @@ extern "C" __global__ void __launch_bounds__(THREADS)
         const float4* hp = taps + 8 + t - g;
         // B fragments: X[8 s + t][n] and X[8 s + t + 4][n], row n = 8 nu + g of the pass, one slot.
         const float4* xp = xs + x_slot(base + ROW * g + t);
+        // The operands of the next k-step, loaded while this one multiplies.
+        float4 h_next = hp[0], x_next[NT];
+#pragma unroll
+        for (int nu = 0; nu < NT; nu++) {
+            x_next[nu] = xp[nu * (4 * ROW + 32)];
+        }
         for (int s0 = 0; s0 < steps; s0 += 2 * MT) {
 #pragma unroll
             for (int u = 0; u < 2 * MT; u++) {
-                h[u] = hp[8 * u];
+                h[u] = h_next;
                 float4 x[NT];
 #pragma unroll
                 for (int nu = 0; nu < NT; nu++) {
-                    x[nu] = xp[nu * (4 * ROW + 32) + 4 * u];
+                    x[nu] = x_next[nu];
+                }
+                // k-step s + 1; after 2 MT k-steps (ROW inputs) the next row and its padding.
+                int ahead = 4 * (u + 1) + (u + 1 == 2 * MT ? 4 : 0);
+                h_next = hp[8 * (u + 1)];
+#pragma unroll
+                for (int nu = 0; nu < NT; nu++) {
+                    x_next[nu] = xp[nu * (4 * ROW + 32) + ahead];
                 }
 #pragma unroll
                 for (int mu = 0; mu < MT; mu++) {
@@ -148,7 +201,6 @@ extern "C" __global__ void __launch_bounds__(THREADS)
                     float4 r8 = h[(u - 2 * mu - 1 + 2 * MT) % (2 * MT)];  // rows g + 8: H[s - 2 mu - 1]
 #pragma unroll
                     for (int nu = 0; nu < NT; nu++) {
-                        // Three products of the split: hi * hi, hi * lo, lo * hi (lo * lo is below 2^-22).
                         // .x, .y are the high parts, .z, .w the remainders.
                         mma(acc[mu][nu], r0.x, r8.x, r0.y, r8.y, x[nu].x, x[nu].y);
                         mma(small[mu][nu], r0.x, r8.x, r0.y, r8.y, x[nu].z, x[nu].w);

@@ -19,15 +19,15 @@ cmp -s "$sol" "$gen/one_acc.cu" && { echo "run.sh: the edits no longer match the
 
 nvcc -arch=sm_90 -O3 mma_rate.cu -o "$gen/mma_rate" && "$gen/mma_rate" | tee "$OUT/mma_rate.txt"
 export VERBOSE=1 VARIANTS="
-p12-m2n4-w4p3|12|-DMT=2 -DNT=4 -DWARPS=4 -DPASSES=3
-p12-m2n3-w8p2|12|-DMT=2 -DNT=3 -DWARPS=8 -DPASSES=2
-p12-m3n2-w8p2|12|-DMT=3 -DNT=2 -DWARPS=8 -DPASSES=2
-p12-m2n2-w8p3|12|-DMT=2 -DNT=2 -DWARPS=8 -DPASSES=3
-p12-m1n4-w8p3|12|-DMT=1 -DNT=4 -DWARPS=8 -DPASSES=3
+p12-m2n3-w16p1|12|-DMT=2 -DNT=3 -DWARPS=16 -DPASSES=1
+p12-m3n2-w16p1|12|-DMT=3 -DNT=2 -DWARPS=16 -DPASSES=1
+p12-m1n6-w16p1|12|-DMT=1 -DNT=6 -DWARPS=16 -DPASSES=1
 p12-m2n4-w12p1|12|-DMT=2 -DNT=4 -DWARPS=12 -DPASSES=1
 p12-m3n4-w8p1|12|-DMT=3 -DNT=4 -DWARPS=8 -DPASSES=1
-p12-m4n3-w4p2|12|-DMT=4 -DNT=3 -DWARPS=4 -DPASSES=2
-p12-m2n3-w16p1|12|-DMT=2 -DNT=3 -DWARPS=16 -DPASSES=1
+p12-m2n3-w8p2|12|-DMT=2 -DNT=3 -DWARPS=8 -DPASSES=2
+p12-m2n2-w24p1|12|-DMT=2 -DNT=2 -DWARPS=24 -DPASSES=1
+p12-m1n4-w24p1|12|-DMT=1 -DNT=4 -DWARPS=24 -DPASSES=1
+p12-m1n3-w16p2|12|-DMT=1 -DNT=3 -DWARPS=16 -DPASSES=2
 plain-tf32|12||$gen/plain.cu
 one-acc|12||$gen/one_acc.cu
 p08|8|
