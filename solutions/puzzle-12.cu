@@ -73,13 +73,14 @@ __device__ __forceinline__ void mma(float (&d)[4], float a0, float a1, float a2,
 }
 
 // ANCHOR: stage
-// Stages the taps and the block's inputs, split into tf32 pairs (zero outside the data):
-// - taps[d + 8] = {hi(w[d]), hi(w[d + 4]), lo(w[d]), lo(w[d + 4])}, for d from -8 on;
-// - the inputs x[p] with p % 8 < 4 pair with x[p + 4] in one slot, p / 8 * 4 + p % 4, and each row
-//   of ROW inputs is followed by 4 slots of padding, so that the 8 rows (ROW inputs apart) that one
-//   B-fragment load reads fall in different banks.
+// Stages the taps and the block's inputs as split pairs, {hi(v[i]), hi(v[i + 1]), lo(v[i]),
+// lo(v[i + 1])} in one float4 slot (zero outside the data):
+// - taps[d + 8] holds the pair of w[d], for every d from -8 on;
+// - the inputs pair at even p, in slot p / 2, and each row of ROW inputs is followed by 4 slots of
+//   padding, so that the 8 rows (ROW inputs apart) that one B-fragment load reads fall in
+//   different banks.
 // Every global load of a thread is issued before its first store: the block waits for memory once.
-__device__ __forceinline__ int x_slot(int p) { return p / 8 * 4 + p % 4 + 4 * (p / ROW); }
+__device__ __forceinline__ int x_slot(int p) { return p / 2 + 4 * (p / ROW); }
 
 #define TAP_LOADS ((TAP_SLOTS + THREADS - 1) / THREADS)
 #define X_LOADS ((X_FLOATS / 8 + THREADS - 1) / THREADS)
@@ -92,7 +93,7 @@ __device__ __forceinline__ void stage(float4* taps, float4* xs, const float* ker
         int d = threadIdx.x + u * THREADS - 8;
 #pragma unroll
         for (int j = 0; j < 2; j++) {
-            int k = d + 4 * j;
+            int k = d + j;
             w[u][j] = d + 8 < tap_slots && k >= 0 && k < kernel_size ? kernel[k] : 0.0f;
         }
     }
@@ -127,10 +128,10 @@ __device__ __forceinline__ void stage(float4* taps, float4* xs, const float* ker
         int p = 8 * (threadIdx.x + u * THREADS);
         if (p < span) {
             float4* slot = xs + x_slot(p);
-            slot[0] = split_pair(a[u].x, b[u].x);
-            slot[1] = split_pair(a[u].y, b[u].y);
-            slot[2] = split_pair(a[u].z, b[u].z);
-            slot[3] = split_pair(a[u].w, b[u].w);
+            slot[0] = split_pair(a[u].x, a[u].y);
+            slot[1] = split_pair(a[u].z, a[u].w);
+            slot[2] = split_pair(b[u].x, b[u].y);
+            slot[3] = split_pair(b[u].z, b[u].w);
         }
     }
 }
@@ -161,18 +162,22 @@ extern "C" __global__ void __launch_bounds__(THREADS)
         // ANCHOR: loop
         float acc[MT][NT][4] = {};
         float small[MT][NT][4] = {};  // the products with a remainder, 2^-11 of the rest
+        // The k-step's 8 columns are ours to order (the same order in A and in B): lane t takes
+        // columns 2t and 2t + 1 where mma.sync puts t and t + 4, so that each lane's operands
+        // are neighbours in memory, one pair of a slot.
         // The window of A fragments. Tile mu at k-step s needs W rows 16 mu + g and 16 mu + g + 8,
-        // columns 8 s + t and 8 s + t + 4: w[8 s + t - 16 mu - g] and w[... + 4] (a0, a2), and the
-        // same 8 taps earlier (a1, a3). With H[e] = the pair at d = 8 e + t - g, tile mu reads H[s - 2 mu]
-        // and H[s - 2 mu - 1]: each k-step loads one new H, into slot s % (2 MT) of the window.
+        // columns 8 s + 2t and 8 s + 2t + 1: the pair of w[8 s + 2t - 16 mu - g] (a0, a2), and the
+        // pair 8 taps earlier (a1, a3). With H[e] = the pair at d = 8 e + 2t - g, tile mu reads
+        // H[s - 2 mu] and H[s - 2 mu - 1]: each k-step loads one new H, into slot s % (2 MT).
         float4 h[2 * MT];
 #pragma unroll
         for (int e = 0; e < 2 * MT; e++) {
             h[e] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);  // H[e < 0]: taps before w[0]
         }
-        const float4* hp = taps + 8 + t - g;
-        // B fragments: X[8 s + t][n] and X[8 s + t + 4][n], row n = 8 nu + g of the pass, one slot.
-        const float4* xp = xs + x_slot(base + ROW * g + t);
+        const float4* hp = taps + 8 + 2 * t - g;
+        // B fragments: X[8 s + 2t][n] and X[8 s + 2t + 1][n] for row n = 8 nu + g of the pass:
+        // the pair of x[ROW n + 8 s + 2t], one slot.
+        const float4* xp = xs + x_slot(base + ROW * g + 2 * t);
         // The operands of the next k-step, loaded while this one multiplies.
         float4 h_next = hp[0], x_next[NT];
 #pragma unroll

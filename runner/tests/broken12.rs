@@ -95,8 +95,8 @@ fn a_mirrored_toeplitz_index_is_a_wrong_output() {
     // W[b][k] = w[k - b] read as w[b - k]: the taps slide the wrong way along the diagonals.
     let (file, _) = mutate(
         "p12_toeplitz_mirrored",
-        "taps + 8 + t - g;",
-        "taps + 8 + g - t;",
+        "taps + 8 + 2 * t - g;",
+        "taps + 8 + g - 2 * t;",
     );
     let (passed, d) = check(&file, "sim", &[]);
     assert!(!passed);

@@ -18,12 +18,12 @@ pub fn spec() -> Puzzle {
         id: "puzzle-12",
         title: "Convolution as matrix products",
         grade: 5,
-        teaches: "a 1D convolution as Toeplitz-block products on tensor cores (mma.sync m16n8k8 tf32); splitting each float into a tf32 high part and remainder to keep float32 accuracy",
+        teaches: "Toeplitz blocks times shifted input tiles on mma.sync tf32; each float split into a tf32 high part and remainder",
         hints: &[
             "Cut the output into rows of B outputs (row r starts at output B r): output b of row r is the sum over k of x[B r + k] * w[k - b]. That is a matrix product W X with W[b][k] = w[k - b] (zero outside the kernel) and X[k][r] = x[B r + k].",
-            "Give W to mma.sync as A (16 x 8: b by k) and X as B (8 x 8: k by r). A's fragment for tile mu at k-step s is w[8 s + t - 16 mu - g] and w[... + 4] (a0, a2) and the same 8 taps earlier (a1, a3): one sliding window of pairs serves every tile.",
+            "Give W to mma.sync as A (16 x 8: b by k) and X as B (8 x 8: k by r). The order of the 8 k of a k-step is yours, if A and B agree: let lane t take k = 2t and 2t + 1. Its A operands are then a pair of neighbouring taps, from w[8 s + 2t - 16 mu - g], and the same pair 8 taps earlier for rows g + 8: one sliding window of pairs serves every tile.",
             "Plain tf32 keeps 11 bits of each float: 2047 such products miss puzzle 08's tolerance. Split x = hi + lo with hi = cvt.rna.tf32(x), lo = cvt.rna.tf32(x - hi), and add hi*hi + hi*lo + lo*hi (lo*lo is below 2^-22 of the product).",
-            "Split once, when staging into shared memory: store {hi(x[p]), hi(x[p + 4]), lo(x[p]), lo(x[p + 4])} as one float4, and a B fragment is one 16-byte load. Pad each row of B inputs by 4 slots so that the 8 rows one load reads fall in different banks.",
+            "Split once, when staging into shared memory: store {hi(x[p]), hi(x[p + 1]), lo(x[p]), lo(x[p + 1])} as one float4, and a B fragment is one 16-byte load. Pad each row of B inputs by 4 slots so that the 8 rows one load reads fall in different banks.",
         ],
         ..puzzle_08::spec()
     }
