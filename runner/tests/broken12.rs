@@ -137,10 +137,7 @@ fn a_guard_per_lane_splits_the_warp_at_the_mma() {
     );
     // At the asm statement of the `mma` helper (NVRTC places it on the statement's last line).
     let src = std::fs::read_to_string(&file).unwrap();
-    let helper = src
-        .lines()
-        .position(|l| l.contains("void mma("))
-        .unwrap() as u64;
+    let helper = src.lines().position(|l| l.contains("void mma(")).unwrap() as u64;
     let at = split["line"].as_u64().unwrap();
     assert!(helper < at && at <= helper + 8, "{split:#?}");
 }
