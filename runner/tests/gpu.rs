@@ -23,7 +23,7 @@ fn bench_without_a_gpu_is_a_usage_error() {
 #[ignore = "needs a CUDA GPU: run with --ignored on a GPU machine"]
 fn every_solution_passes_on_the_gpu_and_matches_the_simulator_bit_for_bit() {
     require_gpu();
-    for n in 1..=8 {
+    for n in (1..=8).chain([12]) {
         let puzzle = format!("puzzle-{n:02}");
         let o = json(&run(&["check", &puzzle, "--solution", "--json"]));
         assert_eq!(o["passed"], true, "{puzzle}: {}", o["diagnostics"]);
@@ -248,4 +248,25 @@ fn bench_times_a_solution_against_the_measured_peak() {
         let pct = e["pct_fma_peak"].as_f64().unwrap();
         assert!(pct > 0.0 && pct < 100.0, "{e}");
     }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run with --ignored on a GPU machine"]
+fn bench_sets_puzzle_12_beside_puzzle_08_and_the_fma_floor() {
+    require_gpu();
+    let out = run(&["bench", "puzzle-12", "--solution", "--json", "--runs", "20"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let o = json(&out);
+    assert!(o["floor_us"].as_f64().unwrap() > 0.0, "{o}");
+    let labels: Vec<&str> = o["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels, ["reference", "puzzle-08 solution"]);
 }
