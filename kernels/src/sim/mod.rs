@@ -22,6 +22,7 @@ mod contain;
 mod convert;
 mod copy;
 mod decode;
+mod exact;
 mod exec;
 mod fault;
 mod finding;
