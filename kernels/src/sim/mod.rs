@@ -18,6 +18,7 @@ mod barrier;
 mod call;
 mod check;
 mod check_global;
+mod collective;
 mod contain;
 mod convert;
 mod copy;
