@@ -85,7 +85,7 @@ impl Class {
                 _ => Class::GlobalMem,
             },
             Op::CpAsync { .. } => Class::GlobalMem,
-            Op::Bra { .. } | Op::Exit | Op::Bar | Op::BarWarp => Class::Control,
+            Op::Bra { .. } | Op::Exit | Op::Bar | Op::BarWarp { .. } => Class::Control,
             _ => Class::Other,
         }
     }
