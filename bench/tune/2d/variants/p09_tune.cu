@@ -86,6 +86,91 @@ extern "C" __global__ void conv2d(const float* __restrict__ input, const float* 
             }
         }
     }
+#elif MODE == 6
+    // 3 x 3 blocks of taps as MODE 5, but a block wholly inside the kernel takes no tests.
+    for (int i = 0; i < kernel_rows; i += 3) {
+        const float* row = input + (r + i) * input_stride + c;
+        const float* taps = kernel + i * kernel_cols;
+        for (int j = 0; j < kernel_cols; j += 3) {
+            float x[3][3], k[3][3];
+            if (i + 3 <= kernel_rows && j + 3 <= kernel_cols) {
+#pragma unroll
+                for (int h = 0; h < 3; h++) {
+#pragma unroll
+                    for (int u = 0; u < 3; u++) {
+                        x[h][u] = row[h * input_stride + j + u];
+                        k[h][u] = taps[h * kernel_cols + j + u];
+                    }
+                }
+#pragma unroll
+                for (int h = 0; h < 3; h++) {
+#pragma unroll
+                    for (int u = 0; u < 3; u++) {
+                        sum += x[h][u] * k[h][u];
+                    }
+                }
+            } else {
+#pragma unroll
+                for (int h = 0; h < 3; h++) {
+#pragma unroll
+                    for (int u = 0; u < 3; u++) {
+                        bool ok = i + h < kernel_rows && j + u < kernel_cols;
+                        x[h][u] = ok ? row[h * input_stride + j + u] : 0.0f;
+                        k[h][u] = ok ? taps[h * kernel_cols + j + u] : 0.0f;
+                    }
+                }
+#pragma unroll
+                for (int h = 0; h < 3; h++) {
+#pragma unroll
+                    for (int u = 0; u < 3; u++) {
+                        if (i + h < kernel_rows && j + u < kernel_cols) {
+                            sum += x[h][u] * k[h][u];
+                        }
+                    }
+                }
+            }
+        }
+    }
+#elif MODE == 7
+    // Each kernel row CH taps at a time as MODE 1, but all RCH rows' loads of one column chunk
+    // first, with the input pointer stepping by rows (no predicate on the row).
+    int i = 0;
+    for (; i + 3 <= kernel_rows; i += 3) {
+        const float* row = input + (r + i) * input_stride + c;
+        const float* taps = kernel + i * kernel_cols;
+        int j = 0;
+        for (; j + 3 <= kernel_cols; j += 3) {
+            float x[3][3], k[3][3];
+#pragma unroll
+            for (int h = 0; h < 3; h++) {
+#pragma unroll
+                for (int u = 0; u < 3; u++) {
+                    x[h][u] = row[h * input_stride + j + u];
+                    k[h][u] = taps[h * kernel_cols + j + u];
+                }
+            }
+#pragma unroll
+            for (int h = 0; h < 3; h++) {
+#pragma unroll
+                for (int u = 0; u < 3; u++) {
+                    sum += x[h][u] * k[h][u];
+                }
+            }
+        }
+        for (; j < kernel_cols; j++) {
+            float x0 = row[j], x1 = row[input_stride + j], x2 = row[2 * input_stride + j];
+            float k0 = taps[j], k1 = taps[kernel_cols + j], k2 = taps[2 * kernel_cols + j];
+            sum += x0 * k0;
+            sum += x1 * k1;
+            sum += x2 * k2;
+        }
+    }
+    for (; i < kernel_rows; i++) {
+        const float* row = input + (r + i) * input_stride + c;
+        for (int j = 0; j < kernel_cols; j++) {
+            sum += row[j] * kernel[i * kernel_cols + j];
+        }
+    }
 #endif
     output[r * output_stride + c] = sum;
 }
