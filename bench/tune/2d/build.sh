@@ -22,7 +22,7 @@ while IFS='|' read -r name puzzle file macros; do
     n=$((n + 1))
     src="$build/gen/v$n.cu"
     {
-        echo "#include \"$root/$file\""
+        case $file in /*) echo "#include \"$file\"" ;; *) echo "#include \"$root/$file\"" ;; esac
         echo "extern \"C\" const void* fn_v$n() { return (const void*)conv2d; }"
         if [ "$puzzle" = 10 ]; then
             echo "extern \"C\" void shape_v$n(int* s) { cudaMemcpyFromSymbol(s, launch_shape, 16); }"
