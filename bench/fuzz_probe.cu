@@ -26,8 +26,29 @@ __global__ void k(const unsigned long long* in) {
   printf("round nan floorf %08x rintf %08x floor %016llx rint %016llx\n", __float_as_uint(floorf(fn)), __float_as_uint(rintf(fn)), B(floor(n1)), B(rint(n2)));
   printf("half nan %04x f2h_rz big %04x h2f nan %08x\n", __half_as_ushort(__float2half_rn(fn)), __half_as_ushort(__float2half_rz(fbig)), __float_as_uint(__half2float(__ushort_as_half((unsigned short)0x7e01))));
 }
+// NaN operand order and sign, f64 negation, and f64 directed rounding where an estimated error
+// term once failed (round 2 of the probe: kernels/src/sim/gpu_facts.rs).
+__global__ void k2(const unsigned long long* in) {
+  double n1 = D(in[0]), n2 = D(in[1]), n3 = D(in[2]), n4 = D(in[3]);
+  double big = D(in[4]), big2 = D(in[5]), c969 = D(in[6]), three = D(in[7]), two = D(in[8]), mx = D(in[9]);
+  float fa = __uint_as_float((unsigned)in[10]), fb = __uint_as_float((unsigned)in[11]);
+  printf("dmin n2,n1 %016llx n1,n3 %016llx n3,n1 %016llx dmax n1,n2 %016llx n2,n1 %016llx n1,n4 %016llx n4,n1 %016llx\n",
+    B(fmin(n2, n1)), B(fmin(n1, n3)), B(fmin(n3, n1)), B(fmax(n1, n2)), B(fmax(n2, n1)), B(fmax(n1, n4)), B(fmax(n4, n1)));
+  printf("dadd n1+n3 %016llx n3+n1 %016llx n1+n4 %016llx n4+n1 %016llx dmul n3*n1 %016llx fma(n3,n1,1) %016llx\n",
+    B(n1 + n3), B(n3 + n1), B(n1 + n4), B(n4 + n1), B(n3 * n1), B(fma(n3, n1, two)));
+  printf("dneg n1 %016llx n2 %016llx dabs n2 %016llx fminf %08x fmaxf %08x\n",
+    B(-n1), B(-n2), B(fabs(n2)), __float_as_uint(fminf(fa, fb)), __float_as_uint(fmaxf(fa, fb)));
+  printf("exact fma_rz %016llx fma_rd %016llx fma_ru %016llx fma_rn %016llx ddiv_rz %016llx ddiv_ru %016llx drcp_rz %016llx drcp_ru %016llx\n",
+    B(__fma_rz(big, big2, -c969)), B(__fma_rd(big, big2, -c969)), B(__fma_ru(big, big2, -c969)), B(__fma_rn(big, big2, -c969)),
+    B(__ddiv_rz(three, two)), B(__ddiv_ru(three, two)), B(__drcp_rz(mx)), B(__drcp_ru(mx)));
+}
 int main() {
   unsigned long long h[6] = {0x7ff4000000000123ull, 0xfff0000000000456ull, 0x3ff0000000000000ull, 0x7ff0000000000000ull, 0x0000000000000001ull, 0x7fa00001ull};
   unsigned long long* d; cudaMalloc(&d, sizeof h); cudaMemcpy(d, h, sizeof h, cudaMemcpyHostToDevice);
   k<<<1, 1>>>(d); printf("sync %d\n", (int)cudaDeviceSynchronize());
+  unsigned long long h2[12] = {0x7ff4000000000123ull, 0xfff0000000000456ull, 0x7ff8000000000001ull, 0xfff4000000000123ull,
+    0x6570000000000000ull /* 2^600 */, 0x5a70000000000000ull /* 2^424 */, 0x7c80000000000000ull /* 2^969 */,
+    3ull /* 3 quanta */, 0x4000000000000000ull /* 2 */, 0x7fefffffffffffffull, 0x7fa00001ull, 0xffc00abcull};
+  unsigned long long* d2; cudaMalloc(&d2, sizeof h2); cudaMemcpy(d2, h2, sizeof h2, cudaMemcpyHostToDevice);
+  k2<<<1, 1>>>(d2); printf("sync %d\n", (int)cudaDeviceSynchronize());
 }

@@ -260,8 +260,9 @@ impl Scope<'_> {
     fn double(&mut self, d: u32) -> String {
         let (a, b) = (self.expr(T::F64, d), self.expr(T::F64, d));
         let r = self.round();
-        match self.below(14) {
+        match self.below(15) {
             0..=1 => format!("(({a}) {} ({b}))", self.pick(&["+", "-", "*", "/"])),
+            14 => format!("(-({a}))"),
             2..=3 => {
                 let f = self.pick(&["__dadd", "__dsub", "__dmul", "__ddiv"]);
                 format!("{f}_{r}({a}, {b})")

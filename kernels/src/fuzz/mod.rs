@@ -96,6 +96,90 @@ fn lines(out: &RunOutput) -> Vec<String> {
     all
 }
 
+/// A fingerprint of a run's outputs (every word's bits) and printed lines (sorted), equal for
+/// two runs exactly when [`difference`] finds none between them (but for 64-bit collisions).
+pub fn digest(out: &RunOutput) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |bytes: &[u8]| {
+        for &b in bytes {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    for o in &out.outputs {
+        eat(&(o.len() as u64).to_le_bytes());
+        for x in o {
+            eat(&x.to_bits().to_le_bytes());
+        }
+    }
+    for line in lines(out) {
+        eat(line.as_bytes());
+        eat(b"\n");
+    }
+    h
+}
+
+/// What the GPU gave for one generated kernel, kept by `runner fuzz --record` so that the
+/// simulator can be compared with it later on a machine without a GPU (`--against`): the
+/// digest of the run, and where the backends disagreed, the run itself (output words as bits,
+/// printed lines) or the GPU's diagnostic.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct Recorded {
+    pub seed: u64,
+    pub digest: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub words: Option<Vec<u32>>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lines: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diagnostic: Option<String>,
+}
+
+impl Recorded {
+    /// The record of the GPU's run `gpu` of `seed`, whole when `whole`.
+    pub fn of(seed: u64, gpu: &RunOutput, whole: bool) -> Recorded {
+        Recorded {
+            seed,
+            digest: format!("{:016x}", digest(gpu)),
+            words: whole
+                .then(|| gpu.outputs.first())
+                .flatten()
+                .map(|o| o.iter().map(|x| x.to_bits()).collect()),
+            lines: if whole { lines(gpu) } else { vec![] },
+            diagnostic: gpu.diagnostics.first().map(|d| d.to_string()),
+        }
+    }
+
+    /// Where the simulator's run `sim` of `case` differs from this record, if it does.
+    pub fn difference(&self, case: &Case, sim: &RunOutput) -> Option<String> {
+        if let Some(d) = &self.diagnostic {
+            return Some(format!("the GPU reported {d}"));
+        }
+        if format!("{:016x}", digest(sim)) == self.digest {
+            return None;
+        }
+        let Some(words) = &self.words else {
+            return Some(
+                "the outputs differ from the GPU's (digest; rerun with the GPU to see where)"
+                    .into(),
+            );
+        };
+        let gpu = RunOutput {
+            outputs: vec![words.iter().map(|&w| f32::from_bits(w)).collect()],
+            printed: self
+                .lines
+                .iter()
+                .map(|t| crate::job::Printed {
+                    block: None,
+                    thread: None,
+                    text: t.clone(),
+                })
+                .collect(),
+            ..RunOutput::default()
+        };
+        difference(case, sim, &gpu).or_else(|| Some("the digests differ".into()))
+    }
+}
+
 /// Why a simulator run of a generated kernel is wrong on its own (any diagnostic: every
 /// generated kernel is correct), if it is.
 pub fn sim_problem(out: &RunOutput) -> Option<String> {
@@ -161,5 +245,26 @@ mod tests {
         );
         assert_eq!(bits(&a), bits(&b));
         assert_ne!(super::case(8).code, super::case(7).code);
+    }
+
+    #[test]
+    fn a_record_tells_a_run_that_differs_by_one_bit_and_where() {
+        let case = super::case(3);
+        let run = crate::job::RunOutput {
+            outputs: vec![vec![1.0, -0.0, f32::from_bits(0x7fc0_0001)]],
+            ..Default::default()
+        };
+        let line = serde_json::to_string(&super::Recorded::of(3, &run, true)).unwrap();
+        let back: super::Recorded = serde_json::from_str(&line).unwrap();
+        assert_eq!(back.difference(&case, &run), None);
+        let mut other = run.clone();
+        other.outputs[0][2] = f32::from_bits(0x7fc0_0002);
+        let why = back.difference(&case, &other).expect("differs");
+        assert!(
+            why.contains("1 output words differ") && why.contains("0x7fc00002"),
+            "{why}"
+        );
+        let short = super::Recorded::of(3, &run, false);
+        assert!(short.words.is_none() && short.difference(&case, &other).is_some());
     }
 }

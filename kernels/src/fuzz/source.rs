@@ -3,7 +3,8 @@
 //! Each thread reads four words of `in` (two floats, an int, random bits), builds variables of
 //! every type from them through `expr`, through branches that diverge within a warp (`if`/`else`,
 //! loops with data-dependent trip counts and `break`), and, where the whole block is converged,
-//! through shared memory between barriers, warp shuffles and votes. Shared-memory atomics whose
+//! through shared memory between barriers, warp shuffles, votes and matches (also one in each
+//! branch of an `if` that divides the warp). Shared-memory atomics whose
 //! result does not depend on their order (integer add, and, or, xor, min, max) accumulate per
 //! block, and a few threads `printf`. Every variable's bits end in the thread's slots of `out`
 //! (64-bit ones in two words), so a single wrong bit anywhere shows. The block has a multiple
@@ -116,9 +117,37 @@ impl Gen<'_> {
         );
     }
 
-    /// Statements where the whole block is converged: shared memory between barriers, shuffles
-    /// and votes.
+    /// A shuffle of a value of type `t` over the full mask: `kind` 0 to 3 is `__shfl_sync`,
+    /// `_up`, `_down`, `_xor`, at `width`.
+    fn collective(&mut self, t: T, kind: usize, width: u32) -> String {
+        let v = self.s.expr(t, 2);
+        match kind {
+            0 => format!(
+                "__shfl_sync(0xffffffffu, {v}, {}, {width})",
+                self.s.expr(T::I32, 1)
+            ),
+            1 => format!(
+                "__shfl_up_sync(0xffffffffu, {v}, {}, {width})",
+                self.s.below(33)
+            ),
+            2 => format!(
+                "__shfl_down_sync(0xffffffffu, {v}, {}, {width})",
+                self.s.below(33)
+            ),
+            _ => format!(
+                "__shfl_xor_sync(0xffffffffu, {v}, {}, {width})",
+                self.s.below(32)
+            ),
+        }
+    }
+
+    /// Statements where the whole block is converged: shared memory between barriers, shuffles,
+    /// votes and matches, and the same collectives in both branches of an `if` that divides
+    /// the warp (each lane gives what its own branch computed).
     fn converged(&mut self) {
+        if self.s.below(3) == 0 {
+            return self.split_collective();
+        }
         match self.s.below(3) {
             0 => {
                 let t = [T::U32, T::F32, T::I64, T::F64][self.s.below(4)];
@@ -135,26 +164,8 @@ impl Gen<'_> {
             }
             1 => {
                 let t = [T::I32, T::U32, T::F32, T::I64, T::F64][self.s.below(5)];
-                let v = self.s.expr(t, 2);
-                let width = [32, 16, 8, 4][self.s.below(4)];
-                let call = match self.s.below(4) {
-                    0 => format!(
-                        "__shfl_sync(0xffffffffu, {v}, {}, {width})",
-                        self.s.expr(T::I32, 1)
-                    ),
-                    1 => format!(
-                        "__shfl_up_sync(0xffffffffu, {v}, {}, {width})",
-                        self.s.below(33)
-                    ),
-                    2 => format!(
-                        "__shfl_down_sync(0xffffffffu, {v}, {}, {width})",
-                        self.s.below(33)
-                    ),
-                    _ => format!(
-                        "__shfl_xor_sync(0xffffffffu, {v}, {}, {width})",
-                        self.s.below(32)
-                    ),
-                };
+                let (kind, width) = (self.s.below(4), [32, 16, 8, 4][self.s.below(4)]);
+                let call = self.collective(t, kind, width);
                 self.define(1, t, call);
             }
             // `__activemask()` is left out: after a branch, the GPU need not have reconverged.
@@ -169,6 +180,50 @@ impl Gen<'_> {
                 self.define(1, t, format!("{vote}(0xffffffffu, {c})"));
             }
         }
+    }
+}
+
+impl Gen<'_> {
+    /// `if (c) x = C(a); else x = C(b);` for a warp collective `C` of one kind in both
+    /// branches: a shuffle, a vote or a match (`x` is new, declared before the `if`).
+    fn split_collective(&mut self) {
+        let c = self.s.cond(2);
+        let choice = self.s.below(3);
+        let (t, calls) = match choice {
+            0 => {
+                let t = [T::I32, T::U32, T::F32, T::I64, T::F64][self.s.below(5)];
+                let (kind, width) = (self.s.below(4), [32, 16, 8, 4][self.s.below(4)]);
+                (t, [0, 1].map(|_| self.collective(t, kind, width)))
+            }
+            1 => {
+                let vote = self.s.pick(&["__ballot_sync", "__any_sync", "__all_sync"]);
+                let t = if vote == "__ballot_sync" {
+                    T::U32
+                } else {
+                    T::I32
+                };
+                (
+                    t,
+                    [0, 1].map(|_| format!("{vote}(0xffffffffu, {})", self.s.cond(1))),
+                )
+            }
+            _ => {
+                let t = [T::I32, T::U32, T::I64, T::U64][self.s.below(4)];
+                (
+                    T::U32,
+                    [0, 1].map(|_| format!("__match_any_sync(0xffffffffu, {})", self.s.expr(t, 1))),
+                )
+            }
+        };
+        let name = format!("{}{}", t.prefix(), self.fresh);
+        self.fresh += 1;
+        self.line(1, &format!("{} {name};", t.c()));
+        self.line(1, &format!("if ({c}) {{"));
+        self.line(2, &format!("{name} = {};", calls[0]));
+        self.line(1, "} else {");
+        self.line(2, &format!("{name} = {};", calls[1]));
+        self.line(1, "}");
+        self.s.vars.push((t, name));
     }
 }
 

@@ -74,7 +74,7 @@ impl Machine<'_> {
     }
 
     /// "threads 0-15, 17 (threadIdx.x)" for a 1D block, coordinates otherwise; long lists cut.
-    fn thread_list(&self, ids: &[u32]) -> String {
+    pub(super) fn thread_list(&self, ids: &[u32]) -> String {
         let mut runs: Vec<(u32, u32)> = vec![];
         for &t in ids {
             match runs.last_mut() {

@@ -167,20 +167,19 @@ pub fn cvt(dty: Ty, sty: Ty, m: FMods, a: u64) -> u64 {
             v & dmask
         }
         (true, false) => {
-            // Exact in i128, rounded once (Rust's `as` rounds to nearest even), then moved one
-            // step where a directed mode says.
+            // Rounded once from the exact integer, in every mode.
             let v: i128 = if sty.signed() {
                 i128::from(sext(a, sty.bits()))
             } else {
                 i128::from(a & sty.mask())
             };
-            if dty == Ty::F64 {
-                let r = v as f64;
-                super::float::round64(r, (v - r as i128) as f64, m.rnd).to_bits()
+            let x = super::exact::Exact::int(v < 0, v.unsigned_abs());
+            let fmt = if dty == Ty::F64 {
+                super::exact::F64
             } else {
-                let r = v as f32;
-                bf32(round32(f64::from(r), (v - r as i128) as f64, m.rnd))
-            }
+                super::exact::F32
+            };
+            super::exact::round(x, m.rnd, fmt)
         }
         (true, true) => {
             let nan = if sty == Ty::F32 {

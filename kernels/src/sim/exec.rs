@@ -9,9 +9,10 @@
 //! then released together. Otherwise the launch stops with `barrier_divergence`, naming the
 //! threads that arrived and those that did not, instead of hanging (a GPU of compute capability
 //! 7.0 and later counts exited threads as arrived, but the CUDA guide leaves it undefined, and a
-//! barrier only part of the block passes through is always a bug in these puzzles). Warp collectives execute over the group's lanes, which after
-//! reconvergence are all the warp's live lanes. Every thread-instruction counts against the
-//! budget; exceeding it stops the launch with `timeout`.
+//! barrier only part of the block passes through is always a bug in these puzzles). A warp
+//! collective (`shfl.sync`, `vote.sync`, `match.sync`, `bar.warp.sync`) parks its group until
+//! every live lane of its mask has arrived, then runs over all of them (`collective`). Every
+//! thread-instruction counts against the budget; exceeding it stops the launch with `timeout`.
 
 use super::check::Checks;
 use super::fault::{Fault, Located};
@@ -27,6 +28,8 @@ pub(super) struct Warp {
     pub active: u32,
     pub others: Vec<(u32, u32)>,
     pub at_bar: Vec<(u32, u32)>,
+    /// Groups (pc, lanes) waiting at a warp collective for the rest of its members (`collective`).
+    pub at_coll: Vec<(u32, u32)>,
     pub exited: u32,
     /// The instruction at which each lane exited.
     pub exit_pc: [u32; 32],
@@ -146,6 +149,7 @@ impl Machine<'_> {
             active: lanes,
             others: Vec::new(),
             at_bar: Vec::new(),
+            at_coll: Vec::new(),
             exited: 0,
             exit_pc: [0; 32],
             left_pc: [u32::MAX; 32],
@@ -175,6 +179,9 @@ impl Machine<'_> {
                 if w.active != 0 || !w.others.is_empty() {
                     self.run_warp(w, &mut shared)?;
                 }
+            }
+            if let Some(stuck) = self.stuck_collective(&mut warps) {
+                return Err(stuck);
             }
             let parked: Vec<(usize, u32, u32)> = warps
                 .iter()
@@ -211,6 +218,10 @@ impl Machine<'_> {
         let prog = self.prog;
         loop {
             if w.active == 0 && !resched(w) {
+                // Lanes that exited may have been all a parked collective waited for.
+                if !w.at_coll.is_empty() && self.release(w, shared)? {
+                    continue;
+                }
                 return Ok(());
             }
             let pc = w.pc as usize;
@@ -286,6 +297,15 @@ impl Machine<'_> {
                     }
                 }
                 Op::Ret => self.ret(w, shared, exec, pc)?,
+                Op::Shfl { .. } | Op::Vote { .. } | Op::Match { .. } | Op::BarWarp { .. } => {
+                    // Parked until every member has arrived; lanes whose guard is false go on.
+                    w.active &= !exec;
+                    w.pc += 1;
+                    if exec != 0 {
+                        w.at_coll.push((pc as u32, exec));
+                        self.release(w, shared)?;
+                    }
+                }
                 Op::Trap | Op::AssertFail { .. } if exec != 0 => {
                     let lane = exec.trailing_zeros() as usize;
                     let fault = self.trap(w, shared, pc, lane, &inst.op);

@@ -112,6 +112,16 @@ pub(super) fn two_sum(a: f64, b: f64) -> (f64, f64) {
     (s, (a - (s - bb)) + (b - bb))
 }
 
+/// The sum `a + b` that is exactly zero: negative when rounding down and either addend is
+/// negative (IEEE 754: `x - x` is `-0` rounding toward -infinity), else as round-to-nearest.
+fn exact_zero(a: f64, b: f64, rnd: Rnd) -> f64 {
+    if super::exact::zero_sum_negative(a.is_sign_negative(), b.is_sign_negative(), rnd) {
+        -0.0
+    } else {
+        0.0
+    }
+}
+
 pub(super) fn f32_op(op: Bin, m: FMods, a: f32, b: f32) -> f32 {
     let (a, b) = if m.ftz { (ftz32(a), ftz32(b)) } else { (a, b) };
     let directed = !matches!(m.rnd, Rnd::Default | Rnd::Rn);
@@ -201,125 +211,36 @@ pub fn fma32(m: FMods, a: f32, b: f32, c: f32) -> f32 {
     fin32(r, m)
 }
 
-/// The f64 next to `x` toward +infinity (`up`) or -infinity.
-fn next64(x: f64, up: bool) -> f64 {
-    if x.is_nan() || (x.is_infinite() && (x > 0.0) == up) {
-        return x;
-    }
-    if x == 0.0 {
-        let tiny = f64::from_bits(1);
-        return if up { tiny } else { -tiny };
-    }
-    let b = x.to_bits();
-    f64::from_bits(if (x > 0.0) == up { b + 1 } else { b - 1 })
-}
-
-/// Rounds to f64 in mode `rnd` the exact value whose round-to-nearest result is `r`, `err` being
-/// the sign (and about the size) of the exact value minus `r` (for an overflow to infinity, any
-/// value of the other sign).
-pub fn round64(r: f64, err: f64, rnd: Rnd) -> f64 {
-    if r.is_nan() || err == 0.0 || err.is_nan() {
-        return r;
-    }
-    match rnd {
-        Rnd::Rm | Rnd::Rmi if err < 0.0 => next64(r, false),
-        Rnd::Rp | Rnd::Rpi if err > 0.0 => next64(r, true),
-        Rnd::Rz | Rnd::Rzi if (r > 0.0 && err < 0.0) || (r < 0.0 && err > 0.0) => {
-            next64(r, r < 0.0)
-        }
-        _ => r,
-    }
-}
-
-/// The error of an f64 result `r` that overflowed to infinity from finite operands, or `err`.
-fn overflowed(r: f64, finite: bool, err: f64) -> f64 {
-    if r.is_infinite() && finite { -r } else { err }
-}
-
-/// `a op b` in f64, rounded in mode `rnd` (add, sub, mul, div).
+/// `a op b` in f64 (add, sub, mul, div), rounded in mode `rnd`: the hardware's result to
+/// nearest and wherever an operand is not finite or the divisor is zero (those results are
+/// exact), otherwise computed exactly (`exact`).
 pub fn f64_op(op: Bin, rnd: Rnd, a: f64, b: f64) -> f64 {
-    let finite = a.is_finite() && b.is_finite();
-    let (r, err) = match op {
-        Bin::Add | Bin::Sub => {
-            let b = if op == Bin::Sub { -b } else { b };
-            two_sum(a, b)
-        }
-        Bin::MulLo => {
-            let p = a * b;
-            (p, mul_err(a, b, p))
-        }
-        _ if b == 0.0 => return a / b,
-        _ => {
-            let q = a / b;
-            (q, (-q).mul_add(b, a) * b.signum())
-        }
-    };
-    if matches!(rnd, Rnd::Default | Rnd::Rn) {
-        return r;
-    }
-    if matches!(op, Bin::Add | Bin::Sub) && r == 0.0 {
-        let b = if op == Bin::Sub { -b } else { b };
-        return exact_zero(a, b, rnd);
-    }
-    round64(r, overflowed(r, finite, err), rnd)
-}
-
-/// The sum `a + b` that is exactly zero: negative when rounding down and either addend is
-/// negative (IEEE 754: `x - x` is `-0` rounding toward -infinity), else as round-to-nearest.
-fn exact_zero(a: f64, b: f64, rnd: Rnd) -> f64 {
-    let negative = if matches!(rnd, Rnd::Rm | Rnd::Rmi) {
-        a.is_sign_negative() || b.is_sign_negative()
-    } else {
-        a.is_sign_negative() && b.is_sign_negative()
-    };
-    if negative { -0.0 } else { 0.0 }
-}
-
-/// The sign (and about the size) of `a * b - p`, `p` the rounded product; where `p` is
-/// subnormal or zero the product's own error is not representable, so it is taken at a scale.
-fn mul_err(a: f64, b: f64, p: f64) -> f64 {
-    if p.abs() >= f64::MIN_POSITIVE || !a.is_finite() || !b.is_finite() {
-        return a.mul_add(b, -p);
-    }
-    if p == 0.0 {
-        // Nonzero factors whose product rounded to zero: the error has the product's sign.
-        return if a == 0.0 || b == 0.0 {
-            0.0
-        } else {
-            a.signum() * b.signum()
+    let special = !a.is_finite() || !b.is_finite() || (op == Bin::Div && b == 0.0);
+    if !super::exact::directed(rnd) || special {
+        return match op {
+            Bin::Add => a + b,
+            Bin::Sub => a - b,
+            Bin::MulLo => a * b,
+            _ => a / b,
         };
     }
-    let scale = f64::from_bits((1023 + 110) << 52);
-    let (sa, sp) = (a * scale, p * scale);
-    let q = sa * b;
-    if q != sp { q - sp } else { sa.mul_add(b, -q) }
+    super::exact::f64_bin(op, rnd, a, b)
 }
 
 /// `fma(a, b, c)` in f64, rounded in mode `rnd`.
 pub fn fma64(rnd: Rnd, a: f64, b: f64, c: f64) -> f64 {
-    let f = a.mul_add(b, c);
-    if matches!(rnd, Rnd::Default | Rnd::Rn) || f.is_nan() {
-        return f;
+    if !(super::exact::directed(rnd) && a.is_finite() && b.is_finite() && c.is_finite()) {
+        return a.mul_add(b, c);
     }
-    let finite = a.is_finite() && b.is_finite() && c.is_finite();
-    // a*b + c - f = (p - f + c) + pe, p = a*b rounded and pe its exact error.
-    let p = a * b;
-    let pe = a.mul_add(b, -p);
-    let (t, te) = two_sum(p, c);
-    let (u, ue) = two_sum(t - f, te);
-    let err = u + (ue + pe);
-    if f == 0.0 && err == 0.0 {
-        return exact_zero(p, c, rnd);
-    }
-    round64(f, overflowed(f, finite, err), rnd)
+    super::exact::f64_fma(rnd, a, b, c)
 }
 
 /// `sqrt(x)` (or `1/x` for `rcp`) in f64, rounded in mode `rnd`.
 pub fn sqrt_rcp64(rcp: bool, rnd: Rnd, x: f64) -> f64 {
-    if rcp {
-        let q = 1.0 / x;
-        return round64(q, (-q).mul_add(x, 1.0) * x.signum(), rnd);
+    let r = if rcp { 1.0 / x } else { x.sqrt() };
+    // Zeros, infinities, NaN and negative square roots are exact (or NaN) in every mode.
+    if !super::exact::directed(rnd) || !x.is_finite() || x == 0.0 || (!rcp && x < 0.0) {
+        return r;
     }
-    let s = x.sqrt();
-    round64(s, (-s).mul_add(s, x), rnd)
+    super::exact::f64_sqrt_rcp(rcp, rnd, x)
 }

@@ -140,7 +140,11 @@ pub enum Op {
     },
     Exit,
     Bar,
-    BarWarp,
+    /// The warp collectives (`bar.warp.sync`, `shfl.sync`, `vote.sync`, `match.sync`): each
+    /// waits for the lanes of its member mask (`exec::collective`).
+    BarWarp {
+        mask: Src,
+    },
     Shfl {
         mode: ShflMode,
         d: Slot,
@@ -148,12 +152,24 @@ pub enum Op {
         a: Src,
         b: Src,
         c: Src,
+        mask: Src,
     },
     Vote {
         mode: VoteMode,
         d: Option<Slot>,
         dp: Option<PSlot>,
         a: PSrc,
+        mask: Src,
+    },
+    /// `match.any` (the lanes whose `a` equals this lane's) or `match.all` (all of them, or none,
+    /// with `p` saying whether they all agree); `wide`: 64-bit values.
+    Match {
+        all: bool,
+        wide: bool,
+        d: Slot,
+        p: Option<PSlot>,
+        a: Src,
+        mask: Src,
     },
     Activemask {
         d: Slot,

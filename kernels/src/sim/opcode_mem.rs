@@ -153,6 +153,28 @@ fn vec_names(o: &Operand) -> Vec<String> {
     }
 }
 
+/// A destination `d` or `d|p` (`p` may be `_`): the register and the optional predicate.
+fn dst_pred(cx: &mut Ctx, o: &Operand, line: u32) -> Result<(Slot, Option<PSlot>), DecodeError> {
+    Ok(match o {
+        Operand::Pair(a, b) => (
+            cx.dst(
+                &Operand::Word {
+                    w: a.clone(),
+                    neg: false,
+                    minus: false,
+                },
+                line,
+            )?,
+            if b == "_" {
+                None
+            } else {
+                Some(cx.pname(b, line)?)
+            },
+        ),
+        o => (cx.dst(o, line)?, None),
+    })
+}
+
 pub(super) fn decode_mem(cx: &mut Ctx, w: &Word<'_>, ops: &[Operand]) -> Result<Op, DecodeError> {
     let (mn, mods, ty, line) = (w.mn, &w.mods[..], w.ty, w.line);
     let has = |m: &str| w.has(m);
@@ -252,7 +274,12 @@ pub(super) fn decode_mem(cx: &mut Ctx, w: &Word<'_>, ops: &[Operand]) -> Result<
         "ret" if cx.in_func => Op::Ret,
         "ret" | "exit" => Op::Exit,
         "trap" => Op::Trap,
-        "bar" | "barrier" if has("warp") => Op::BarWarp,
+        "bar" | "barrier" if has("warp") => Op::BarWarp {
+            mask: match ops.first() {
+                Some(o) => cx.src(o, Ty::B32, line)?,
+                None => Src::Imm(u64::from(u32::MAX)),
+            },
+        },
         "bar" | "barrier"
             if has("sync")
                 || mods.is_empty()
@@ -270,24 +297,7 @@ pub(super) fn decode_mem(cx: &mut Ctx, w: &Word<'_>, ops: &[Operand]) -> Result<
                 Some("idx") => ShflMode::Idx,
                 _ => return unsupported("shuffle mode"),
             };
-            let (d, p) = match &ops[0] {
-                Operand::Pair(a, b) => (
-                    cx.dst(
-                        &Operand::Word {
-                            w: a.clone(),
-                            neg: false,
-                            minus: false,
-                        },
-                        line,
-                    )?,
-                    if b == "_" {
-                        None
-                    } else {
-                        Some(cx.pname(b, line)?)
-                    },
-                ),
-                o => (cx.dst(o, line)?, None),
-            };
+            let (d, p) = dst_pred(cx, &ops[0], line)?;
             Op::Shfl {
                 mode,
                 d,
@@ -295,6 +305,7 @@ pub(super) fn decode_mem(cx: &mut Ctx, w: &Word<'_>, ops: &[Operand]) -> Result<
                 a: cx.src(&ops[1], Ty::B32, line)?,
                 b: cx.src(&ops[2], Ty::U32, line)?,
                 c: cx.src(&ops[3], Ty::U32, line)?,
+                mask: cx.src(&ops[4], Ty::B32, line)?,
             }
         }
         "vote" if has("sync") => {
@@ -316,6 +327,24 @@ pub(super) fn decode_mem(cx: &mut Ctx, w: &Word<'_>, ops: &[Operand]) -> Result<
                 d,
                 dp,
                 a: cx.psrc(&ops[1], line)?,
+                mask: cx.src(&ops[2], Ty::B32, line)?,
+            }
+        }
+        "match" if has("sync") => {
+            need(3)?;
+            let all = match mods.first().copied() {
+                Some("any") => false,
+                Some("all") => true,
+                _ => return unsupported("match mode"),
+            };
+            let (d, p) = dst_pred(cx, &ops[0], line)?;
+            Op::Match {
+                all,
+                wide: ty.bits() == 64,
+                d,
+                p,
+                a: cx.src(&ops[1], ty, line)?,
+                mask: cx.src(&ops[2], Ty::B32, line)?,
             }
         }
         "activemask" => {

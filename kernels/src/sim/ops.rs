@@ -8,7 +8,7 @@
 //! inputs and results; `.sat` clamps to [0, 1]. The `.approx` functions (`ex2`, `lg2`, `sin`,
 //! `cos`, `rsqrt`, `tanh`, and `div`/`rcp`/`sqrt` `.approx`/`.full`) are computed here correctly
 //! rounded from f64: approximations of the GPU's hardware results, which may differ by an ulp or
-//! two. f64 arithmetic honours only round-to-nearest (directed modes round to nearest).
+//! two. Directed rounding is exact: f64 through integers (`exact`), f32 from f64 intermediates.
 
 pub use super::float::*;
 use super::ir::*;

@@ -331,9 +331,10 @@ pub(super) fn step(
         | Op::Atom { .. }
         | Op::Shfl { .. }
         | Op::Vote { .. }
+        | Op::Match { .. }
+        | Op::BarWarp { .. }
         | Op::Activemask { .. } => return super::step_mem::step_mem(op, &mut cx, sp),
         Op::Mma(ref m) => return super::mma_step::step_mma(m, &mut cx, sp),
-        Op::BarWarp => sp.chk.syncwarp(sp.tid0, exec),
         Op::Nop => {}
         Op::Bra { .. }
         | Op::Exit

@@ -4,6 +4,7 @@
 //! (an atomic as one read-modify-write). `step` hands these operations here.
 
 use super::check::Acc;
+use super::exec::Lanes;
 use super::ir::*;
 use super::memory::Spaces;
 use super::step::{Ctx, StepResult, oob};
@@ -91,15 +92,54 @@ pub(super) fn step_mem(op: &Op, cx: &mut Ctx<'_>, sp: &mut Spaces<'_>) -> StepRe
                 cx.put(d, &old);
             }
         }
+        Op::Shfl { .. } | Op::Vote { .. } | Op::Match { .. } | Op::BarWarp { .. } => {
+            let (v, p) = contribution(op, cx);
+            let exec = cx.exec;
+            exchange(op, cx, sp, &v, p, exec);
+        }
+        Op::Activemask { d } => cx.map1(d, Src::Imm(u64::from(cx.exec)), |x| x),
+        _ => {}
+    }
+    Ok(())
+}
+
+/// What the executing lanes of a warp collective give to the others: the value of `a` (a
+/// shuffle, a match) or the predicate (a vote, as a lane mask).
+pub(super) fn contribution(op: &Op, cx: &Ctx<'_>) -> (Lanes, u32) {
+    match *op {
+        Op::Shfl { a, .. } | Op::Match { a, .. } => (cx.get(a), 0),
+        Op::Vote { a, .. } => ([0; 32], cx.pred(a) & cx.exec),
+        _ => ([0; 32], 0),
+    }
+}
+
+/// The member mask of a collective as lane `lane` gives it.
+pub(super) fn member_mask(op: &Op, cx: &Ctx<'_>, lane: usize) -> u32 {
+    match *op {
+        Op::Shfl { mask, .. }
+        | Op::Vote { mask, .. }
+        | Op::Match { mask, .. }
+        | Op::BarWarp { mask } => cx.get(mask)[lane] as u32,
+        _ => u32::MAX,
+    }
+}
+
+/// The results of a warp collective for the executing lanes of `cx`, from what every lane
+/// taking part gave (`values`, `preds`; `all`: the lanes taking part, which may have reached it
+/// at other instructions of the same kind).
+pub(super) fn exchange(
+    op: &Op,
+    cx: &mut Ctx<'_>,
+    sp: &mut Spaces<'_>,
+    values: &Lanes,
+    preds: u32,
+    all: u32,
+) {
+    match *op {
         Op::Shfl {
-            mode,
-            d,
-            p,
-            a,
-            b,
-            c,
+            mode, d, p, b, c, ..
         } => {
-            let (av, bv, cv) = (cx.get(a), cx.get(b), cx.get(c));
+            let (bv, cv) = (cx.get(b), cx.get(c));
             let mut r = [0u64; 32];
             let mut ok = 0u32;
             for l in 0..32u32 {
@@ -120,7 +160,7 @@ pub(super) fn step_mem(op: &Op, cx: &mut Ctx<'_>, sp: &mut Spaces<'_>) -> StepRe
                     }
                 };
                 let src = if pv { j as usize & 31 } else { l as usize };
-                r[l as usize] = av[src] & 0xffff_ffff;
+                r[l as usize] = values[src] & 0xffff_ffff;
                 ok |= u32::from(pv) << l;
             }
             cx.put(d, &r);
@@ -128,23 +168,54 @@ pub(super) fn step_mem(op: &Op, cx: &mut Ctx<'_>, sp: &mut Spaces<'_>) -> StepRe
                 cx.set_pred(p, ok);
             }
         }
-        Op::Vote { mode, d, dp, a } => {
-            let exec = cx.exec;
-            let pv = cx.pred(a) & exec;
-            match (mode, d, dp) {
-                (VoteMode::Ballot, Some(d), _) => cx.map1(d, Src::Imm(u64::from(pv)), |x| x),
-                (VoteMode::All, _, Some(q)) => {
-                    cx.set_pred(q, if pv == exec { u32::MAX } else { 0 })
+        Op::Vote { mode, d, dp, .. } => match (mode, d, dp) {
+            (VoteMode::Ballot, Some(d), _) => cx.map1(d, Src::Imm(u64::from(preds)), |x| x),
+            (VoteMode::All, _, Some(q)) => cx.set_pred(q, if preds == all { u32::MAX } else { 0 }),
+            (VoteMode::Any, _, Some(q)) => cx.set_pred(q, if preds != 0 { u32::MAX } else { 0 }),
+            (VoteMode::Uni, _, Some(q)) => cx.set_pred(
+                q,
+                if preds == 0 || preds == all {
+                    u32::MAX
+                } else {
+                    0
+                },
+            ),
+            _ => {}
+        },
+        Op::Match {
+            all: every,
+            wide,
+            d,
+            p,
+            ..
+        } => {
+            let word = |l: usize| {
+                if wide {
+                    values[l]
+                } else {
+                    values[l] & 0xffff_ffff
                 }
-                (VoteMode::Any, _, Some(q)) => cx.set_pred(q, if pv != 0 { u32::MAX } else { 0 }),
-                (VoteMode::Uni, _, Some(q)) => {
-                    cx.set_pred(q, if pv == 0 || pv == exec { u32::MAX } else { 0 })
+            };
+            let mut r = [0u64; 32];
+            let mut agree = 0u32;
+            for l in cx.lanes() {
+                let same = (0..32)
+                    .filter(|&k| all >> k & 1 == 1 && word(k) == word(l))
+                    .fold(0u32, |m, k| m | 1 << k);
+                if every {
+                    let yes = same == all;
+                    r[l] = if yes { u64::from(all) } else { 0 };
+                    agree |= u32::from(yes) << l;
+                } else {
+                    r[l] = u64::from(same);
                 }
-                _ => {}
+            }
+            cx.put(d, &r);
+            if let Some(p) = p {
+                cx.set_pred(p, agree);
             }
         }
-        Op::Activemask { d } => cx.map1(d, Src::Imm(u64::from(cx.exec)), |x| x),
+        Op::BarWarp { .. } => sp.chk.syncwarp(sp.tid0, all),
         _ => {}
     }
-    Ok(())
 }

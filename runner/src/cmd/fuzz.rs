@@ -4,12 +4,18 @@
 //! `--backend sim` the simulator must run each with no diagnostic, and with `--backend both` the
 //! GPU runs it too and the two must agree bit for bit (outputs and printed lines). `--show`
 //! prints each kernel's source, so `runner fuzz --seed N --show` reproduces kernel N. Kernels
-//! are spread over `--jobs` threads, each with its own warm GPU worker. Exit status 0 when every
-//! kernel passed, 1 otherwise.
+//! are spread over `--jobs` threads, each with its own warm GPU worker. `--record FILE` keeps
+//! what the GPU gave (a JSON line per seed: its digest, and the whole run where the backends
+//! disagreed), and `--against FILE` compares the simulator with such a record on a machine
+//! without a GPU: a fix found after a device run is checked on every recorded kernel at once.
+//! Exit status 0 when every kernel passed, 1 otherwise.
 
 use crate::engine;
-use kernels::fuzz::{self, Case};
+use kernels::fuzz::{self, Case, Recorded};
 use kernels::worker::{KernelRun, Request, Worker};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -27,9 +33,10 @@ pub struct Args {
     /// The first seed.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// How many kernels (seeds seed, seed+1, ...).
-    #[arg(long, default_value_t = 1)]
-    count: u64,
+    /// How many kernels (seeds seed, seed+1, ...; default 1, or with --against every recorded
+    /// one).
+    #[arg(long)]
+    count: Option<u64>,
     /// Which backends run each kernel.
     #[arg(long, value_enum, default_value_t = Backends::Sim)]
     backend: Backends,
@@ -39,39 +46,87 @@ pub struct Args {
     /// Threads (default: one per core).
     #[arg(long)]
     jobs: Option<usize>,
+    /// With `--backend both`: write what the GPU gave for each kernel to FILE, a JSON line per
+    /// seed (its digest, and the whole run where the backends disagree).
+    #[arg(long, value_name = "FILE")]
+    record: Option<PathBuf>,
+    /// Compare the simulator with the GPU runs recorded in FILE by `--record` (the seeds it
+    /// holds, within --seed and --count when given); needs no GPU.
+    #[arg(long, value_name = "FILE", conflicts_with = "record")]
+    against: Option<PathBuf>,
 }
 
-/// What became of one seed: `None` when it passed.
-fn one(case: &Case, gpu: Option<&mut Worker>) -> Option<String> {
+/// Where a kernel's verdict comes from besides the simulator.
+enum Other<'a> {
+    None,
+    Gpu(&'a mut Worker),
+    Recorded(&'a Recorded),
+}
+
+/// What became of one seed (`None` when it passed), and the GPU's record of it if it ran there.
+fn one(case: &Case, other: Other<'_>) -> (Option<String>, Option<Recorded>) {
     let ptx = match engine::ptx(&case.code, "fuzz.cu", &[]) {
         Ok(ptx) => ptx,
-        Err(d) => return Some(format!("does not compile: {d}")),
+        Err(d) => return (Some(format!("does not compile: {d}")), None),
     };
     let sim = kernels::sim::run(&ptx, &case.job);
     if let Some(p) = fuzz::sim_problem(&sim) {
-        return Some(p);
+        return (Some(p), None);
     }
-    let gpu = gpu?;
-    let run = KernelRun {
-        code: case.code.clone(),
-        file: "fuzz.cu".into(),
-        macros: vec![],
-        job: case.job.clone(),
-    };
-    let reply = gpu.call(&Request::Run(run), Duration::from_secs(30));
-    fuzz::difference(case, &sim, &reply.output)
+    match other {
+        Other::None => (None, None),
+        Other::Recorded(r) => (r.difference(case, &sim), None),
+        Other::Gpu(gpu) => {
+            let run = KernelRun {
+                code: case.code.clone(),
+                file: "fuzz.cu".into(),
+                macros: vec![],
+                job: case.job.clone(),
+            };
+            let reply = gpu.call(&Request::Run(run), Duration::from_secs(30));
+            let why = fuzz::difference(case, &sim, &reply.output);
+            let record = Recorded::of(case.seed, &reply.output, why.is_some());
+            (why, Some(record))
+        }
+    }
+}
+
+/// The records of `path`, by seed.
+fn read_records(path: &PathBuf) -> anyhow::Result<BTreeMap<u64, Recorded>> {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let r: Recorded = serde_json::from_str(l)
+                .map_err(|e| anyhow::anyhow!("{}: {e}: {l}", path.display()))?;
+            Ok((r.seed, r))
+        })
+        .collect()
 }
 
 pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     crate::toolchain::ensure_nvrtc().map_err(|d| anyhow::anyhow!("{d}"))?;
-    let both = args.backend == Backends::Both;
+    let both = args.backend == Backends::Both && args.against.is_none();
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .clamp(1, 64);
-    let next = Mutex::new(args.seed);
-    let end = args.seed.saturating_add(args.count);
+    let records = match &args.against {
+        Some(path) => read_records(path)?,
+        None => BTreeMap::new(),
+    };
+    let seeds: Vec<u64> = match (&args.against, args.count) {
+        (Some(_), None) => records.keys().copied().collect(),
+        (Some(_), Some(n)) => records
+            .range(args.seed..args.seed.saturating_add(n))
+            .map(|(&k, _)| k)
+            .collect(),
+        (None, n) => (args.seed..args.seed.saturating_add(n.unwrap_or(1))).collect(),
+    };
+    let next = Mutex::new(0usize);
     let failures = Mutex::new(Vec::new());
+    let recorded = Mutex::new(Vec::new());
     let device = Mutex::new(None);
     std::thread::scope(|s| {
         for _ in 0..jobs {
@@ -84,18 +139,27 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
                 loop {
                     let seed = {
                         let mut n = next.lock().expect("lock");
-                        if *n >= end {
+                        let Some(&seed) = seeds.get(*n) else {
                             return;
-                        }
+                        };
                         *n += 1;
-                        *n - 1
+                        seed
                     };
                     let case = fuzz::case(seed);
                     if args.show {
                         println!("// seed {seed}\n{}", case.code);
                     }
-                    if let Some(why) = one(&case, worker.as_mut()) {
+                    let other = match (worker.as_mut(), records.get(&seed)) {
+                        (Some(w), _) => Other::Gpu(w),
+                        (None, Some(r)) => Other::Recorded(r),
+                        (None, None) => Other::None,
+                    };
+                    let (why, record) = one(&case, other);
+                    if let Some(why) = why {
                         failures.lock().expect("lock").push((seed, why));
+                    }
+                    if let Some(r) = record {
+                        recorded.lock().expect("lock").push(r);
                     }
                 }
             });
@@ -103,19 +167,33 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     });
     let mut failures = failures.into_inner().expect("lock");
     failures.sort();
-    let on = match device.into_inner().expect("lock") {
-        Some(Some(name)) => format!("sim + gpu ({name})"),
-        Some(None) => anyhow::bail!("--backend both needs a GPU, and the worker found none"),
-        None => "sim".to_string(),
+    let on = match (device.into_inner().expect("lock"), &args.against) {
+        (Some(Some(name)), _) => format!("sim + gpu ({name})"),
+        (Some(None), _) => {
+            anyhow::bail!("--backend both needs a GPU, and the worker found none")
+        }
+        (None, Some(path)) => format!("sim against the GPU runs in {}", path.display()),
+        (None, None) => "sim".to_string(),
     };
+    if let Some(path) = &args.record {
+        let mut recorded = recorded.into_inner().expect("lock");
+        recorded.sort_by_key(|r| r.seed);
+        let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
+        for r in &recorded {
+            writeln!(f, "{}", serde_json::to_string(r)?)?;
+        }
+        f.flush()?;
+    }
     for (seed, why) in &failures {
         println!("✗ seed {seed}: {why}");
     }
-    let passed = args.count - failures.len() as u64;
-    println!(
-        "fuzz: {passed} of {} kernels passed (seeds {}..{end}, {on})",
-        args.count, args.seed
+    let count = seeds.len() as u64;
+    let passed = count - failures.len() as u64;
+    let (first, last) = (
+        seeds.first().copied().unwrap_or(0),
+        seeds.last().map_or(0, |s| s + 1),
     );
+    println!("fuzz: {passed} of {count} kernels passed (seeds {first}..{last}, {on})");
     Ok(if failures.is_empty() {
         ExitCode::SUCCESS
     } else {

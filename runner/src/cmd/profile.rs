@@ -3,9 +3,10 @@
 //!
 //! By default the full-scale case, of which a sample of blocks (`--blocks`, spread over the grid)
 //! is simulated and the counts scaled to the whole grid; `--case NAME` profiles one small case
-//! whole instead (what `bench/profile_vs_ncu.sh` compares with `ncu`). Per source line and for
+//! whole instead (what `bench/profile_vs_ncu.py` compares with `ncu`). Per source line and for
 //! the kernel: warp-instructions issued, active lanes per issue, global sectors per request,
-//! shared wavefronts per request; the instruction mix; bytes per output; the predicted time from
+//! shared wavefronts per request, distinct constant addresses per constant request; the
+//! instruction mix; bytes per output; the predicted time from
 //! `model`, with the bound that sets it.
 
 use super::KernelChoice;
@@ -50,13 +51,14 @@ fn ratio(a: u64, b: u64) -> String {
 
 fn row(label: &str, c: &Counts, scale: f64, source: &str) -> String {
     let line = format!(
-        "{label:>6} {:>8} {:>6} {:>8} {:>7} {:>8} {:>7}  {source}",
+        "{label:>6} {:>8} {:>6} {:>8} {:>7} {:>8} {:>7} {:>6}  {source}",
         si(c.issued as f64 * scale),
         ratio(c.lanes, c.issued),
         si(c.global_requests as f64 * scale),
         ratio(c.sectors, c.global_requests),
         si(c.shared_requests as f64 * scale),
         ratio(c.wavefronts, c.shared_requests),
+        ratio(c.const_addresses, c.const_requests),
     );
     line.trim_end().to_string() + "\n"
 }
@@ -136,12 +138,12 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         );
     }
     text += &format!(
-        "\n{:>6} {:>8} {:>6} {:>8} {:>7} {:>8} {:>7}  source\n",
-        "line", "issued", "lanes", "global", "sectors", "shared", "wavefr"
+        "\n{:>6} {:>8} {:>6} {:>8} {:>7} {:>8} {:>7} {:>6}  source\n",
+        "line", "issued", "lanes", "global", "sectors", "shared", "wavefr", "const"
     );
     text += &format!(
-        "{:>6} {:>8} {:>6} {:>8} {:>7} {:>8} {:>7}\n",
-        "", "warp-in", "/issue", "requests", "/req", "requests", "/req"
+        "{:>6} {:>8} {:>6} {:>8} {:>7} {:>8} {:>7} {:>6}\n",
+        "", "warp-in", "/issue", "requests", "/req", "requests", "/req", "addr/r"
     );
     let source: Vec<&str> = code.lines().collect();
     let mut lines: Vec<u32> = prof.lines.clone();
@@ -170,8 +172,14 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     text += &row("kernel", &total, factor, "");
     if prof.blocks_run == blocks {
         text += &format!(
-            "exact: {} global requests, {} sectors, {} shared requests, {} wavefronts\n",
-            total.global_requests, total.sectors, total.shared_requests, total.wavefronts
+            "exact: {} global requests, {} sectors, {} global wavefronts, {} shared requests, {} shared wavefronts, {} constant requests, {} constant addresses\n",
+            total.global_requests,
+            total.sectors,
+            total.global_wavefronts,
+            total.shared_requests,
+            total.wavefronts,
+            total.const_requests,
+            total.const_addresses
         );
     }
     let issued: u64 = prof.mix().iter().map(|m| m.1).sum();
@@ -217,19 +225,21 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     let load = Load {
         blocks,
         issued_per_block: total.issued as f64 / runs,
-        wavefronts_per_block: (total.wavefronts + total.lines) as f64 / runs,
+        wavefronts_per_block: (total.wavefronts + total.global_wavefronts) as f64 / runs,
+        const_addresses_per_block: total.const_addresses as f64 / runs,
         dram_bytes: dram,
     };
     let gpu = model::H100;
     let p = model::predict(&gpu, &load);
     let us = |s: f64| format!("{:.1} us", s * 1e6);
     text += &format!(
-        "predicted on an {}: {}, {} (issue {}, shared {}, memory {}); the model and its sources: runner/src/model.rs\n",
+        "predicted on an {}: {}, {} (issue {}, shared {}, constant {}, memory {}); the model and its sources: runner/src/model.rs\n",
         gpu.name,
         us(p.seconds()),
         p.bound(),
         us(p.issue),
         us(p.shared),
+        us(p.constant),
         us(p.memory)
     );
     print!("{text}");

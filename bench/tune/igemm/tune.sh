@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Builds and times puzzle 11's solution in several shapes (see tune.cu), in parallel builds.
+# Usage (device): bash bench/tune/igemm/tune.sh > $OUT/tune.txt
+set -u
+cd "$(dirname "$0")"
+B=/tmp/igemm; mkdir -p $B
+# name: -D flags (BLOCK_M BLOCK_N WARPS_M WARPS_N STAGES)
+VARIANTS=(
+  "m128n128w22s2-ca-tap:-DBLOCK_M=128 -DBLOCK_N=128 -DWARPS_M=2 -DWARPS_N=2 -DSTAGES=2 -DCHUNK_MAJOR=0"
+  "m128n128w22s2-ca-chunk:-DBLOCK_M=128 -DBLOCK_N=128 -DWARPS_M=2 -DWARPS_N=2 -DSTAGES=2"
+  "m128n128w22s3-ca-chunk:-DBLOCK_M=128 -DBLOCK_N=128 -DWARPS_M=2 -DWARPS_N=2 -DSTAGES=3"
+  "m128n128w22s2-cg-chunk:-DBLOCK_M=128 -DBLOCK_N=128 -DWARPS_M=2 -DWARPS_N=2 -DSTAGES=2 -DA_THROUGH_L1=0"
+  "m256n128w42s2-ca-chunk:-DBLOCK_M=256 -DBLOCK_N=128 -DWARPS_M=4 -DWARPS_N=2 -DSTAGES=2"
+  "m128n64w22s2-ca-chunk:-DBLOCK_M=128 -DBLOCK_N=64 -DWARPS_M=2 -DWARPS_N=2 -DSTAGES=2"
+  "m64n128w22s2-ca-chunk:-DBLOCK_M=64 -DBLOCK_N=128 -DWARPS_M=2 -DWARPS_N=2 -DSTAGES=2"
+  "m128n128w24s2-ca-chunk:-DBLOCK_M=128 -DBLOCK_N=128 -DWARPS_M=2 -DWARPS_N=4 -DSTAGES=2"
+)
+for v in "${VARIANTS[@]}"; do
+  name=${v%%:*}; flags=${v#*:}
+  ( nvcc -O3 -arch=sm_90 $flags -Xptxas -v -o $B/$name tune.cu > $B/$name.log 2>&1 || { echo "$name: build failed"; head -20 $B/$name.log; } ) &
+done
+wait
+for v in "${VARIANTS[@]}"; do
+  name=${v%%:*}
+  grep -A1 "conv2d_nhwc" $B/$name.log | grep -o "Used [0-9]* registers.*" | head -1 | sed "s/^/$name: /"
+  grep -i "spill" $B/$name.log | grep -v " 0 bytes spill" | head -2
+  [ -x $B/$name ] && $B/$name $name
+done
