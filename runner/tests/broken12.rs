@@ -4,34 +4,35 @@
 //! simulator with `--json`, and the diagnosis each must get, at the edited line where the
 //! diagnosis has one. The solution itself passes with no diagnostic (`runner validate`).
 
+mod common;
+
+use common::{repo, runner};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap()
-}
-
 /// The solution with `find` (which must occur exactly once) replaced by `replace`, written to
-/// `NAME.cu` in the tests' scratch folder; with the 1-based line of the edit.
+/// `NAME.cu` in a scratch folder; with the 1-based line of the edit.
 fn mutate(name: &str, find: &str, replace: &str) -> (PathBuf, u64) {
-    let src = std::fs::read_to_string(root().join("solutions/puzzle-12.cu")).unwrap();
+    let src = std::fs::read_to_string(repo().join("solutions/puzzle-12.cu")).unwrap();
     assert_eq!(src.matches(find).count(), 1, "{name}: `{find}` not once");
     let at = src.find(find).unwrap();
     let line = src[..at].matches('\n').count() as u64 + 1;
-    let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}.cu"));
+    let dir = std::env::temp_dir().join(format!("broken12-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{name}.cu"));
     std::fs::write(&path, src.replacen(find, replace, 1)).unwrap();
     (path, line)
 }
 
 /// `runner check puzzle-12 --kernel FILE --backend BACKEND --json [extra]`: passed, diagnostics.
 fn check(file: &Path, backend: &str, extra: &[&str]) -> (bool, Vec<Value>) {
-    let out = Command::new(env!("CARGO_BIN_EXE_runner"))
+    let out = Command::new(runner())
         .args(["check", "puzzle-12", "--kernel"])
         .arg(file)
         .args(["--backend", backend, "--json"])
         .args(extra)
-        .current_dir(root())
+        .current_dir(repo())
         .env("WORKBOOK_STATE", "/nonexistent/state.json")
         .output()
         .expect("runner runs");
