@@ -10,6 +10,19 @@ old=${2:-}
 mkdir -p "$dir"
 sol=$root/solutions/puzzle-10.cu
 def() { sed -E "s/^#define $1 .*/#define $1 $2/"; }
+if [ "${ROUND:-5}" = 6 ]; then
+    # Round 6: the solution now stages as A0 did (STEPS row groups per warp step); B0 and B1 are
+    # round 5's solution (REV_B, its own staging) with 6 and 8 vectors per thread.
+    cp "$sol" "$dir/C0.cu"
+    def PER_THREAD 23 < "$sol" | def STEPS 3 > "$dir/C1.cu"
+    def STEPS 4 < "$sol" > "$dir/C2.cu"
+    def PER_THREAD 23 < "$sol" | def STEPS 3 | def MIN_BLOCKS 4 > "$dir/C3.cu"
+    def PER_THREAD 21 < "$sol" | def STEPS 3 > "$dir/C4.cu"
+    def PER_THREAD 25 < "$sol" | def STEPS 3 > "$dir/C5.cu"
+    git -C "$root" show "$REV_B:solutions/puzzle-10.cu" > "$dir/B0.cu"
+    def VECTORS 8 < "$dir/B0.cu" > "$dir/B1.cu"
+    exit 0
+fi
 cp "$sol" "$dir/B0.cu"
 def VECTORS 8 < "$sol" > "$dir/B1.cu"
 def MIN_BLOCKS 4 < "$sol" > "$dir/B2.cu"
