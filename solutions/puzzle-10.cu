@@ -27,7 +27,7 @@
 // Five blocks per multiprocessor (at most 64 registers a thread); while staging, each warp reads
 // STEPS groups of 4 rows at once, VECTOR_GROUPS groups of 8 float4s (32 floats) per row.
 #define MIN_BLOCKS 5
-#define STEPS 2
+#define STEPS 4
 #define VECTOR_GROUPS ((TILE_COLS + MAX_K - 1 + 31) / 32)
 
 // Whole warps in a row of threads; float4 columns of the tile start on 16 bytes.
