@@ -45,9 +45,10 @@ extern "C" __device__ const int launch_shape[4] = {BLOCK_X, BLOCK_Y, TILE_ROWS, 
 // float4s. Lane l of a warp takes row l % 4 of a group of 4 rows and vector l / 4 of a group of 8
 // vectors: the warp reads four 128-byte rows (coalesced), and its transposed stores, tile[(4 * v +
 // u) * h + y] with h odd, fall in 32 banks. A warp walks its rows STEPS groups at a time, every
-// vector group of each (VECTOR_GROUPS cover the widest region), and issues all those loads before
-// it stores any: the block waits for global memory once per 4 * STEPS * WARPS rows. Otherwise, one
-// float at a time.
+// vector group of each (VECTOR_GROUPS cover the widest region), and asks for all those loads before
+// it stores any: the block waits for global memory once per 4 * STEPS * WARPS = 96 rows, once for a
+// 3 x 3 or a 15 x 15 kernel. (The compiler lets some stores in between the loads to save registers.)
+// Otherwise, one float at a time.
 __device__ __forceinline__ void stage(float* tile, const float* src, int h, int w, int rows_left,
                                       int cols_left, int stride, bool vectors)
 {
