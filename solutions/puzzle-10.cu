@@ -23,10 +23,12 @@
 #define TILE_COLS BLOCK_X
 #define THREADS (BLOCK_X * BLOCK_Y)
 #define MAX_K 31
-// Five blocks per multiprocessor (at most 64 registers a thread), and the float4 loads each thread
-// issues at once while staging.
+#define WARPS (THREADS / 32)
+// Five blocks per multiprocessor (at most 64 registers a thread); while staging, each warp reads
+// STEPS groups of 4 rows at once, VECTOR_GROUPS groups of 8 float4s (32 floats) per row.
 #define MIN_BLOCKS 5
-#define VECTORS 6
+#define STEPS 4
+#define VECTOR_GROUPS ((TILE_COLS + MAX_K - 1 + 31) / 32)
 
 // Whole warps in a row of threads; float4 columns of the tile start on 16 bytes.
 static_assert(BLOCK_X % 32 == 0 && TILE_COLS % 4 == 0 && TILE_ROWS % 2 == 1, "see the shape");
@@ -40,11 +42,13 @@ extern "C" __device__ const int launch_shape[4] = {BLOCK_X, BLOCK_Y, TILE_ROWS, 
 // zero past the image's last row or column (the input's padding is never used).
 //
 // When the input allows it (16-byte aligned, input_stride a multiple of 4), the region is read as
-// float4s: item t is row 4 * g + t % 4, floats 4 * v .. 4 * v + 3, with (g, v) numbered row group by
-// row group; a warp's 32 items are 4 rows x 8 vectors (four 128-byte rows: coalesced), and its
-// transposed stores, (4 * v + u) * h + y with h odd, fall in 32 banks. Each thread issues its
-// VECTORS loads before it stores any, so the block waits for global memory once per VECTORS * THREADS
-// vectors (once, for a 3 x 3 kernel). Otherwise, one float at a time.
+// float4s. Lane l of a warp takes row l % 4 of a group of 4 rows and vector l / 4 of a group of 8
+// vectors: the warp reads four 128-byte rows (coalesced), and its transposed stores, tile[(4 * v +
+// u) * h + y] with h odd, fall in 32 banks. A warp walks its rows STEPS groups at a time, every
+// vector group of each (VECTOR_GROUPS cover the widest region), and asks for all those loads before
+// it stores any: the block waits for global memory once per 4 * STEPS * WARPS = 96 rows, once for a
+// 3 x 3 or a 15 x 15 kernel. (The compiler lets some stores in between the loads to save registers.)
+// Otherwise, one float at a time.
 __device__ __forceinline__ void stage(float* tile, const float* src, int h, int w, int rows_left,
                                       int cols_left, int stride, bool vectors)
 {
@@ -56,28 +60,31 @@ __device__ __forceinline__ void stage(float* tile, const float* src, int h, int 
         }
         return;
     }
-    int nv = (w + 3) / 4;
-    int items = (h + 3) / 4 * nv * 4;
-    for (int t0 = tid; t0 < items; t0 += VECTORS * THREADS) {
-        float4 v[VECTORS];
+    int row = 4 * (tid / 32) + tid % 4, vec = tid % 32 / 4;
+    for (int y0 = 0; y0 < h; y0 += 4 * WARPS * STEPS) {
+        float4 v[STEPS][VECTOR_GROUPS];
 #pragma unroll
-        for (int b = 0; b < VECTORS; b++) {
-            int t = t0 + b * THREADS;
-            int g = (t / 4) / nv, y = 4 * g + t % 4, x = 4 * (t / 4 - g * nv);
-            // x < cols_left and stride % 4 == 0: the whole float4 lies within the row's stride.
-            bool inside = t < items && y < rows_left && x < cols_left;
-            v[b] = inside ? *reinterpret_cast<const float4*>(src + y * stride + x)
-                          : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        for (int s = 0; s < STEPS; s++) {
+#pragma unroll
+            for (int q = 0; q < VECTOR_GROUPS; q++) {
+                int y = y0 + 4 * WARPS * s + row, x = 4 * (vec + 8 * q);
+                // x < cols_left and stride % 4 == 0: the whole float4 lies within the row's stride.
+                v[s][q] = y < rows_left && x < cols_left
+                              ? *reinterpret_cast<const float4*>(src + y * stride + x)
+                              : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            }
         }
 #pragma unroll
-        for (int b = 0; b < VECTORS; b++) {
-            int t = t0 + b * THREADS;
-            int g = (t / 4) / nv, y = 4 * g + t % 4, x = 4 * (t / 4 - g * nv);
-            float e[4] = {v[b].x, v[b].y, v[b].z, v[b].w};
+        for (int s = 0; s < STEPS; s++) {
 #pragma unroll
-            for (int u = 0; u < 4; u++) {
-                if (t < items && y < h && x + u < w) {
-                    tile[(x + u) * h + y] = x + u < cols_left ? e[u] : 0.0f;
+            for (int q = 0; q < VECTOR_GROUPS; q++) {
+                int y = y0 + 4 * WARPS * s + row, x = 4 * (vec + 8 * q);
+                float e[4] = {v[s][q].x, v[s][q].y, v[s][q].z, v[s][q].w};
+#pragma unroll
+                for (int u = 0; u < 4; u++) {
+                    if (y < h && x + u < w) {
+                        tile[(x + u) * h + y] = x + u < cols_left ? e[u] : 0.0f;
+                    }
                 }
             }
         }

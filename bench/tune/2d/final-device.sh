@@ -4,6 +4,7 @@
 # candidates, puzzle 10's pick copied into root/solutions, then `runner check` (sim + gpu) of both
 # solutions, `runner bench puzzle-10 --solution` (which also times puzzle 09's solution), the anchors
 # (cuDNN, the seed's Triton) and ncu on the pick. Usage on the device: DIR=. OUT=dir final-device.sh
+# (CHECK=10 checks puzzle 10 only; NCU_SHAPES= skips ncu.)
 set -u
 DIR=${DIR:-.}
 OUT=${OUT:-/tmp/out}
@@ -17,7 +18,7 @@ sed -n '/=== table/,$p' "$OUT/harness.txt"
 pick=$(python3 pick10.py "$OUT/harness.txt")
 echo "pick: $pick"
 cp "cand/$pick" root/solutions/puzzle-10.cu
-for p in 09 10; do
+for p in ${CHECK:-09 10}; do
     echo "=== check puzzle-$p --solution (sim + gpu)"
     timeout 150 ./runner --root root check puzzle-$p --solution --json > "$OUT/check-$p.json"; echo "exit $?"
     python3 - "$OUT/check-$p.json" <<'PY'
@@ -34,7 +35,7 @@ timeout 150 ./runner --root root bench puzzle-10 --solution --runs 50 | tee "$OU
 echo "=== anchors"
 PYTHONUNBUFFERED=1 timeout 120 python3 root/bench/conv2d_anchors.py --json "$OUT/anchors.json"
 name=p10-cand-${pick%.cu}
-for k in 3 15; do
+for k in ${NCU_SHAPES-3 15}; do
     echo "=== ncu $name 4096x4096 ${k}x$k"
     timeout 60 ncu --clock-control none -k regex:conv2d --section SpeedOfLight --section MemoryWorkloadAnalysis \
         --section WarpStateStats --section Occupancy --section SchedulerStats ./harness2d --once "$name" 4096 $k 2>&1 \
