@@ -238,6 +238,7 @@ pub(super) fn finding_mark(k: &Kept, l: &Launched<'_>) -> Option<Mark> {
             byte,
             first,
             second,
+            ..
         } => {
             let (name, index) = shared(*byte);
             Mark {
@@ -253,6 +254,7 @@ pub(super) fn finding_mark(k: &Kept, l: &Launched<'_>) -> Option<Mark> {
             block,
             byte,
             reader,
+            ..
         } => {
             let (name, index) = shared(*byte);
             Mark {
