@@ -7,37 +7,13 @@
 mod common;
 
 use kernels::Kind;
-use kernels::job::{Arg, Job, Launch};
 
 /// `k(in, out, n)` with `body` after `lane` and `v = in[threadIdx.x]` (the body's first line is
 /// line 5), over one block of 64 threads, `in[i] = i * 0.5 - 7`.
 fn run(body: &str) -> kernels::job::RunOutput {
-    let code = format!(
+    common::run_small(&format!(
         "extern \"C\" __global__ void k(const float* in, float* out, int n)\n{{\n    unsigned lane = threadIdx.x & 31;\n    float v = in[threadIdx.x];{body}}}\n"
-    );
-    let ptx = common::compile(&code, "collective.cu");
-    let job = Job {
-        kernel: "k".into(),
-        launch: Launch::linear(1, 64),
-        args: vec![
-            Arg::Input {
-                name: "in".into(),
-                data: (0..64).map(|i| i as f32 * 0.5 - 7.0).collect(),
-            },
-            Arg::Output {
-                name: "out".into(),
-                len: 64,
-            },
-            Arg::I32 {
-                name: "n".into(),
-                value: 64,
-            },
-        ],
-        constants: vec![],
-        budget: None,
-        work: 64,
-    };
-    kernels::sim::run(&ptx, &job)
+    ))
 }
 
 fn input(i: usize) -> f32 {

@@ -197,3 +197,51 @@ fn bulk_copies_are_unsupported_by_name() {
         "{d:#?}"
     );
 }
+
+/// The run of a kernel that fills `__shared__ __half h[64]` with `in` (two threads per 32-bit
+/// word), then does `rest`.
+fn halves(rest: &str) -> kernels::job::RunOutput {
+    common::run_small(&format!(
+        "#include <cuda_fp16.h>\nextern \"C\" __global__ void k(const float* in, float* out, int n)\n{{\n    __shared__ __half h[64];\n    h[threadIdx.x] = __float2half(in[threadIdx.x]);\n{rest}}}\n"
+    ))
+}
+
+/// Two threads each writing their own half of one 32-bit word (a `__half` array) are no race,
+/// nor are four writing the bytes of one: the race check is per byte where an access covers
+/// part of a word.
+#[test]
+fn two_threads_writing_the_halves_of_one_word_are_no_race() {
+    let out = halves(
+        r#"    __shared__ unsigned char c[64];
+    c[threadIdx.x] = (unsigned char)threadIdx.x;
+    __syncthreads();
+    out[threadIdx.x] = __half2float(h[63 - threadIdx.x]) + c[threadIdx.x ^ 1];
+"#,
+    );
+    assert!(out.diagnostics.is_empty(), "{:#?}", out.diagnostics);
+    for t in 0..64usize {
+        let want = (63 - t) as f32 * 0.5 - 7.0 + (t ^ 1) as f32;
+        assert_eq!(out.outputs[0][t], want, "thread {t}");
+    }
+}
+
+/// A race on one half of a word is still a race, at that half's element.
+#[test]
+fn two_threads_writing_the_same_half_are_a_race_at_that_element() {
+    let out = halves(
+        r#"    if (threadIdx.x == 9) {
+        h[3] = __float2half(1.0f);
+    }
+    __syncthreads();
+    out[threadIdx.x] = __half2float(h[threadIdx.x]);
+"#,
+    );
+    let d = &out.diagnostics;
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(d[0].kind, Kind::Race, "{d:#?}");
+    assert!(
+        d[0].message.contains("`h[3]`") && !d[0].message.contains("more times"),
+        "{}",
+        d[0].message
+    );
+}

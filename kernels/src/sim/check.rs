@@ -1,6 +1,8 @@
 //! The teaching checks of shared memory: shadow state beside the memory, and what it found.
 //!
-//! Shared memory has one [`Word`] of shadow per 4 bytes, reset for each block: who last wrote it,
+//! Shared memory has one [`Word`] of shadow per 4 bytes, reset for each block (a word that an
+//! access of fewer than its 4 bytes touches is split into a shadow per byte, so two threads
+//! writing different halves or bytes of one word are no race): who last wrote it,
 //! at which instruction and in which barrier epoch (the epoch grows at every released
 //! `bar.sync`), and who read it in the current epoch. Two different threads touching one word in
 //! the same epoch, one of them writing, is a race, whatever warp they are in: code that relies on
@@ -38,6 +40,29 @@ struct Word {
     /// The writer's (the latest reader's) warp `__syncwarp()` count at the access.
     w_seq: u32,
     r_seq: u32,
+    /// 0, or 1 + the index in `Checks::bytes` of this word's four byte shadows, once an
+    /// access touched part of it.
+    split: u32,
+}
+
+/// Which shadow an access goes to: a whole word's, or one byte's of a split word.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Shadow {
+    Word(u32),
+    Byte(u32),
+}
+
+/// One access as one shadow sees it: the shadow, its first byte, the access's width in bytes
+/// (findings index the array by it), the thread and instruction, and whether a finding is
+/// already told for this access (`quiet`: found, not reported again).
+#[derive(Clone, Copy)]
+struct One {
+    at: Shadow,
+    byte: u32,
+    width: u32,
+    tid: u32,
+    inst: u32,
+    quiet: bool,
 }
 
 /// The checks of one launch.
@@ -50,7 +75,11 @@ pub struct Checks {
     pub(super) block: u32,
     epoch: u32,
     shared: Vec<Word>,
-    pending: Vec<(u32, u32, Access, u32)>,
+    /// The byte shadows of split words, four per word.
+    bytes: Vec<Word>,
+    /// Reads of never-written shared memory: shadow, (byte, width), epoch, reader, and the
+    /// reader's `__syncwarp()` count.
+    pending: Vec<(Shadow, (u32, u32), u32, Access, u32)>,
     /// `__syncwarp()`s executed per warp of the block, and the latest each thread executed.
     warp_seq: Vec<u32>,
     lane_seq: Vec<u32>,
@@ -90,6 +119,7 @@ impl Checks {
             block: 0,
             epoch: 1,
             shared: vec![],
+            bytes: vec![],
             pending: vec![],
             warp_seq: vec![0; tpb.div_ceil(32) as usize],
             lane_seq: vec![0; tpb as usize],
@@ -133,6 +163,7 @@ impl Checks {
         self.shared.clear();
         self.shared
             .resize(shared_bytes.div_ceil(4), Word::default());
+        self.bytes.clear();
         self.warp_seq.iter_mut().for_each(|s| *s = 0);
         self.lane_seq.iter_mut().for_each(|s| *s = 0);
         self.reads.iter_mut().for_each(|r| *r = 0);
@@ -194,8 +225,8 @@ impl Checks {
     /// Reports the held reads of never-written words that no other thread wrote in their epoch.
     fn flush(&mut self) {
         let pending = std::mem::take(&mut self.pending);
-        for (word, epoch, reader, seq) in pending {
-            let s = self.shared[word as usize];
+        for (at, (byte, width), epoch, reader, seq) in pending {
+            let s = *self.shadow(at);
             let t = reader.thread;
             if s.w_epoch == epoch && s.w != t + 1 && !self.ordered(t, s.w - 1, seq) {
                 continue; // reported as a race when the other thread wrote it
@@ -203,42 +234,105 @@ impl Checks {
             let block = self.block;
             self.report(Finding::Uninit {
                 block,
-                byte: word * 4,
+                byte,
+                width,
                 reader,
             });
         }
     }
 
+    fn shadow(&mut self, at: Shadow) -> &mut Word {
+        match at {
+            Shadow::Word(w) => &mut self.shared[w as usize],
+            Shadow::Byte(b) => &mut self.bytes[b as usize],
+        }
+    }
+
+    /// The index of the first byte shadow of `word`, splitting it (each byte starting with the
+    /// word's history, which a whole-word access made for all four bytes).
+    fn split(&mut self, word: usize) -> u32 {
+        let s = self.shared[word];
+        if s.split != 0 {
+            return s.split - 1;
+        }
+        let first = self.bytes.len() as u32;
+        self.bytes.extend([s; 4]);
+        self.shared[word].split = first + 1;
+        first
+    }
+
     /// A shared access of `n` bytes at byte `at` by block-linear thread `tid`.
     #[inline]
     pub fn shared(&mut self, at: usize, n: usize, tid: u32, inst: u32, kind: Acc) {
-        for word in at / 4..=(at + n.max(1) - 1) / 4 {
-            match kind {
-                Acc::Read => self.shared_read(word, tid, inst),
-                Acc::Write => self.shared_write(word, tid, inst),
-                Acc::Atomic => {
-                    let e = self.epoch;
-                    if let Some(s) = self.shared.get_mut(word)
-                        && (s.w == 0 || s.w_epoch != e)
-                    {
-                        (s.w, s.w_inst, s.w_epoch) = (tid + 1, inst, e);
-                    }
+        let end = at + n.max(1);
+        for word in at / 4..=(end - 1) / 4 {
+            let Some(s) = self.shared.get(word) else {
+                return;
+            };
+            let (lo, hi) = (at.max(word * 4), end.min(word * 4 + 4));
+            let one = One {
+                at: Shadow::Word(word as u32),
+                byte: word as u32 * 4,
+                width: n as u32,
+                tid,
+                inst,
+                quiet: false,
+            };
+            if s.split == 0 && hi - lo == 4 {
+                self.shared_one(one, kind);
+            } else {
+                // One finding per access, at its first byte that has one.
+                let first = self.split(word);
+                let mut told = false;
+                for byte in lo..hi {
+                    let at = Shadow::Byte(first + (byte - word * 4) as u32);
+                    let o = One {
+                        at,
+                        byte: byte as u32,
+                        quiet: told,
+                        ..one
+                    };
+                    told |= self.shared_one(o, kind);
                 }
-                Acc::Quiet => {}
             }
         }
     }
 
-    fn shared_read(&mut self, word: usize, tid: u32, inst: u32) {
+    /// An access to one shadow; true if it found something.
+    #[inline]
+    fn shared_one(&mut self, o: One, kind: Acc) -> bool {
+        match kind {
+            Acc::Read => self.shared_read(o),
+            Acc::Write => self.shared_write(o),
+            Acc::Atomic => {
+                let e = self.epoch;
+                let s = self.shadow(o.at);
+                if s.w == 0 || s.w_epoch != e {
+                    (s.w, s.w_inst, s.w_epoch) = (o.tid + 1, o.inst, e);
+                }
+                false
+            }
+            Acc::Quiet => false,
+        }
+    }
+
+    /// A read; true if it races or reads what nobody wrote (reported unless `o.quiet`).
+    fn shared_read(&mut self, o: One) -> bool {
+        let One {
+            at,
+            byte,
+            width,
+            tid,
+            inst,
+            quiet,
+        } = o;
         let (t, e, q) = (tid + 1, self.epoch, self.seq(tid));
-        let Some(&s0) = self.shared.get(word) else {
-            return;
-        };
+        let s0 = *self.shadow(at);
         let race = s0.w_epoch == e && s0.w != t && !self.ordered(s0.w - 1, tid, s0.w_seq);
         // Earlier readers ordered before this one by a `__syncwarp()` are done with the word.
         let past = |r: u32| r == 0 || r == t || self.ordered(r - 1, tid, s0.r_seq);
         let fresh = s0.r_epoch != e || past(s0.r) && past(s0.r2);
-        let s = &mut self.shared[word];
+        let s = self.shadow(at);
         let me = Access {
             thread: tid,
             inst,
@@ -256,26 +350,31 @@ impl Checks {
             s.r2 = t;
         }
         s.r_seq = q;
+        if quiet {
+            return uninit || race.is_some();
+        }
         if uninit {
             if self.pending.len() < PENDING_CAP {
-                self.pending.push((word as u32, e, me, q));
+                self.pending.push((at, (byte, width), e, me, q));
             }
         } else if let Some(first) = race {
             let block = self.block;
             self.report(Finding::SharedRace {
                 block,
-                byte: word as u32 * 4,
+                byte,
+                width,
                 first,
                 second: me,
             });
         }
+        uninit || race.is_some()
     }
 
-    fn shared_write(&mut self, word: usize, tid: u32, inst: u32) {
+    /// A write; true if it races (reported unless `o.quiet`).
+    fn shared_write(&mut self, o: One) -> bool {
+        let (at, tid, inst) = (o.at, o.tid, o.inst);
         let (t, e, q) = (tid + 1, self.epoch, self.seq(tid));
-        let Some(&s0) = self.shared.get(word) else {
-            return;
-        };
+        let s0 = *self.shadow(at);
         let after = |x: u32, seq: u32| x == t || self.ordered(x - 1, tid, seq);
         let reader = [s0.r, s0.r2]
             .into_iter()
@@ -293,13 +392,17 @@ impl Checks {
                 write: false,
             })
         };
-        let s = &mut self.shared[word];
+        let s = self.shadow(at);
         (s.w, s.w_inst, s.w_epoch, s.w_seq) = (t, inst, e, q);
+        if o.quiet {
+            return other.is_some();
+        }
         if let Some(first) = other {
             let block = self.block;
             self.report(Finding::SharedRace {
                 block,
-                byte: word as u32 * 4,
+                byte: o.byte,
+                width: o.width,
                 first,
                 second: Access {
                     thread: tid,
@@ -308,5 +411,6 @@ impl Checks {
                 },
             });
         }
+        other.is_some()
     }
 }

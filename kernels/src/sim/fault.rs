@@ -232,10 +232,11 @@ pub fn finding_diagnostic(k: &Kept, n: &Names<'_>) -> Diagnostic {
         Finding::SharedRace {
             block,
             byte,
+            width,
             first,
             second,
         } => {
-            let what = shared_name(n.prog, *byte);
+            let what = shared_name(n.prog, *byte, *width);
             let (a, b) = (t3(n.thread(first.thread)), t3(n.thread(second.thread)));
             let (la, lb) = (n.line(first.inst), n.line(second.inst));
             let msg = match (first.write, second.write) {
@@ -303,13 +304,14 @@ pub fn finding_diagnostic(k: &Kept, n: &Names<'_>) -> Diagnostic {
         Finding::Uninit {
             block,
             byte,
+            width,
             reader,
         } => {
             let block = Names::coords(n.grid, *block);
             let msg = format!(
                 "thread {} reads {} (line {}), but no thread of block {} has written it in this launch, so it holds garbage; usually an element that is never loaded, such as the halo past the block's own inputs or the zeros past the end of the input",
                 t3(n.thread(reader.thread)),
-                shared_name(n.prog, *byte),
+                shared_name(n.prog, *byte, *width),
                 n.line(reader.inst),
                 t3(block)
             );

@@ -27,9 +27,12 @@ pub struct Access {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Finding {
+    /// `byte`: the first byte both touched; `width`: the later access's size in bytes (the
+    /// element size its array is indexed by).
     SharedRace {
         block: u32,
         byte: u32,
+        width: u32,
         first: Access,
         second: Access,
     },
@@ -42,6 +45,7 @@ pub enum Finding {
     Uninit {
         block: u32,
         byte: u32,
+        width: u32,
         reader: Access,
     },
     OverBudget {
@@ -109,7 +113,9 @@ pub struct Kept {
 }
 
 /// The name of shared byte `byte` as the learner declared it: `tile[12]`, or the byte offset.
-pub fn shared_name(prog: &Program, byte: u32) -> String {
+/// The learner's name of shared byte `byte` read or written `width` bytes at a time:
+/// `array[index]` with elements of that width (4 where it is not known).
+pub fn shared_name(prog: &Program, byte: u32, width: u32) -> String {
     let b = u64::from(byte);
     let named = prog
         .shared
@@ -123,7 +129,11 @@ pub fn shared_name(prog: &Program, byte: u32) -> String {
                 .map(|n| (n, prog.dyn_shared_offset))
         });
     match named {
-        Some((name, at)) => format!("`{}[{}]`", local_name(name), (b - at) / 4),
+        Some((name, at)) => format!(
+            "`{}[{}]`",
+            local_name(name),
+            (b - at) / u64::from(width.clamp(1, 16))
+        ),
         None => format!("shared byte {byte}"),
     }
 }

@@ -253,6 +253,7 @@ pub(super) fn finding_mark(k: &Kept, l: &Launched<'_>) -> Option<Mark> {
             byte,
             first,
             second,
+            ..
         } => {
             let (name, index) = shared(*byte);
             Mark {
@@ -268,6 +269,7 @@ pub(super) fn finding_mark(k: &Kept, l: &Launched<'_>) -> Option<Mark> {
             block,
             byte,
             reader,
+            ..
         } => {
             let (name, index) = shared(*byte);
             Mark {

@@ -95,3 +95,31 @@ pub fn conv_ref(a: &[f32], b: &[f32]) -> Vec<f32> {
         })
         .collect()
 }
+
+/// The simulator's run of `code`, a kernel `k(const float* in, float* out, int n)` compiled by
+/// NVRTC, over one block of 64 threads with `in[i] = i * 0.5 - 7` and 64 outputs.
+pub fn run_small(code: &str) -> kernels::job::RunOutput {
+    let ptx = compile(code, "small.cu");
+    let job = Job {
+        kernel: "k".into(),
+        launch: Launch::linear(1, 64),
+        args: vec![
+            Arg::Input {
+                name: "in".into(),
+                data: (0..64).map(|i| i as f32 * 0.5 - 7.0).collect(),
+            },
+            Arg::Output {
+                name: "out".into(),
+                len: 64,
+            },
+            Arg::I32 {
+                name: "n".into(),
+                value: 64,
+            },
+        ],
+        constants: vec![],
+        budget: None,
+        work: 64,
+    };
+    kernels::sim::run(&ptx, &job)
+}
