@@ -58,7 +58,8 @@ pub struct Gpu {
 ///
 /// Not modelled: the constant cache's misses (a `__constant__` array larger than its few KB is
 /// refetched when the warps of an SM read it at different places; puzzle 05, one constant read
-/// per multiply-add, runs 7 times slower than predicted, while puzzle 06, one per 16, does not),
+/// per multiply-add, runs 8 times slower than predicted, while puzzle 06, one per 16, does not;
+/// bench/PROFILE.md),
 /// L2, latency with few warps.
 pub const H100: Gpu = Gpu {
     name: "NVIDIA H100 SXM5 80GB",

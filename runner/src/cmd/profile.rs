@@ -1,7 +1,7 @@
 //! `runner profile [puzzle]`: what a kernel asks of the hardware, counted by the simulator, and
 //! the time that predicts on an H100 (no GPU needed).
 //!
-//! By default the full-scale case, of which a sample of blocks (`--blocks`, spread over the grid)
+//! By default the (first) full-scale case, of which a sample of blocks (`--blocks`, spread over the grid)
 //! is simulated and the counts scaled to the whole grid; `--case NAME` profiles one small case
 //! whole instead (what `bench/profile_vs_ncu.py` compares with `ncu`). Per source line and for
 //! the kernel: warp-instructions issued, active lanes per issue, global sectors per request,
@@ -22,7 +22,8 @@ use std::process::ExitCode;
 pub struct Args {
     #[command(flatten)]
     target: KernelChoice,
-    /// Profile this small case, every block of it, instead of a sample of the full-scale case.
+    /// Profile this case: a small one whole, every block of it; a full-scale one (2D puzzles
+    /// have several) by a sample of its blocks.
     #[arg(long, value_name = "NAME")]
     case: Option<String>,
     /// Blocks of the full-scale case to simulate (spread over its grid, first and last
@@ -72,24 +73,34 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         println!("{}: {}", d.kind.name(), d.message);
         return Ok(ExitCode::from(1));
     }
-    let scale = if args.case.is_some() {
-        Scale::Small
-    } else {
-        Scale::Full
+    // A small case by name runs whole; the full-scale cases (the first by default, or one by
+    // name) are sampled.
+    let small = (puzzle.cases)(Scale::Small);
+    let named = |cases: &[kernels::Case]| {
+        let name = args.case.as_deref();
+        let found = cases.iter().find(|c| match name {
+            Some(n) => c.name == n,
+            None => c.scale == Scale::Full,
+        });
+        found.cloned()
     };
-    let cases = (puzzle.cases)(scale);
-    let chosen = match &args.case {
-        Some(name) => cases.iter().find(|c| &c.name == name),
-        None => cases.iter().find(|c| c.scale == Scale::Full),
+    let chosen = match named(&small) {
+        Some(c) if args.case.is_some() => Some(c),
+        _ => named(&(puzzle.cases)(Scale::Full)),
     };
     let Some(case) = chosen else {
-        let names: Vec<&str> = cases.iter().map(|c| c.name.as_str()).collect();
+        let names: Vec<String> = (puzzle.cases)(Scale::Full)
+            .iter()
+            .map(|c| c.name.clone())
+            .collect();
         anyhow::bail!(
             "{} has no such case; its cases are: {}",
             puzzle.id,
             names.join(", ")
         );
     };
+    let sampled = case.scale == Scale::Full;
+    let case = &case;
     let prepared = engine::with_declared_launch(&puzzle, &code, &file, case)
         .and_then(|c| engine::ptx(&code, &file, &c.macros).map(|p| (c, p)));
     let (case, ptx) = match prepared {
@@ -101,10 +112,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     };
     let job = &case.job;
     let blocks = job.launch.blocks();
-    let sample = args
-        .case
-        .is_none()
-        .then(|| sample_blocks(job.launch.grid, args.blocks.max(1)));
+    let sample = sampled.then(|| sample_blocks(job.launch.grid, args.blocks.max(1)));
     let mut prof = Profiler::new(sample);
     let opts = SimOptions {
         checks: false,
