@@ -30,17 +30,6 @@
 #ifndef STAGES
 #define STAGES 2
 #endif
-// 1: A's 16-byte copies go through L1 (cp.async.ca), where the window of the next tap, which
-// overlaps this one's, may still be; 0: straight from L2 (cp.async.cg).
-#ifndef A_THROUGH_L1
-#define A_THROUGH_L1 1
-#endif
-// 1: where input_channels is a multiple of BLOCK_K, walk K chunk by chunk of BLOCK_K channels,
-// all taps of a chunk in a row, so the window of tap (i, j + 1) follows that of (i, j), which
-// overlaps it but for one pixel, while it is still in L1; 0: in k's own order, tap by tap.
-#ifndef CHUNK_MAJOR
-#define CHUNK_MAJOR 1
-#endif
 #define BLOCK_K 32
 #define THREADS (32 * WARPS_M * WARPS_N)
 #define WARP_M (BLOCK_M / WARPS_M)
@@ -54,21 +43,7 @@
 #define B_STRIDE (BLOCK_N + 8)
 #define A_FLOATS (BLOCK_M * A_STRIDE)
 #define B_FLOATS (BLOCK_K * B_STRIDE)
-// The staged-rows path (see `load_rows`): channel chunks of R_CK, kernels up to KC_MAX columns wide,
-// a block's pixels on at most ROWS_MAX output rows (the tail counted as one more).
-#ifndef ROWS_PATH
-#define ROWS_PATH 1
-#endif
-#define R_CK 16
-#define R_ASTR (R_CK + 4)
-#define KC_MAX 3
-#define ROWS_MAX 8
-#define SLOTS (BLOCK_M + (KC_MAX - 1) * ROWS_MAX)
-#define R_A_FLOATS (SLOTS * R_ASTR)
-#define R_B_FLOATS (KC_MAX * R_CK * B_STRIDE)
-#define MAX2(a, b) ((a) > (b) ? (a) : (b))
-#define STAGE_FLOATS MAX2(A_FLOATS + B_FLOATS, ROWS_PATH * (R_A_FLOATS + R_B_FLOATS))
-#define SHARED_BYTES (STAGES * STAGE_FLOATS * 4)
+#define SHARED_BYTES (STAGES * (A_FLOATS + B_FLOATS) * 4)
 
 static_assert(BLOCK_M % (16 * WARPS_M) == 0 && BLOCK_N % (8 * WARPS_N) == 0, "whole mma tiles");
 static_assert(BLOCK_N % 32 == 0 && THREADS % (BLOCK_K / 4) == 0, "the loaders' layouts");
@@ -141,8 +116,7 @@ __device__ __forceinline__ void load_tile(float* sa, float* sb, const float* inp
         for (int r = 0; r < A_ROWS; r++) {
             int row = threadIdx.x / (BLOCK_K / 4) + r * A_ROW_STEP;
             bool valid = win[r] >= 0 && k < d.k;
-            copy_async(&sa[row * A_STRIDE + kq], input + (valid ? win[r] + off : 0), valid, 16,
-                       A_THROUGH_L1);
+            copy_async(&sa[row * A_STRIDE + kq], input + (valid ? win[r] + off : 0), valid, 16, true);
         }
         int nq = threadIdx.x % (BLOCK_N / 4) * 4;
 #pragma unroll
@@ -167,43 +141,6 @@ __device__ __forceinline__ void load_tile(float* sa, float* sb, const float* inp
         }
     }
 }
-// The staged-rows path: where input_channels is a multiple of R_CK and the kernel at most KC_MAX
-// wide, K is walked in super-tiles (channel chunk c, kernel row i), each all KC taps (i, j) of the
-// chunk. Tap (i, j + 1) of pixel m is tap (i, j) of pixel m + 1 when both are on one output row,
-// so the block copies each input pixel once per super-tile instead of KC times: pixel m's tap
-// (i, 0) goes to slot(m) = (m - m0) + (KC - 1) * (its output row - the block's first), and the last
-// pixel of each output row also copies taps (i, 1 ..) to the KC - 1 slots after its own. Tap (i, j)
-// of pixel m is then slot(m) + j. Pixels past M count as one more row, all zeros.
-__device__ __forceinline__ int slot(const Dims& d, int m0, int mlast, int m)
-{
-    int row = m <= mlast ? m / d.out_cols : mlast / d.out_cols + 1;
-    return m - m0 + (d.kc - 1) * (row - m0 / d.out_cols);
-}
-
-__device__ __forceinline__ void load_rows(float* sa, float* sb, const float* input,
-                                          const float* weight, const Dims& d, int m0, int mlast,
-                                          int n0, int c, int i)
-{
-    for (int ml = threadIdx.x; ml < BLOCK_M; ml += THREADS) {
-        int m = m0 + ml, at = slot(d, m0, mlast, m);
-        bool real = m <= mlast;
-        bool last = real ? m % d.out_cols == d.out_cols - 1 || m == mlast : ml == BLOCK_M - 1;
-        const float* src = input + (real ? window(d, m) + i * d.cols * d.ic + c * R_CK : 0);
-        for (int j = 0; j < (last ? d.kc : 1); j++) {
-#pragma unroll
-            for (int q = 0; q < R_CK; q += 4) {
-                copy_async(&sa[(at + j) * R_ASTR + q], src + (real ? j * d.ic + q : 0), real, 16,
-                           A_THROUGH_L1);
-            }
-        }
-    }
-    for (int e = threadIdx.x; e < d.kc * R_CK * BLOCK_N / 4; e += THREADS) {
-        int r = e / (BLOCK_N / 4), nq = e % (BLOCK_N / 4) * 4;
-        int k = (i * d.kc + r / R_CK) * d.ic + c * R_CK + r % R_CK;
-        bool valid = n0 + nq < d.n;
-        copy_async(&sb[r * B_STRIDE + nq], weight + (valid ? k * d.n + n0 + nq : 0), valid, 16);
-    }
-}
 // ANCHOR_END: load
 
 // ANCHOR: mma
@@ -226,22 +163,20 @@ __device__ __forceinline__ void mma(float* d, const unsigned* a, const unsigned*
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
-// One K tile of a warp's piece: BK / 8 steps, each loading the MT A fragments with ldmatrix (x4:
-// lane l names row l % 8 + 8 * (l / 8 % 2), column 4 * (l / 16) of the 16 x 8 tile, and gets back
-// exactly its a[0..3]) and the NT B fragments word by word, then MT x NT mma's. The shared row
-// that holds the lane's row of m tile i is rows[i] + shift, ASTR floats long.
-template <int BK, int ASTR>
+// One K tile of a warp's piece: BLOCK_K / 8 steps, each loading the MT A fragments with ldmatrix
+// (x4: lane l names row l % 8 + 8 * (l / 8 % 2), column 4 * (l / 16) of the 16 x 8 tile, and
+// gets back exactly its a[0..3]) and the NT B fragments word by word, then MT x NT mma's.
 __device__ __forceinline__ void compute_tile(float (*acc)[NT][4], const float* sa, const float* sb,
-                                             const int* rows, int shift, int wn)
+                                             int wm, int wn)
 {
     int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
 #pragma unroll
-    for (int kb = 0; kb < BK; kb += 8) {
+    for (int kb = 0; kb < BLOCK_K; kb += 8) {
         unsigned a[MT][4], b[NT][2];
 #pragma unroll
         for (int i = 0; i < MT; i++) {
-            const float* row = &sa[(rows[i] + shift) * ASTR + kb + 4 * (lane / 16)];
-            unsigned at = (unsigned)__cvta_generic_to_shared(row);
+            int row = wm + i * 16 + lane % 8 + 8 * (lane / 8 % 2), col = kb + 4 * (lane / 16);
+            unsigned at = (unsigned)__cvta_generic_to_shared(&sa[row * A_STRIDE + col]);
             asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
                          : "=r"(a[i][0]), "=r"(a[i][1]), "=r"(a[i][2]), "=r"(a[i][3])
                          : "r"(at));
@@ -266,39 +201,6 @@ __device__ __forceinline__ void compute_tile(float (*acc)[NT][4], const float* s
     }
 }
 // ANCHOR_END: mma
-
-// ANCHOR: pipeline
-// The K loop, for either path: STAGES - 1 tiles in flight before the first is used; then, per K
-// tile: wait for the oldest copy (cp.async.wait_group leaves the newer STAGES - 2 groups in
-// flight), one barrier (everyone's copies of this tile have landed, and everyone is done with the
-// stage the next copy overwrites, which was used one iteration ago), start the copy of the tile
-// STAGES - 1 ahead, and compute this one. Every iteration commits a group, empty or not, so the
-// count stays right at the end.
-template <typename Load, typename Compute>
-__device__ __forceinline__ void pipeline(float* shared, bool active, int tiles, Load load,
-                                         Compute compute)
-{
-#pragma unroll
-    for (int s = 0; s < STAGES - 1; s++) {
-        if (s < tiles) {
-            load(s, shared + s * STAGE_FLOATS);
-        }
-        asm volatile("cp.async.commit_group;");
-    }
-    for (int kt = 0; kt < tiles; kt++) {
-        asm volatile("cp.async.wait_group %0;" ::"n"(STAGES - 2) : "memory");
-        __syncthreads();
-        int next = kt + STAGES - 1;
-        if (next < tiles) {
-            load(next, shared + next % STAGES * STAGE_FLOATS);
-        }
-        asm volatile("cp.async.commit_group;");
-        if (active) {
-            compute(shared + kt % STAGES * STAGE_FLOATS);
-        }
-    }
-}
-// ANCHOR_END: pipeline
 
 // ANCHOR: signature
 extern "C" __global__ void __launch_bounds__(THREADS) conv2d_nhwc(const float* input, const float* weight, float* output,
@@ -330,7 +232,6 @@ extern "C" __global__ void __launch_bounds__(THREADS) conv2d_nhwc(const float* i
     }
     bool wide = input_channels % 4 == 0 && output_channels % 4 == 0;
     int warp = threadIdx.x / 32, wm = warp / WARPS_N * WARP_M, wn = warp % WARPS_N * WARP_N;
-    int lane = threadIdx.x % 32;
 
     float acc[MT][NT][4];
 #pragma unroll
@@ -341,58 +242,44 @@ extern "C" __global__ void __launch_bounds__(THREADS) conv2d_nhwc(const float* i
             for (int q = 0; q < 4; q++)
                 acc[i][j][q] = 0.0f;
 
-    // The staged-rows path where it applies to this block (the same answer for all its threads),
-    // else K tile by K tile of im2col.
-    int mlast = min(m0 + BLOCK_M, d.m) - 1;
-    int rows_used = mlast / d.out_cols - m0 / d.out_cols + 1 + (m0 + BLOCK_M - 1 > mlast);
-    bool by_rows = ROWS_PATH && wide && input_channels % R_CK == 0 && kernel_cols <= KC_MAX &&
-                   rows_used <= ROWS_MAX;
-    // The shared row of A that holds this lane's row of each of its m tiles (tap 0).
-    int rows[MT];
+    // ANCHOR: pipeline
+    // STAGES - 1 tiles in flight before the first is used; then, per K tile: wait for the
+    // oldest copy (cp.async.wait_group leaves the newer STAGES - 2 groups in flight), one
+    // barrier (everyone's copies of this tile have landed, and everyone is done with the stage
+    // the next copy overwrites, which was used one iteration ago), start the copy of the tile
+    // STAGES - 1 ahead, and compute this one. Every iteration commits a group, empty or not, so
+    // the count stays right at the end.
+    int tiles = (d.k + BLOCK_K - 1) / BLOCK_K;
 #pragma unroll
-    for (int i = 0; i < MT; i++) {
-        int row = wm + i * 16 + lane % 8 + 8 * (lane / 8 % 2);
-        rows[i] = by_rows ? slot(d, m0, mlast, m0 + row) : row;
+    for (int s = 0; s < STAGES - 1; s++) {
+        if (s < tiles) {
+            load_tile(shared + s * A_FLOATS, shared + STAGES * A_FLOATS + s * B_FLOATS, input,
+                      weight, d, m0, n0, s * BLOCK_K, wide, win);
+        }
+        asm volatile("cp.async.commit_group;");
     }
-
-    // ANCHOR: paths
-    bool active = n0 + wn < d.n; // a warp wholly past the last output channel computes nothing
-    if (by_rows) {
-        pipeline(
-            shared, active, input_channels / R_CK * kernel_rows,
-            [&](int kt, float* stage) {
-                load_rows(stage, stage + R_A_FLOATS, input, weight, d, m0, mlast, n0,
-                          kt / kernel_rows, kt % kernel_rows);
-            },
-            [&](const float* stage) {
-                for (int j = 0; j < kernel_cols; j++) {
-                    compute_tile<R_CK, R_ASTR>(acc, stage, stage + R_A_FLOATS + j * R_CK * B_STRIDE,
-                                               rows, j, wn);
-                }
-            });
-    } else {
-        // Where K tile kt starts: any order of the tiles gives the same sum, as long as A and
-        // the weight take the same one.
-        bool chunked = CHUNK_MAJOR && wide && input_channels % BLOCK_K == 0;
-        int taps = kernel_rows * kernel_cols;
-        auto start = [&](int kt) {
-            return chunked ? kt % taps * input_channels + kt / taps * BLOCK_K : kt * BLOCK_K;
-        };
-        pipeline(
-            shared, active, (d.k + BLOCK_K - 1) / BLOCK_K,
-            [&](int kt, float* stage) {
-                load_tile(stage, stage + A_FLOATS, input, weight, d, m0, n0, start(kt), wide, win);
-            },
-            [&](const float* stage) {
-                compute_tile<BLOCK_K, A_STRIDE>(acc, stage, stage + A_FLOATS, rows, 0, wn);
-            });
+    for (int kt = 0; kt < tiles; kt++) {
+        asm volatile("cp.async.wait_group %0;" ::"n"(STAGES - 2) : "memory");
+        __syncthreads();
+        int next = kt + STAGES - 1;
+        if (next < tiles) {
+            int s = next % STAGES;
+            load_tile(shared + s * A_FLOATS, shared + STAGES * A_FLOATS + s * B_FLOATS, input,
+                      weight, d, m0, n0, next * BLOCK_K, wide, win);
+        }
+        asm volatile("cp.async.commit_group;");
+        int s = kt % STAGES;
+        if (n0 + wn < d.n) { // a warp wholly past the last output channel has nothing to do
+            compute_tile(acc, shared + s * A_FLOATS, shared + STAGES * A_FLOATS + s * B_FLOATS, wm,
+                         wn);
+        }
     }
-    // ANCHOR_END: paths
+    // ANCHOR_END: pipeline
 
     // ANCHOR: store
     // Lane (g, t) holds rows g and g + 8, columns 2t and 2t + 1 of each 16 x 8 tile: two
     // neighbouring outputs of one pixel, stored together where the row allows it.
-    int g = lane / 4, t = lane % 4;
+    int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
 #pragma unroll
     for (int i = 0; i < MT; i++) {
 #pragma unroll
