@@ -30,17 +30,6 @@
 #ifndef STAGES
 #define STAGES 2
 #endif
-// 1: A's 16-byte copies go through L1 (cp.async.ca), where the window of the next tap, which
-// overlaps this one's, may still be; 0: straight from L2 (cp.async.cg).
-#ifndef A_THROUGH_L1
-#define A_THROUGH_L1 1
-#endif
-// 1: where input_channels is a multiple of BLOCK_K, walk K chunk by chunk of BLOCK_K channels,
-// all taps of a chunk in a row, so the window of tap (i, j + 1) follows that of (i, j), which
-// overlaps it but for one pixel, while it is still in L1; 0: in k's own order, tap by tap.
-#ifndef CHUNK_MAJOR
-#define CHUNK_MAJOR 1
-#endif
 #define BLOCK_K 32
 #define THREADS (32 * WARPS_M * WARPS_N)
 #define WARP_M (BLOCK_M / WARPS_M)
@@ -127,8 +116,7 @@ __device__ __forceinline__ void load_tile(float* sa, float* sb, const float* inp
         for (int r = 0; r < A_ROWS; r++) {
             int row = threadIdx.x / (BLOCK_K / 4) + r * A_ROW_STEP;
             bool valid = win[r] >= 0 && k < d.k;
-            copy_async(&sa[row * A_STRIDE + kq], input + (valid ? win[r] + off : 0), valid, 16,
-                       A_THROUGH_L1);
+            copy_async(&sa[row * A_STRIDE + kq], input + (valid ? win[r] + off : 0), valid, 16, true);
         }
         int nq = threadIdx.x % (BLOCK_N / 4) * 4;
 #pragma unroll
@@ -262,18 +250,11 @@ extern "C" __global__ void __launch_bounds__(THREADS) conv2d_nhwc(const float* i
     // STAGES - 1 ahead, and compute this one. Every iteration commits a group, empty or not, so
     // the count stays right at the end.
     int tiles = (d.k + BLOCK_K - 1) / BLOCK_K;
-    // Where K tile kt starts: any order of the tiles gives the same sum, as long as A and the
-    // weight take the same one.
-    bool chunked = CHUNK_MAJOR && wide && input_channels % BLOCK_K == 0;
-    int taps = kernel_rows * kernel_cols;
-    auto start = [&](int kt) {
-        return chunked ? kt % taps * input_channels + kt / taps * BLOCK_K : kt * BLOCK_K;
-    };
 #pragma unroll
     for (int s = 0; s < STAGES - 1; s++) {
         if (s < tiles) {
             load_tile(shared + s * A_FLOATS, shared + STAGES * A_FLOATS + s * B_FLOATS, input,
-                      weight, d, m0, n0, start(s), wide, win);
+                      weight, d, m0, n0, s * BLOCK_K, wide, win);
         }
         asm volatile("cp.async.commit_group;");
     }
@@ -284,7 +265,7 @@ extern "C" __global__ void __launch_bounds__(THREADS) conv2d_nhwc(const float* i
         if (next < tiles) {
             int s = next % STAGES;
             load_tile(shared + s * A_FLOATS, shared + STAGES * A_FLOATS + s * B_FLOATS, input,
-                      weight, d, m0, n0, start(next), wide, win);
+                      weight, d, m0, n0, next * BLOCK_K, wide, win);
         }
         asm volatile("cp.async.commit_group;");
         int s = kt % STAGES;
