@@ -65,6 +65,10 @@ struct One {
     quiet: bool,
 }
 
+/// A read of never-written shared memory: shadow, (byte, width), epoch, reader, and the reader's
+/// `__syncwarp()` count.
+type PendingRead = (Shadow, (u32, u32), u32, Access, u32);
+
 /// The checks of one launch.
 pub struct Checks {
     pub on: bool,
@@ -77,9 +81,8 @@ pub struct Checks {
     shared: Vec<Word>,
     /// The byte shadows of split words, four per word.
     bytes: Vec<Word>,
-    /// Reads of never-written shared memory: shadow, (byte, width), epoch, reader, and the
-    /// reader's `__syncwarp()` count.
-    pending: Vec<(Shadow, (u32, u32), u32, Access, u32)>,
+    /// Reads of never-written shared memory, judged at the next barrier.
+    pending: Vec<PendingRead>,
     /// `__syncwarp()`s executed per warp of the block, and the latest each thread executed.
     warp_seq: Vec<u32>,
     lane_seq: Vec<u32>,
