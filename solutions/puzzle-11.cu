@@ -38,7 +38,7 @@
 #define NT (WARP_N / 8)
 // Shared rows are padded so that a warp's fragment loads hit 32 different banks: an A row is
 // BLOCK_K + 4 floats (lane (g, t) reads word 36g + t: bank 4g + t), a B row BLOCK_N + 8 floats
-// (lane (g, t) reads word 72t + g: bank 8t + g).
+// (lane (g, t) reads word (BLOCK_N + 8)t + g: bank 8t + g, BLOCK_N being a multiple of 32).
 #define A_STRIDE (BLOCK_K + 4)
 #define B_STRIDE (BLOCK_N + 8)
 #define A_FLOATS (BLOCK_M * A_STRIDE)
@@ -203,10 +203,10 @@ __device__ __forceinline__ void compute_tile(float (*acc)[NT][4], const float* s
 // ANCHOR_END: mma
 
 // ANCHOR: signature
-extern "C" __global__ void __launch_bounds__(THREADS) conv2d_nhwc(const float* input, const float* weight, float* output,
-                                       int batch, int input_rows, int input_cols,
-                                       int input_channels, int output_channels, int kernel_rows,
-                                       int kernel_cols)
+extern "C" __global__ void __launch_bounds__(THREADS)
+    conv2d_nhwc(const float* input, const float* weight, float* output, int batch, int input_rows,
+                int input_cols, int input_channels, int output_channels, int kernel_rows,
+                int kernel_cols)
 // ANCHOR_END: signature
 {
     extern __shared__ float4 shared4[];

@@ -3,6 +3,11 @@
 //! each must get. A fixture in `fixtures/broken_igemm/` marks the line its diagnostic must point at
 //! with `// expect: KIND`, so source and test cannot drift. `p11_ok.cu`, of which each broken one
 //! changes one thing, passes with no diagnostic, so the checks are not merely suspicious.
+//!
+//! On an H100 (`--backend gpu`, one call of issue 15's session) the three arithmetic mistakes fail
+//! with the same wrong outputs, while the missing barrier and the tail that is not zero-filled pass
+//! every case: the race is lost in no run and the stale shared words happen to be a previous tile's.
+//! Only the simulator's checks catch those two.
 
 use serde_json::Value;
 use std::path::Path;

@@ -45,6 +45,38 @@ fn every_solution_passes_on_the_gpu_and_matches_the_simulator_bit_for_bit() {
 
 #[test]
 #[ignore = "needs a CUDA GPU: run with --ignored on a GPU machine"]
+fn the_tensor_core_solution_passes_at_full_scale_and_matches_the_simulator_bit_for_bit() {
+    require_gpu();
+    let o = json(&run(&["check", "puzzle-11", "--solution", "--json"]));
+    assert_eq!(o["passed"], true, "{}", o["diagnostics"]);
+    let a = &o["backend_agreement"];
+    assert_eq!(a["cases"], a["identical"], "sim and gpu differ: {a}");
+    let full = o["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["name"].as_str().unwrap().starts_with("full-") && c["backend"] == "gpu")
+        .count();
+    assert_eq!(full, 3);
+    let b = json(&run(&[
+        "bench",
+        "puzzle-11",
+        "--solution",
+        "--json",
+        "--runs",
+        "20",
+    ]));
+    let tf32 = b["peaks"]["tf32_tflops"].as_f64().expect("a tf32 peak");
+    assert!(tf32 > b["peaks"]["fma_tflops"].as_f64().unwrap());
+    for shape in b["shapes"].as_array().unwrap() {
+        let floor = shape["tensor_floor_us"].as_f64().expect("a tensor floor");
+        assert!(floor > 0.0 && floor < shape["fma_floor_us"].as_f64().unwrap());
+        assert!(shape["entries"][0]["median_us"].as_f64().unwrap() > floor);
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run with --ignored on a GPU machine"]
 fn printf_on_the_gpu_comes_back_beside_the_answer() {
     require_gpu();
     // The driver writes what a kernel printed to the worker's stdout, where its answer goes too.
