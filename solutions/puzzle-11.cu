@@ -30,7 +30,17 @@
 #ifndef STAGES
 #define STAGES 2
 #endif
+#ifndef BLOCK_K
 #define BLOCK_K 32
+#endif
+// MIN_BLOCKS: blocks per SM the compiler must leave registers for (0: no limit).
+#ifndef MIN_BLOCKS
+#define MIN_BLOCKS 0
+#endif
+// FAST_TF32: round to tf32 with one integer add instead of cvt.rna (see tf32 below).
+#ifndef FAST_TF32
+#define FAST_TF32 1
+#endif
 #define THREADS (32 * WARPS_M * WARPS_N)
 #define WARP_M (BLOCK_M / WARPS_M)
 #define WARP_N (BLOCK_N / WARPS_N)
@@ -46,7 +56,7 @@
 #define SHARED_BYTES (STAGES * (A_FLOATS + B_FLOATS) * 4)
 
 static_assert(BLOCK_M % (16 * WARPS_M) == 0 && BLOCK_N % (8 * WARPS_N) == 0, "whole mma tiles");
-static_assert(BLOCK_N % 32 == 0 && THREADS % (BLOCK_K / 4) == 0, "the loaders' layouts");
+static_assert(WARP_N % 32 == 0 && THREADS % (BLOCK_K / 4) == 0, "the loaders' layouts");
 static_assert((BLOCK_M * BLOCK_K / 4) % THREADS == 0 && (BLOCK_K * BLOCK_N / 4) % THREADS == 0,
               "every thread copies the same number of 16-byte pieces");
 
@@ -99,19 +109,40 @@ __device__ __forceinline__ int tap(const Dims& d, int k)
     return (i * d.cols + j) * d.ic + ch;
 }
 
+// Where a thread's column of A is in the image: k = ((i * kc) + j) * ic + ch, and the offset of
+// tap (i, j), channel ch from a window's top-left input. The copy of each K tile moves it
+// BLOCK_K further on, with no division.
+struct Cursor {
+    int k, ch, j, i;
+    __device__ __forceinline__ int offset(const Dims& d) const { return (i * d.cols + j) * d.ic + ch; }
+    __device__ __forceinline__ void advance(const Dims& d)
+    {
+        k += BLOCK_K;
+        ch += BLOCK_K;
+        while (ch >= d.ic) {
+            ch -= d.ic;
+            if (++j == d.kc) {
+                j = 0;
+                i++;
+            }
+        }
+    }
+};
+
 // A thread's rows of A in the wide copy: row t / (BLOCK_K / 4) + r * A_ROW_STEP, r < A_ROWS.
 #define A_ROW_STEP (THREADS / (BLOCK_K / 4))
 #define A_ROWS (BLOCK_M / A_ROW_STEP)
 
 __device__ __forceinline__ void load_tile(float* sa, float* sb, const float* input,
                                           const float* weight, const Dims& d, int m0, int n0,
-                                          int k0, bool wide, const int* win)
+                                          int k0, bool wide, const int* win, Cursor& at)
 {
     if (wide) {
         // 16 bytes a copy: the thread copies column quad t % (BLOCK_K / 4) of its A_ROWS rows,
-        // whose windows it found once (win[r] < 0: past M).
-        int kq = threadIdx.x % (BLOCK_K / 4) * 4, k = k0 + kq;
-        int off = k < d.k ? tap(d, k) : 0;
+        // whose windows it found once (win[r] < 0: past M); `at` is where that column is.
+        int kq = threadIdx.x % (BLOCK_K / 4) * 4, k = at.k;
+        int off = k < d.k ? at.offset(d) : 0;
+        at.advance(d);
 #pragma unroll
         for (int r = 0; r < A_ROWS; r++) {
             int row = threadIdx.x / (BLOCK_K / 4) + r * A_ROW_STEP;
@@ -144,12 +175,19 @@ __device__ __forceinline__ void load_tile(float* sa, float* sb, const float* inp
 // ANCHOR_END: load
 
 // ANCHOR: mma
-// float -> tf32 (round to nearest, ties away from zero), as the tensor core's operand.
+// float -> tf32 (round to nearest, ties away from zero), as the tensor core's operand. The mma
+// reads only the top 19 bits of the word, so adding half of the lowest kept bit (0x1000) to a
+// finite float's bits rounds it as cvt.rna.tf32.f32 does, in one instruction instead of two
+// (cvt also checks for infinities and NaN, which an add would turn into NaN).
 __device__ __forceinline__ unsigned tf32(unsigned bits)
 {
+#if FAST_TF32
+    return bits + 0x1000u;
+#else
     unsigned r;
     asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(__uint_as_float(bits)));
     return r;
+#endif
 }
 
 // d += a x b for one 16 x 8 x 8 tile; a, b and d in the PTX ISA's fragment layout (lane l:
@@ -165,7 +203,11 @@ __device__ __forceinline__ void mma(float* d, const unsigned* a, const unsigned*
 
 // One K tile of a warp's piece: BLOCK_K / 8 steps, each loading the MT A fragments with ldmatrix
 // (x4: lane l names row l % 8 + 8 * (l / 8 % 2), column 4 * (l / 16) of the 16 x 8 tile, and
-// gets back exactly its a[0..3]) and the NT B fragments word by word, then MT x NT mma's.
+// gets back exactly its a[0..3]) and the NT B fragments, then MT x NT mma's. Which output
+// channel is column g of n tile j is ours to choose: we make it 32 (j / 4) + 4 g + j % 4, so
+// that lane (g, t) finds its B words of four tiles side by side, B[t][32h + 4g .. + 4] (one
+// 16-byte load; B_STRIDE = 8 mod 32 words puts the 8 lanes of each quarter warp on distinct
+// banks), and its accumulators of four tiles are four neighbouring outputs.
 __device__ __forceinline__ void compute_tile(float (*acc)[NT][4], const float* sa, const float* sb,
                                              int wm, int wn)
 {
@@ -186,10 +228,15 @@ __device__ __forceinline__ void compute_tile(float (*acc)[NT][4], const float* s
             }
         }
 #pragma unroll
-        for (int j = 0; j < NT; j++) {
-            const float* col = &sb[(kb + t) * B_STRIDE + wn + j * 8 + g];
-            b[j][0] = tf32(__float_as_uint(col[0]));
-            b[j][1] = tf32(__float_as_uint(col[4 * B_STRIDE]));
+        for (int h = 0; h < NT / 4; h++) {
+            const float* col = &sb[(kb + t) * B_STRIDE + wn + 32 * h + 4 * g];
+            float4 lo = *(const float4*)col, hi = *(const float4*)(col + 4 * B_STRIDE);
+            const float l[4] = {lo.x, lo.y, lo.z, lo.w}, u[4] = {hi.x, hi.y, hi.z, hi.w};
+#pragma unroll
+            for (int q = 0; q < 4; q++) {
+                b[4 * h + q][0] = tf32(__float_as_uint(l[q]));
+                b[4 * h + q][1] = tf32(__float_as_uint(u[q]));
+            }
         }
 #pragma unroll
         for (int i = 0; i < MT; i++) {
@@ -203,7 +250,7 @@ __device__ __forceinline__ void compute_tile(float (*acc)[NT][4], const float* s
 // ANCHOR_END: mma
 
 // ANCHOR: signature
-extern "C" __global__ void __launch_bounds__(THREADS)
+extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     conv2d_nhwc(const float* input, const float* weight, float* output, int batch, int input_rows,
                 int input_cols, int input_channels, int output_channels, int kernel_rows,
                 int kernel_cols)
@@ -231,6 +278,11 @@ extern "C" __global__ void __launch_bounds__(THREADS)
         win[r] = m < d.m ? window(d, m) : -1;
     }
     bool wide = input_channels % 4 == 0 && output_channels % 4 == 0;
+    Cursor at;
+    at.k = threadIdx.x % (BLOCK_K / 4) * 4;
+    at.ch = at.k % d.ic;
+    at.j = at.k / d.ic % d.kc;
+    at.i = at.k / (d.ic * d.kc);
     int warp = threadIdx.x / 32, wm = warp / WARPS_N * WARP_M, wn = warp % WARPS_N * WARP_N;
 
     float acc[MT][NT][4];
@@ -254,7 +306,7 @@ extern "C" __global__ void __launch_bounds__(THREADS)
     for (int s = 0; s < STAGES - 1; s++) {
         if (s < tiles) {
             load_tile(shared + s * A_FLOATS, shared + STAGES * A_FLOATS + s * B_FLOATS, input,
-                      weight, d, m0, n0, s * BLOCK_K, wide, win);
+                      weight, d, m0, n0, s * BLOCK_K, wide, win, at);
         }
         asm volatile("cp.async.commit_group;");
     }
@@ -265,7 +317,7 @@ extern "C" __global__ void __launch_bounds__(THREADS)
         if (next < tiles) {
             int s = next % STAGES;
             load_tile(shared + s * A_FLOATS, shared + STAGES * A_FLOATS + s * B_FLOATS, input,
-                      weight, d, m0, n0, next * BLOCK_K, wide, win);
+                      weight, d, m0, n0, next * BLOCK_K, wide, win, at);
         }
         asm volatile("cp.async.commit_group;");
         int s = kt % STAGES;
@@ -277,8 +329,10 @@ extern "C" __global__ void __launch_bounds__(THREADS)
     // ANCHOR_END: pipeline
 
     // ANCHOR: store
-    // Lane (g, t) holds rows g and g + 8, columns 2t and 2t + 1 of each 16 x 8 tile: two
-    // neighbouring outputs of one pixel, stored together where the row allows it.
+    // Lane (g, t) holds rows g and g + 8, columns 2t and 2t + 1 of each 16 x 8 tile; with the
+    // channel order of compute_tile, tiles 4h .. 4h + 3 of a row are output channels
+    // 32h + 8t .. + 8: eight neighbouring outputs of one pixel, stored 4 at a time where the row
+    // allows it.
     int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
 #pragma unroll
     for (int i = 0; i < MT; i++) {
@@ -290,17 +344,21 @@ extern "C" __global__ void __launch_bounds__(THREADS)
             }
             float* row = output + (size_t)m * d.n;
 #pragma unroll
-            for (int j = 0; j < NT; j++) {
-                int n = n0 + wn + j * 8 + 2 * t;
-                float x = acc[i][j][2 * h], y = acc[i][j][2 * h + 1];
-                if (n + 1 < d.n && d.n % 2 == 0) {
-                    *(float2*)&row[n] = make_float2(x, y);
+            for (int q = 0; q < NT / 4 * 2; q++) { // channels n .. n + 4 of the pixel
+                int n = n0 + wn + 32 * (q / 2) + 8 * t + 4 * (q % 2), j = 4 * (q / 2);
+                float v[4];
+#pragma unroll
+                for (int e = 0; e < 4; e++) {
+                    v[e] = acc[i][j + e][2 * h + q % 2];
+                }
+                if (n + 3 < d.n && d.n % 4 == 0) {
+                    *(float4*)&row[n] = make_float4(v[0], v[1], v[2], v[3]);
                 } else {
-                    if (n < d.n) {
-                        row[n] = x;
-                    }
-                    if (n + 1 < d.n) {
-                        row[n + 1] = y;
+#pragma unroll
+                    for (int e = 0; e < 4; e++) {
+                        if (n + e < d.n) {
+                            row[n + e] = v[e];
+                        }
                     }
                 }
             }

@@ -11,7 +11,11 @@
 #include <vector>
 #include <cuda_runtime.h>
 
-#include "../../../solutions/puzzle-11.cu"
+// -DSOLUTION='"file"' times another version of the solution (e.g. the previous one) alike.
+#ifndef SOLUTION
+#define SOLUTION "../../../solutions/puzzle-11.cu"
+#endif
+#include SOLUTION
 
 #define CHECK(x)                                                                    \
     do {                                                                            \

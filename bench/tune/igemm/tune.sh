@@ -4,22 +4,28 @@
 set -u
 cd "$(dirname "$0")"
 B=/tmp/igemm; mkdir -p $B
-# name: -D flags (BLOCK_M BLOCK_N WARPS_M WARPS_N STAGES)
+# name: -D flags (BLOCK_M BLOCK_N WARPS_M WARPS_N STAGES BLOCK_K MIN_BLOCKS FAST_TF32; see the solution)
 # The solution's knobs are its tile: BLOCK_M, BLOCK_N, WARPS_M x WARPS_N warps, STAGES.
 VARIANTS=(
-  "m128n128w22s2:-DBLOCK_M=128 -DBLOCK_N=128 -DWARPS_M=2 -DWARPS_N=2 -DSTAGES=2"
-  "m128n128w22s3:-DBLOCK_M=128 -DBLOCK_N=128 -DWARPS_M=2 -DWARPS_N=2 -DSTAGES=3"
-  "m128n64w22s2:-DBLOCK_M=128 -DBLOCK_N=64 -DWARPS_M=2 -DWARPS_N=2 -DSTAGES=2"
-  "m256n128w42s2:-DBLOCK_M=256 -DBLOCK_N=128 -DWARPS_M=4 -DWARPS_N=2 -DSTAGES=2"
+  "prev-m128n128w22s2:-DSOLUTION=\\\"$PWD/results/prev.cu\\\""
+  "m128n128w22s2:"
+  "m128n128w22s2-cvt:-DFAST_TF32=0"
+  "m128n128w22s2-b3:-DMIN_BLOCKS=3"
+  "m128n128w22s3:-DSTAGES=3"
+  "m128n128k16s3-b3:-DBLOCK_K=16 -DSTAGES=3 -DMIN_BLOCKS=3"
+  "m128n128k16s4:-DBLOCK_K=16 -DSTAGES=4"
+  "m128n128k16s3:-DBLOCK_K=16 -DSTAGES=3"
+  "m256n128w42s2:-DBLOCK_M=256 -DWARPS_M=4"
+  "m128n64w22s2:-DBLOCK_N=64"
 )
 for v in "${VARIANTS[@]}"; do
   name=${v%%:*}; flags=${v#*:}
-  ( nvcc -O3 -arch=sm_90 $flags -Xptxas -v -o $B/$name tune.cu > $B/$name.log 2>&1 || { echo "$name: build failed"; head -20 $B/$name.log; } ) &
+  ( eval nvcc -O3 -arch=sm_90 $flags -Xptxas -v -o $B/$name tune.cu > $B/$name.log 2>&1 || { echo "$name: build failed"; head -20 $B/$name.log; } ) &
 done
 wait
 for v in "${VARIANTS[@]}"; do
   name=${v%%:*}
-  grep -A1 "conv2d_nhwc" $B/$name.log | grep -o "Used [0-9]* registers.*" | head -1 | sed "s/^/$name: /"
+  grep -A2 "entry function 'conv2d_nhwc'" $B/$name.log | grep -o "Used [0-9]* registers.*" | head -1 | sed "s/^/$name: /"
   grep -i "spill" $B/$name.log | grep -v " 0 bytes spill" | head -2
   [ -x $B/$name ] && $B/$name $name
 done
