@@ -37,9 +37,18 @@
 #ifndef MIN_BLOCKS
 #define MIN_BLOCKS 0
 #endif
-// FAST_TF32: round to tf32 with one integer add instead of cvt.rna (see tf32 below).
+// FAST_TF32: 1 rounds to tf32 with one integer add instead of cvt.rna (see tf32 below), 0 with
+// cvt.rna, 2 not at all (the mma truncates; for measuring what rounding costs).
 #ifndef FAST_TF32
 #define FAST_TF32 1
+#endif
+// NARROW: warps stacked along M where the output channels are few (see the kernel).
+#ifndef NARROW
+#define NARROW 1
+#endif
+// ROWS: the row path where it applies (see `rows` in the kernel); 0: im2col tiles only.
+#ifndef ROWS
+#define ROWS 1
 #endif
 #define THREADS (32 * WARPS_M * WARPS_N)
 #define WARP_M (BLOCK_M / WARPS_M)
@@ -53,7 +62,12 @@
 #define B_STRIDE (BLOCK_N + 8)
 #define A_FLOATS (BLOCK_M * A_STRIDE)
 #define B_FLOATS (BLOCK_K * B_STRIDE)
-#define SHARED_BYTES (STAGES * (A_FLOATS + B_FLOATS) * 4)
+// The row path keeps two slabs of SLAB_ROWS input pixels x BLOCK_K channels in the place of
+// the A stages.
+#define SLAB_ROWS (BLOCK_M + 16)
+#define SLAB_FLOATS (SLAB_ROWS * A_STRIDE)
+#define A_REGION (STAGES * A_FLOATS > 2 * SLAB_FLOATS ? STAGES * A_FLOATS : 2 * SLAB_FLOATS)
+#define SHARED_BYTES ((A_REGION + STAGES * B_FLOATS) * 4)
 
 static_assert(BLOCK_M % (16 * WARPS_M) == 0 && BLOCK_N % (8 * WARPS_N) == 0, "whole mma tiles");
 static_assert(WARP_N % 32 == 0 && THREADS % (BLOCK_K / 4) == 0, "the loaders' layouts");
@@ -97,11 +111,13 @@ struct Dims {
 // (i, j) = (k / (kc * ic), k / ic % kc), channel k % ic, within the window. Where input_channels
 // and output_channels are multiples of 4, four neighbouring k (or n) are four neighbouring
 // floats, 16 bytes in one copy; otherwise each float is copied alone.
-__device__ __forceinline__ int window(const Dims& d, int m)
+__device__ __forceinline__ int pixel(const Dims& d, int m) // the input pixel at window(m)
 {
     int c = m % d.out_cols, r = m / d.out_cols % d.out_rows, b = m / (d.out_cols * d.out_rows);
-    return ((b * d.rows + r) * d.cols + c) * d.ic;
+    return (b * d.rows + r) * d.cols + c;
 }
+
+__device__ __forceinline__ int window(const Dims& d, int m) { return pixel(d, m) * d.ic; }
 
 __device__ __forceinline__ int tap(const Dims& d, int k)
 {
@@ -129,6 +145,20 @@ struct Cursor {
     }
 };
 
+// weight[k0 .. + BLOCK_K, n0 .. n0 + BLOCK_N], 16 bytes a copy.
+__device__ __forceinline__ void load_weight(float* sb, const float* weight, const Dims& d, int n0,
+                                            int k0)
+{
+    int nq = threadIdx.x % (BLOCK_N / 4) * 4;
+#pragma unroll
+    for (int r = 0; r < BLOCK_K * BLOCK_N / 4 / THREADS; r++) {
+        int kk = threadIdx.x / (BLOCK_N / 4) + r * (THREADS / (BLOCK_N / 4));
+        bool valid = k0 + kk < d.k && n0 + nq < d.n;
+        copy_async(&sb[kk * B_STRIDE + nq], weight + (valid ? (k0 + kk) * d.n + n0 + nq : 0),
+                   valid, 16);
+    }
+}
+
 // A thread's rows of A in the wide copy: row t / (BLOCK_K / 4) + r * A_ROW_STEP, r < A_ROWS.
 #define A_ROW_STEP (THREADS / (BLOCK_K / 4))
 #define A_ROWS (BLOCK_M / A_ROW_STEP)
@@ -149,14 +179,7 @@ __device__ __forceinline__ void load_tile(float* sa, float* sb, const float* inp
             bool valid = win[r] >= 0 && k < d.k;
             copy_async(&sa[row * A_STRIDE + kq], input + (valid ? win[r] + off : 0), valid, 16, true);
         }
-        int nq = threadIdx.x % (BLOCK_N / 4) * 4;
-#pragma unroll
-        for (int r = 0; r < BLOCK_K * BLOCK_N / 4 / THREADS; r++) {
-            int kk = threadIdx.x / (BLOCK_N / 4) + r * (THREADS / (BLOCK_N / 4));
-            bool valid = k0 + kk < d.k && n0 + nq < d.n;
-            copy_async(&sb[kk * B_STRIDE + nq], weight + (valid ? (k0 + kk) * d.n + n0 + nq : 0),
-                       valid, 16);
-        }
+        load_weight(sb, weight, d, n0, k0);
     } else {
         for (int e = threadIdx.x; e < BLOCK_M * BLOCK_K; e += THREADS) {
             int row = e / BLOCK_K, kk = e % BLOCK_K, m = m0 + row, k = k0 + kk;
@@ -174,6 +197,39 @@ __device__ __forceinline__ void load_tile(float* sa, float* sb, const float* inp
 }
 // ANCHOR_END: load
 
+// ANCHOR: step
+// The row path's copies of one step (kernel row i, channel chunk c, kernel column j; `g`
+// counts the slabs begun): at j = 0 the slab of kernel row i, chunk c (span pixels from
+// p0 + i * cols, BLOCK_K channels from c * BLOCK_K) into slab g % 2; always the weight's tile
+// k0 = (i * kc + j) * ic + c * BLOCK_K. Then `at` moves on to the next step.
+struct Step {
+    int i, c, j, g;
+};
+
+__device__ __forceinline__ void load_step(float* slabs, float* sb, const float* input,
+                                          const float* weight, const Dims& d, int n0, int p0,
+                                          int span, Step& at, int chunks)
+{
+    if (at.j == 0) {
+        float* slab = slabs + at.g % 2 * SLAB_FLOATS;
+        const float* src = input + (p0 + at.i * d.cols) * d.ic + at.c * BLOCK_K;
+        for (int e = threadIdx.x; e < span * (BLOCK_K / 4); e += THREADS) {
+            int p = e / (BLOCK_K / 4), q = e % (BLOCK_K / 4) * 4;
+            copy_async(&slab[p * A_STRIDE + q], src + p * d.ic + q, true, 16, true);
+        }
+    }
+    load_weight(sb, weight, d, n0, (at.i * d.kc + at.j) * d.ic + at.c * BLOCK_K);
+    if (++at.j == d.kc) {
+        at.j = 0;
+        at.g++;
+        if (++at.c == chunks) {
+            at.c = 0;
+            at.i++;
+        }
+    }
+}
+// ANCHOR_END: step
+
 // ANCHOR: mma
 // float -> tf32 (round to nearest, ties away from zero), as the tensor core's operand. The mma
 // reads only the top 19 bits of the word, so adding half of the lowest kept bit (0x1000) to a
@@ -181,7 +237,9 @@ __device__ __forceinline__ void load_tile(float* sa, float* sb, const float* inp
 // (cvt also checks for infinities and NaN, which an add would turn into NaN).
 __device__ __forceinline__ unsigned tf32(unsigned bits)
 {
-#if FAST_TF32
+#if FAST_TF32 == 2
+    return bits;
+#elif FAST_TF32
     return bits + 0x1000u;
 #else
     unsigned r;
@@ -208,8 +266,9 @@ __device__ __forceinline__ void mma(float* d, const unsigned* a, const unsigned*
 // that lane (g, t) finds its B words of four tiles side by side, B[t][32h + 4g .. + 4] (one
 // 16-byte load; B_STRIDE = 8 mod 32 words puts the 8 lanes of each quarter warp on distinct
 // banks), and its accumulators of four tiles are four neighbouring outputs.
+// Lane l's ldmatrix row of A tile i is sa's row arow[i] + shift; tiles i >= mt are skipped.
 __device__ __forceinline__ void compute_tile(float (*acc)[NT][4], const float* sa, const float* sb,
-                                             int wm, int wn)
+                                             const int* arow, int shift, int wn, int mt)
 {
     int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
 #pragma unroll
@@ -217,7 +276,10 @@ __device__ __forceinline__ void compute_tile(float (*acc)[NT][4], const float* s
         unsigned a[MT][4], b[NT][2];
 #pragma unroll
         for (int i = 0; i < MT; i++) {
-            int row = wm + i * 16 + lane % 8 + 8 * (lane / 8 % 2), col = kb + 4 * (lane / 16);
+            if (i >= mt) {
+                break;
+            }
+            int row = arow[i] + shift, col = kb + 4 * (lane / 16);
             unsigned at = (unsigned)__cvta_generic_to_shared(&sa[row * A_STRIDE + col]);
             asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
                          : "=r"(a[i][0]), "=r"(a[i][1]), "=r"(a[i][2]), "=r"(a[i][3])
@@ -240,6 +302,9 @@ __device__ __forceinline__ void compute_tile(float (*acc)[NT][4], const float* s
         }
 #pragma unroll
         for (int i = 0; i < MT; i++) {
+            if (i >= mt) {
+                break;
+            }
 #pragma unroll
             for (int j = 0; j < NT; j++) {
                 mma(acc[i][j], a[i], b[j]);
@@ -269,21 +334,24 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     d.cols = input_cols;
     d.rows = input_rows;
     int m0 = blockIdx.x * BLOCK_M, n0 = blockIdx.y * BLOCK_N;
-    // Where both channel counts are multiples of 4, copies move 16 bytes and each thread finds
-    // the windows of its rows of A once; otherwise (wide false) copies move one float each.
-    int win[A_ROWS];
-#pragma unroll
-    for (int r = 0; r < A_ROWS; r++) {
-        int m = m0 + threadIdx.x / (BLOCK_K / 4) + r * A_ROW_STEP;
-        win[r] = m < d.m ? window(d, m) : -1;
-    }
     bool wide = input_channels % 4 == 0 && output_channels % 4 == 0;
-    Cursor at;
-    at.k = threadIdx.x % (BLOCK_K / 4) * 4;
-    at.ch = at.k % d.ic;
-    at.j = at.k / d.ic % d.kc;
-    at.i = at.k / (d.ic * d.kc);
+    // A warp owns WARP_M x WARP_N of the block's tile, MT x NT mma tiles. Where the block's
+    // output channels fit in one warp's width (WARPS_N of them would find nothing to do past
+    // the first), the warps are stacked along M instead: WARP_M / WARPS_N rows, mt tiles each.
     int warp = threadIdx.x / 32, wm = warp / WARPS_N * WARP_M, wn = warp % WARPS_N * WARP_N;
+    int mt = MT;
+    if (NARROW && MT % WARPS_N == 0 && d.n - n0 <= WARP_N) {
+        mt = MT / WARPS_N;
+        wm = warp * mt * 16;
+        wn = 0;
+    }
+    bool busy = n0 + wn < d.n; // a warp wholly past the last output channel has nothing to do
+    int lane = threadIdx.x % 32, arow[MT]; // the rows of the block's A this lane names to ldmatrix
+#pragma unroll
+    for (int i = 0; i < MT; i++) {
+        arow[i] = wm + i * 16 + lane % 8 + 8 * (lane / 8 % 2);
+    }
+    float* sb = shared + A_REGION; // the weight's stages
 
     float acc[MT][NT][4];
 #pragma unroll
@@ -294,36 +362,92 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
             for (int q = 0; q < 4; q++)
                 acc[i][j][q] = 0.0f;
 
-    // ANCHOR: pipeline
-    // STAGES - 1 tiles in flight before the first is used; then, per K tile: wait for the
-    // oldest copy (cp.async.wait_group leaves the newer STAGES - 2 groups in flight), one
-    // barrier (everyone's copies of this tile have landed, and everyone is done with the stage
-    // the next copy overwrites, which was used one iteration ago), start the copy of the tile
-    // STAGES - 1 ahead, and compute this one. Every iteration commits a group, empty or not, so
-    // the count stays right at the end.
-    int tiles = (d.k + BLOCK_K - 1) / BLOCK_K;
+    // ANCHOR: rows
+    // The row path. The block's pixels m0 .. m0 + BLOCK_M are windows whose top-left inputs lie
+    // in a run of `span` input pixels from p0 (consecutive, skipping kernel_cols - 1 at the end
+    // of each output row). Tap (i, j) of pixel m is input pixel pixel(m) + i * cols + j: for
+    // kernel row i, one slab of span pixels from p0 + i * cols holds the A tiles of all the
+    // kernel_cols taps, tap j's row of pixel m being slab row pixel(m) - p0 + j. So K is walked
+    // as (kernel row i, chunk of BLOCK_K channels, kernel column j): a slab is copied at j = 0
+    // (into one of two, alternately) and read kernel_cols times, shifted by j; the weight's tile
+    // of (i, j, chunk) goes through the STAGES stages as before. It needs whole chunks of
+    // channels, 16-byte copies, a run that fits in a slab (a block whose pixels span two images
+    // does not) and kernel_cols >= STAGES - 1 (a slab is not overwritten while in use).
+    int p0 = pixel(d, m0), span = pixel(d, min(m0 + BLOCK_M, d.m) - 1) - p0 + d.kc;
+    if (ROWS && wide && d.ic % BLOCK_K == 0 && d.kc >= STAGES - 1 && span <= SLAB_ROWS) {
+        int srow[MT]; // the slab rows of arow (tap j = 0); past M: any row
 #pragma unroll
-    for (int s = 0; s < STAGES - 1; s++) {
-        if (s < tiles) {
-            load_tile(shared + s * A_FLOATS, shared + STAGES * A_FLOATS + s * B_FLOATS, input,
-                      weight, d, m0, n0, s * BLOCK_K, wide, win, at);
+        for (int i = 0; i < MT; i++) {
+            srow[i] = m0 + arow[i] < d.m ? pixel(d, m0 + arow[i]) - p0 : 0;
         }
-        asm volatile("cp.async.commit_group;");
-    }
-    for (int kt = 0; kt < tiles; kt++) {
-        asm volatile("cp.async.wait_group %0;" ::"n"(STAGES - 2) : "memory");
-        __syncthreads();
-        int next = kt + STAGES - 1;
-        if (next < tiles) {
-            int s = next % STAGES;
-            load_tile(shared + s * A_FLOATS, shared + STAGES * A_FLOATS + s * B_FLOATS, input,
-                      weight, d, m0, n0, next * BLOCK_K, wide, win, at);
+        int chunks = d.ic / BLOCK_K, steps = kernel_rows * chunks * d.kc;
+        Step next = {0, 0, 0, 0}; // the step to copy next
+        for (int s = 0; s < STAGES - 1; s++) {
+            if (s < steps) {
+                load_step(shared, sb + s * B_FLOATS, input, weight, d, n0, p0, span, next, chunks);
+            }
+            asm volatile("cp.async.commit_group;");
         }
-        asm volatile("cp.async.commit_group;");
-        int s = kt % STAGES;
-        if (n0 + wn < d.n) { // a warp wholly past the last output channel has nothing to do
-            compute_tile(acc, shared + s * A_FLOATS, shared + STAGES * A_FLOATS + s * B_FLOATS, wm,
-                         wn);
+        for (int s = 0; s < steps; s++) {
+            asm volatile("cp.async.wait_group %0;" ::"n"(STAGES - 2) : "memory");
+            __syncthreads();
+            if (s + STAGES - 1 < steps) {
+                load_step(shared, sb + (s + STAGES - 1) % STAGES * B_FLOATS, input, weight, d, n0,
+                          p0, span, next, chunks);
+            }
+            asm volatile("cp.async.commit_group;");
+            if (busy) {
+                compute_tile(acc, shared + s / d.kc % 2 * SLAB_FLOATS, sb + s % STAGES * B_FLOATS,
+                             srow, s % d.kc, wn, mt);
+            }
+        }
+    } else {
+        // ANCHOR_END: rows
+        // Where both channel counts are multiples of 4, copies move 16 bytes and each thread
+        // finds the windows of its rows of A once; otherwise (wide false) copies move one float
+        // each.
+        int win[A_ROWS];
+#pragma unroll
+        for (int r = 0; r < A_ROWS; r++) {
+            int m = m0 + threadIdx.x / (BLOCK_K / 4) + r * A_ROW_STEP;
+            win[r] = m < d.m ? window(d, m) : -1;
+        }
+        Cursor at;
+        at.k = threadIdx.x % (BLOCK_K / 4) * 4;
+        at.ch = at.k % d.ic;
+        at.j = at.k / d.ic % d.kc;
+        at.i = at.k / (d.ic * d.kc);
+
+        // ANCHOR: pipeline
+        // STAGES - 1 tiles in flight before the first is used; then, per K tile: wait for the
+        // oldest copy (cp.async.wait_group leaves the newer STAGES - 2 groups in flight), one
+        // barrier (everyone's copies of this tile have landed, and everyone is done with the
+        // stage the next copy overwrites, which was used one iteration ago), start the copy of
+        // the tile STAGES - 1 ahead, and compute this one. Every iteration commits a group,
+        // empty or not, so the count stays right at the end.
+        int tiles = (d.k + BLOCK_K - 1) / BLOCK_K;
+#pragma unroll
+        for (int s = 0; s < STAGES - 1; s++) {
+            if (s < tiles) {
+                load_tile(shared + s * A_FLOATS, sb + s * B_FLOATS, input, weight, d, m0, n0,
+                          s * BLOCK_K, wide, win, at);
+            }
+            asm volatile("cp.async.commit_group;");
+        }
+        for (int kt = 0; kt < tiles; kt++) {
+            asm volatile("cp.async.wait_group %0;" ::"n"(STAGES - 2) : "memory");
+            __syncthreads();
+            int next = kt + STAGES - 1;
+            if (next < tiles) {
+                int s = next % STAGES;
+                load_tile(shared + s * A_FLOATS, sb + s * B_FLOATS, input, weight, d, m0, n0,
+                          next * BLOCK_K, wide, win, at);
+            }
+            asm volatile("cp.async.commit_group;");
+            int s = kt % STAGES;
+            if (busy) {
+                compute_tile(acc, shared + s * A_FLOATS, sb + s * B_FLOATS, arow, 0, wn, mt);
+            }
         }
     }
     // ANCHOR_END: pipeline
@@ -333,9 +457,12 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     // channel order of compute_tile, tiles 4h .. 4h + 3 of a row are output channels
     // 32h + 8t .. + 8: eight neighbouring outputs of one pixel, stored 4 at a time where the row
     // allows it.
-    int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+    int g = lane / 4, t = lane % 4;
 #pragma unroll
     for (int i = 0; i < MT; i++) {
+        if (i >= mt) {
+            break;
+        }
 #pragma unroll
         for (int h = 0; h < 2; h++) {
             int m = m0 + wm + i * 16 + g + 8 * h;

@@ -7,14 +7,12 @@ B=/tmp/igemm; mkdir -p $B
 # name: -D flags (BLOCK_M BLOCK_N WARPS_M WARPS_N STAGES BLOCK_K MIN_BLOCKS FAST_TF32; see the solution)
 # The solution's knobs are its tile: BLOCK_M, BLOCK_N, WARPS_M x WARPS_N warps, STAGES.
 VARIANTS=(
-  "prev-m128n128w22s2:-DSOLUTION=\\\"$PWD/results/prev.cu\\\""
   "m128n128w22s2:"
-  "m128n128w22s2-cvt:-DFAST_TF32=0"
-  "m128n128w22s2-b3:-DMIN_BLOCKS=3"
+  "m128n128w22s2-im2col:-DROWS=0"
+  "m128n128w22s2-im2col-wide:-DROWS=0 -DNARROW=0"
+  "m128n128w22s2-wide:-DNARROW=0"
+  "m128n128w22s2-trunc:-DFAST_TF32=2"
   "m128n128w22s3:-DSTAGES=3"
-  "m128n128k16s3-b3:-DBLOCK_K=16 -DSTAGES=3 -DMIN_BLOCKS=3"
-  "m128n128k16s4:-DBLOCK_K=16 -DSTAGES=4"
-  "m128n128k16s3:-DBLOCK_K=16 -DSTAGES=3"
   "m256n128w42s2:-DBLOCK_M=256 -DWARPS_M=4"
   "m128n64w22s2:-DBLOCK_N=64"
 )
