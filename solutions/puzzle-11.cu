@@ -37,14 +37,9 @@
 #ifndef MIN_BLOCKS
 #define MIN_BLOCKS 0
 #endif
-// FAST_TF32: 1 rounds to tf32 with one integer add instead of cvt.rna (see tf32 below), 0 with
-// cvt.rna, 2 not at all (the mma truncates; for measuring what rounding costs).
+// FAST_TF32: round to tf32 with one integer add instead of cvt.rna (see tf32 below).
 #ifndef FAST_TF32
 #define FAST_TF32 1
-#endif
-// NARROW: warps stacked along M where the output channels are few (see the kernel).
-#ifndef NARROW
-#define NARROW 1
 #endif
 // ROWS: the row path where it applies (see `rows` in the kernel); 0: im2col tiles only.
 #ifndef ROWS
@@ -237,9 +232,7 @@ __device__ __forceinline__ void load_step(float* slabs, float* sb, const float* 
 // (cvt also checks for infinities and NaN, which an add would turn into NaN).
 __device__ __forceinline__ unsigned tf32(unsigned bits)
 {
-#if FAST_TF32 == 2
-    return bits;
-#elif FAST_TF32
+#if FAST_TF32
     return bits + 0x1000u;
 #else
     unsigned r;
@@ -266,9 +259,9 @@ __device__ __forceinline__ void mma(float* d, const unsigned* a, const unsigned*
 // that lane (g, t) finds its B words of four tiles side by side, B[t][32h + 4g .. + 4] (one
 // 16-byte load; B_STRIDE = 8 mod 32 words puts the 8 lanes of each quarter warp on distinct
 // banks), and its accumulators of four tiles are four neighbouring outputs.
-// Lane l's ldmatrix row of A tile i is sa's row arow[i] + shift; tiles i >= mt are skipped.
+// Lane l's ldmatrix row of A tile i is sa's row arow[i] + shift.
 __device__ __forceinline__ void compute_tile(float (*acc)[NT][4], const float* sa, const float* sb,
-                                             const int* arow, int shift, int wn, int mt)
+                                             const int* arow, int shift, int wn)
 {
     int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
 #pragma unroll
@@ -276,9 +269,6 @@ __device__ __forceinline__ void compute_tile(float (*acc)[NT][4], const float* s
         unsigned a[MT][4], b[NT][2];
 #pragma unroll
         for (int i = 0; i < MT; i++) {
-            if (i >= mt) {
-                break;
-            }
             int row = arow[i] + shift, col = kb + 4 * (lane / 16);
             unsigned at = (unsigned)__cvta_generic_to_shared(&sa[row * A_STRIDE + col]);
             asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
@@ -302,9 +292,6 @@ __device__ __forceinline__ void compute_tile(float (*acc)[NT][4], const float* s
         }
 #pragma unroll
         for (int i = 0; i < MT; i++) {
-            if (i >= mt) {
-                break;
-            }
 #pragma unroll
             for (int j = 0; j < NT; j++) {
                 mma(acc[i][j], a[i], b[j]);
@@ -335,16 +322,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     d.rows = input_rows;
     int m0 = blockIdx.x * BLOCK_M, n0 = blockIdx.y * BLOCK_N;
     bool wide = input_channels % 4 == 0 && output_channels % 4 == 0;
-    // A warp owns WARP_M x WARP_N of the block's tile, MT x NT mma tiles. Where the block's
-    // output channels fit in one warp's width (WARPS_N of them would find nothing to do past
-    // the first), the warps are stacked along M instead: WARP_M / WARPS_N rows, mt tiles each.
     int warp = threadIdx.x / 32, wm = warp / WARPS_N * WARP_M, wn = warp % WARPS_N * WARP_N;
-    int mt = MT;
-    if (NARROW && MT % WARPS_N == 0 && d.n - n0 <= WARP_N) {
-        mt = MT / WARPS_N;
-        wm = warp * mt * 16;
-        wn = 0;
-    }
     bool busy = n0 + wn < d.n; // a warp wholly past the last output channel has nothing to do
     int lane = threadIdx.x % 32, arow[MT]; // the rows of the block's A this lane names to ldmatrix
 #pragma unroll
@@ -398,7 +376,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
             asm volatile("cp.async.commit_group;");
             if (busy) {
                 compute_tile(acc, shared + s / d.kc % 2 * SLAB_FLOATS, sb + s % STAGES * B_FLOATS,
-                             srow, s % d.kc, wn, mt);
+                             srow, s % d.kc, wn);
             }
         }
     } else {
@@ -446,7 +424,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
             asm volatile("cp.async.commit_group;");
             int s = kt % STAGES;
             if (busy) {
-                compute_tile(acc, shared + s * A_FLOATS, sb + s * B_FLOATS, arow, 0, wn, mt);
+                compute_tile(acc, shared + s * A_FLOATS, sb + s * B_FLOATS, arow, 0, wn);
             }
         }
     }
@@ -460,9 +438,6 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     int g = lane / 4, t = lane % 4;
 #pragma unroll
     for (int i = 0; i < MT; i++) {
-        if (i >= mt) {
-            break;
-        }
 #pragma unroll
         for (int h = 0; h < 2; h++) {
             int m = m0 + wm + i * 16 + g + 8 * h;

@@ -4,15 +4,16 @@
 set -u
 cd "$(dirname "$0")"
 B=/tmp/igemm; mkdir -p $B
-# name: -D flags (BLOCK_M BLOCK_N WARPS_M WARPS_N STAGES BLOCK_K MIN_BLOCKS FAST_TF32; see the solution)
-# The solution's knobs are its tile: BLOCK_M, BLOCK_N, WARPS_M x WARPS_N warps, STAGES.
+# name: -D flags
+# The solution's knobs: its tile (BLOCK_M, BLOCK_N, WARPS_M x WARPS_N warps, STAGES, BLOCK_K),
+# MIN_BLOCKS (__launch_bounds__), FAST_TF32 (0: cvt.rna), ROWS (0: im2col tiles only).
+# tune.cu's -DSOLUTION='"file"' times another file alike.
 VARIANTS=(
   "m128n128w22s2:"
   "m128n128w22s2-im2col:-DROWS=0"
-  "m128n128w22s2-im2col-wide:-DROWS=0 -DNARROW=0"
-  "m128n128w22s2-wide:-DNARROW=0"
-  "m128n128w22s2-trunc:-DFAST_TF32=2"
+  "m128n128w22s2-cvt:-DFAST_TF32=0"
   "m128n128w22s3:-DSTAGES=3"
+  "m128n128k16s4:-DBLOCK_K=16 -DSTAGES=4"
   "m256n128w42s2:-DBLOCK_M=256 -DWARPS_M=4"
   "m128n64w22s2:-DBLOCK_N=64"
 )
