@@ -379,8 +379,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
                              srow, s % d.kc, wn);
             }
         }
-    } else {
         // ANCHOR_END: rows
+    } else {
         // Where both channel counts are multiples of 4, copies move 16 bytes and each thread
         // finds the windows of its rows of A once; otherwise (wide false) copies move one float
         // each.
@@ -427,8 +427,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
                 compute_tile(acc, shared + s * A_FLOATS, sb + s * B_FLOATS, arow, 0, wn);
             }
         }
+        // ANCHOR_END: pipeline
     }
-    // ANCHOR_END: pipeline
 
     // ANCHOR: store
     // Lane (g, t) holds rows g and g + 8, columns 2t and 2t + 1 of each 16 x 8 tile; with the
