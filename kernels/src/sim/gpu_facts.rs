@@ -112,6 +112,11 @@ fn nan_conversions_between_f32_and_f64_keep_sign_and_payload() {
         un(Un::Neg, Ty::F32, m(Rnd::Default), 0x7fff_ffff),
         0x7fff_ffff
     );
+    // `fabsf` of a NaN is the canonical NaN too (fuzz seed 3361 on the H100).
+    assert_eq!(
+        un(Un::Abs, Ty::F32, m(Rnd::Default), 0x7f80_0488),
+        0x7fff_ffff
+    );
     // floor and rint: f64 keeps the payload, f32 gives the canonical NaN.
     assert_eq!(
         cvt(Ty::F64, Ty::F64, m(Rnd::Rmi), N1),

@@ -132,9 +132,11 @@ pub fn un(op: Un, ty: Ty, m: FMods, a: u64) -> u64 {
         let xd = f64::from(x);
         let r = match op {
             Un::Mov => return a & mask,
-            // The GPU negates through its adder: a NaN comes out canonical.
+            // The GPU negates (and takes the absolute value) through its adder: a NaN comes
+            // out canonical.
             Un::Neg if x.is_nan() => return u64::from(NAN32),
             Un::Neg => return u64::from(x.to_bits() ^ 0x8000_0000),
+            Un::Abs if x.is_nan() => return u64::from(NAN32),
             Un::Abs => return u64::from(x.to_bits() & 0x7fff_ffff),
             Un::Sqrt if directed(m) => {
                 let s = xd.sqrt();
