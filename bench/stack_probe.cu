@@ -2,9 +2,13 @@
 // 1 KiB per thread) before the launch fails, for three frame sizes: the measure behind the
 // simulator's `sim::call::MAX_DEPTH` (issue 16). Run on a GPU machine:
 //   nvcc -arch=sm_90 -Xptxas -v -o stack_probe bench/stack_probe.cu && ./stack_probe
-// Each depth is launched with 64 threads; a depth passes when the launch completes and every
-// thread's result is the closed form. After a failed launch the device is reset.
+// Each depth is launched with 64 threads in a child process of its own (a failed launch spoils
+// its CUDA context; a first version reset the device instead, and every launch after the reset
+// failed); a depth passes when the launch completes and every thread's result is the closed form.
 #include <cstdio>
+#include <cstdlib>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cuda_runtime.h>
 
 // No local array: the frame holds the return address and the registers kept across the call.
@@ -68,46 +72,68 @@ static unsigned host_array(int which, int n, const unsigned* in)
     return (host_array(which, n - 1, in) << 1) ^ a[which == 1 ? (n * 5) & 7 : (n * 7) & 31];
 }
 
-// 1 when depth n runs and gives the right results, 0 when the launch fails.
-static int passes(int which, int n)
+// In a child process: exit status 0 when depth n runs and gives the right results.
+static int child(int which, int n)
 {
     unsigned h[64], *d_in = 0, *d_out = 0, got[64];
     for (int i = 0; i < 64; i++) {
         h[i] = 0x9e3779b9u * (unsigned)(i + 1);
     }
-    int ok = cudaMalloc(&d_in, sizeof h) == cudaSuccess && cudaMalloc(&d_out, sizeof got) == cudaSuccess &&
-             cudaMemcpy(d_in, h, sizeof h, cudaMemcpyHostToDevice) == cudaSuccess;
-    if (ok) {
-        run<<<1, 64>>>(which, n, d_in, d_out);
-        ok = cudaGetLastError() == cudaSuccess && cudaDeviceSynchronize() == cudaSuccess &&
-             cudaMemcpy(got, d_out, sizeof got, cudaMemcpyDeviceToHost) == cudaSuccess;
+    if (cudaMalloc(&d_in, sizeof h) != cudaSuccess || cudaMalloc(&d_out, sizeof got) != cudaSuccess ||
+        cudaMemcpy(d_in, h, sizeof h, cudaMemcpyHostToDevice) != cudaSuccess) {
+        return 2;
     }
-    if (ok) {
-        for (unsigned t = 0; t < 64; t++) {
-            unsigned want = which == 0 ? host_plain(n, t) : host_array(which, n, h);
-            if (got[t] != want) {
-                printf("  depth %d: thread %u gave %u, want %u\n", n, t, got[t], want);
-                ok = 0;
-                break;
-            }
+    run<<<1, 64>>>(which, n, d_in, d_out);
+    cudaError_t e = cudaGetLastError();
+    if (e == cudaSuccess) {
+        e = cudaDeviceSynchronize();
+    }
+    if (e != cudaSuccess) {
+        printf("  %d at depth %d: %s\n", which, n, cudaGetErrorString(e));
+        return 1;
+    }
+    if (cudaMemcpy(got, d_out, sizeof got, cudaMemcpyDeviceToHost) != cudaSuccess) {
+        return 2;
+    }
+    for (unsigned t = 0; t < 64; t++) {
+        unsigned want = which == 0 ? host_plain(n, t) : host_array(which, n, h);
+        if (got[t] != want) {
+            printf("  %d at depth %d: thread %u gave %u, want %u\n", which, n, t, got[t], want);
+            return 1;
         }
     }
-    if (!ok) {
-        cudaDeviceReset();
-        return 0;
+    return 0;
+}
+
+// 1 when depth n passes (run in a fresh process), 0 when it fails.
+static int passes(int which, int n)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int r = child(which, n);
+        fflush(stdout);
+        _exit(r);
     }
-    cudaFree(d_in);
-    cudaFree(d_out);
-    return 1;
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
 int main()
 {
-    size_t stack = 0;
-    cudaDeviceGetLimit(&stack, cudaLimitStackSize);
-    cudaDeviceProp p;
-    cudaGetDeviceProperties(&p, 0);
-    printf("device %s, default stack %zu bytes per thread\n", p.name, stack);
+    // The parent never touches CUDA (a context does not survive fork).
+    fflush(stdout);
+    if (fork() == 0) {
+        size_t stack = 0;
+        cudaDeviceGetLimit(&stack, cudaLimitStackSize);
+        cudaDeviceProp p;
+        cudaGetDeviceProperties(&p, 0);
+        printf("device %s, default stack %zu bytes per thread\n", p.name, stack);
+        fflush(stdout);
+        _exit(0);
+    }
+    wait(0);
     const char* names[3] = {"plain", "array8", "array32"};
     for (int which = 0; which < 3; which++) {
         // The deepest passing depth: a linear scan near the edge after a doubling search.

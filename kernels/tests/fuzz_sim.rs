@@ -1,7 +1,11 @@
 //! Differential fuzzing's CI part: a fixed-seed sample of 200 generated kernels (`kernels::fuzz`)
 //! compiles and runs in the simulator with no diagnostic, none panicking (a panic would be an
-//! `internal_error`) and none hanging (each run is held to a time limit). The GPU half of the
-//! comparison runs on a GPU machine: `runner fuzz --backend both`.
+//! `internal_error`) and none hanging (each run is held to a time limit), and gives what an H100
+//! gave for the same kernel: `fixtures/fuzz_h100.jsonl` holds the digests of the GPU's runs
+//! (`runner fuzz --seed 0 --count 200 --backend both --record FILE` on an NVIDIA H100 80GB HBM3,
+//! the JSON lines cut to seed and digest), so a change that breaks the simulator's agreement with
+//! the GPU fails here without a GPU. A change to the generator changes every kernel: record the
+//! file again then. The GPU half runs on a GPU machine: `runner fuzz --backend both`.
 
 mod common;
 
@@ -15,8 +19,34 @@ fn ptx(code: &str) -> String {
 /// Seeds run here: the first 200 (any change to the generator changes every kernel).
 const SAMPLE: u64 = 200;
 
+/// Seeds of the sample whose GPU run the simulator does not reproduce, and why: each time an
+/// f64 operation with two NaN operands keeps the NaN of the operand ptxas placed first, which
+/// is not the PTX's first (ptxas swaps the operands of commutative instructions, and turns
+/// `a - b` into `-b + a`; the simulator sees the PTX's order, see `sim::float::nan64`).
+const KNOWN: [(u64, &str); 7] = [
+    (6, "__dsub_rd of two NaNs keeps the second"),
+    (45, "__fma_rd of NaNs in swapped order"),
+    (50, "an add of NaNs in swapped order"),
+    (
+        59,
+        "a NaN payload (add order) reaches atomicMax through __double_as_longlong",
+    ),
+    (91, "an add of NaNs in swapped order"),
+    (112, "__fma_rz of NaNs in swapped order"),
+    (
+        133,
+        "copysign(...) + (double)f of two NaNs in swapped order",
+    ),
+];
+
 #[test]
-fn two_hundred_generated_kernels_run_clean_in_the_simulator() {
+fn two_hundred_generated_kernels_run_clean_in_the_simulator_as_on_an_h100() {
+    let recorded: std::collections::BTreeMap<u64, fuzz::Recorded> =
+        include_str!("fixtures/fuzz_h100.jsonl")
+            .lines()
+            .map(|l| serde_json::from_str::<fuzz::Recorded>(l).expect("a record"))
+            .map(|r| (r.seed, r))
+            .collect();
     let mut problems = vec![];
     for seed in 0..SAMPLE {
         let case = fuzz::case(seed);
@@ -28,6 +58,16 @@ fn two_hundred_generated_kernels_run_clean_in_the_simulator() {
         }
         if let Some(p) = fuzz::sim_problem(&out) {
             problems.push(format!("seed {seed}: {p}"));
+        }
+        let gpu = recorded.get(&seed).expect("every sampled seed is recorded");
+        let differs = gpu.difference(&case, &out);
+        match (differs, KNOWN.iter().find(|k| k.0 == seed)) {
+            (Some(why), None) => problems.push(format!("seed {seed}: unlike the H100: {why}")),
+            (None, Some(k)) => problems.push(format!(
+                "seed {seed}: now agrees with the H100; take it off KNOWN ({})",
+                k.1
+            )),
+            _ => {}
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));

@@ -21,7 +21,7 @@ fn a_recursion_that_never_ends_is_a_stack_overflow_naming_the_function() {
         has(
             &d,
             Kind::StackOverflow,
-            &["`taps`", "257 calls deep", "limit of 256"]
+            &["`taps`", "65 calls deep", "limit of 64"]
         ),
         "{d:#?}"
     );

@@ -402,6 +402,8 @@ mod tests {
         }
     }
 
+    /// The GPU gives the same (an H100, `bench/fuzz_probe.cu`'s second kernel): `__fma_rz`,
+    /// `__fma_rd` the largest double, `__fma_ru` and `__fma_rn` infinity.
     #[test]
     fn an_overflowing_product_can_still_round_to_a_finite_sum() {
         // 2^1024 - 2^969: above the largest double, below the midpoint to infinity's side.
@@ -417,6 +419,8 @@ mod tests {
         }
     }
 
+    /// The GPU gives the same for `__ddiv_rz`/`__ddiv_ru` of 3 quanta by 2 and `__drcp_rz`/
+    /// `__drcp_ru` of the largest double (an H100, `bench/fuzz_probe.cu`).
     #[test]
     fn subnormal_quotients_and_products_round_in_their_mode() {
         let tiny = f64::from_bits(1);

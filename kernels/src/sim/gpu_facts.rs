@@ -1,7 +1,8 @@
 //! What the GPU computes where IEEE 754 leaves a choice or the simulator once differed, as
-//! measured on an NVIDIA H100 (`bench/fuzz_probe.cu` and `runner fuzz --backend both`, issue
-//! 16), checked against the simulator's per-lane tables: NaN payloads and signs, NaN converted
-//! to integers, directed rounding at infinities and in the subnormal range, and funnel shifts.
+//! measured on an NVIDIA H100 (`bench/fuzz_probe.cu`, `bench/nan_pairs.cu` and `runner fuzz
+//! --backend both`, issue 16), checked against the simulator's per-lane tables: NaN payloads
+//! and signs, NaN converted to integers, directed rounding at infinities and in the subnormal
+//! range, and funnel shifts.
 //! Each fact was a disagreement the differential fuzzing found; these keep them fixed.
 
 use super::convert::cvt;
@@ -22,30 +23,45 @@ const N2: u64 = 0xfff0_0000_0000_0456; // a negative signaling NaN
 const ONE: u64 = 0x3ff0_0000_0000_0000;
 const INF: u64 = 0x7ff0_0000_0000_0000;
 
+/// A quiet NaN with a smaller significand than `N1`.
+const N3: u64 = 0x7ff8_0000_0000_0001;
+
 #[test]
-fn f64_arithmetic_keeps_the_nan_with_the_larger_significand_quieted() {
+fn f64_arithmetic_keeps_the_first_nan_operand_quieted() {
+    // `bench/nan_pairs.cu`: 4,096 NaN pairs on an H100, every result the first NaN operand
+    // (in the instruction's operand order), quieted, whichever significand is larger.
     let rn = m(Rnd::Rn);
     assert_eq!(bin(Bin::Add, Ty::F64, rn, N1, ONE), 0x7ffc_0000_0000_0123);
     assert_eq!(bin(Bin::Add, Ty::F64, rn, ONE, N2), 0xfff8_0000_0000_0456);
     assert_eq!(bin(Bin::Add, Ty::F64, rn, N1, N2), 0x7ffc_0000_0000_0123);
-    assert_eq!(bin(Bin::Add, Ty::F64, rn, N2, N1), 0x7ffc_0000_0000_0123);
+    assert_eq!(bin(Bin::Add, Ty::F64, rn, N2, N1), 0xfff8_0000_0000_0456);
+    assert_eq!(bin(Bin::Add, Ty::F64, rn, N1, N3), 0x7ffc_0000_0000_0123);
+    assert_eq!(bin(Bin::Sub, Ty::F64, rn, N3, N1), N3);
+    assert_eq!(bin(Bin::MulLo, Ty::F64, rn, N3, N1), N3);
     assert_eq!(bin(Bin::Div, Ty::F64, rn, ONE, N2), 0xfff8_0000_0000_0456);
     assert_eq!(
         tern(Tern::Fma, Ty::F64, rn, ONE, N2, N1),
-        0x7ffc_0000_0000_0123
+        0xfff8_0000_0000_0456
     );
     assert_eq!(
         tern(Tern::Fma, Ty::F64, rn, ONE, ONE, N2),
         0xfff8_0000_0000_0456
     );
     assert_eq!(un(Un::Sqrt, Ty::F64, rn, N1), 0x7ffc_0000_0000_0123);
-    assert_eq!(bin(Bin::Min, Ty::F64, rn, N1, N2), 0xfff8_0000_0000_0456);
+    // min and max: of two NaNs the first, quieted; of one, the other operand.
+    assert_eq!(bin(Bin::Min, Ty::F64, rn, N1, N2), 0x7ffc_0000_0000_0123);
+    assert_eq!(bin(Bin::Max, Ty::F64, rn, N3, N1), N3);
+    assert_eq!(bin(Bin::Min, Ty::F64, rn, N2, ONE), ONE);
     // A NaN the operation makes is the default NaN, negative.
     assert_eq!(bin(Bin::Sub, Ty::F64, rn, INF, INF), 0xfff8_0000_0000_0000);
     assert_eq!(
         un(Un::Sqrt, Ty::F64, rn, 0xbff0_0000_0000_0000),
         0xfff8_0000_0000_0000
     );
+    // `-x` and `fabs(x)` of a NaN: quieted, its sign unchanged (`bench/fuzz_probe.cu`).
+    assert_eq!(un(Un::Neg, Ty::F64, rn, N1), 0x7ffc_0000_0000_0123);
+    assert_eq!(un(Un::Abs, Ty::F64, rn, N2), 0xfff8_0000_0000_0456);
+    assert_eq!(un(Un::Neg, Ty::F64, rn, ONE), ONE | 1 << 63);
 }
 
 #[test]
@@ -94,6 +110,11 @@ fn nan_conversions_between_f32_and_f64_keep_sign_and_payload() {
     // `-x` of a NaN is the canonical NaN, not the NaN with its sign flipped (fuzz seed 70).
     assert_eq!(
         un(Un::Neg, Ty::F32, m(Rnd::Default), 0x7fff_ffff),
+        0x7fff_ffff
+    );
+    // `fabsf` of a NaN is the canonical NaN too (fuzz seed 3361 on the H100).
+    assert_eq!(
+        un(Un::Abs, Ty::F32, m(Rnd::Default), 0x7f80_0488),
         0x7fff_ffff
     );
     // floor and rint: f64 keeps the payload, f32 gives the canonical NaN.

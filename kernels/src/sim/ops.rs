@@ -32,9 +32,9 @@ pub fn bin(op: Bin, ty: Ty, m: FMods, a: u64, b: u64) -> u64 {
                 return super::float::nan64(super::float::f64_op(op, m.rnd, x, y), &[x, y]);
             }
             return bf64(match op {
-                // Both NaN: the second, quieted, as the GPU's `min.f64`/`max.f64` give it.
+                // Both NaN: the first, quieted, as the GPU's `min.f64`/`max.f64` give it.
                 Bin::Min | Bin::Max if x.is_nan() && y.is_nan() => {
-                    return b | 1 << 51;
+                    return a | 1 << 51;
                 }
                 Bin::Min if x.is_nan() || y.is_nan() => x.min(y),
                 Bin::Max if x.is_nan() || y.is_nan() => x.max(y),
@@ -132,9 +132,11 @@ pub fn un(op: Un, ty: Ty, m: FMods, a: u64) -> u64 {
         let xd = f64::from(x);
         let r = match op {
             Un::Mov => return a & mask,
-            // The GPU negates through its adder: a NaN comes out canonical.
+            // The GPU negates (and takes the absolute value) through its adder: a NaN comes
+            // out canonical.
             Un::Neg if x.is_nan() => return u64::from(NAN32),
             Un::Neg => return u64::from(x.to_bits() ^ 0x8000_0000),
+            Un::Abs if x.is_nan() => return u64::from(NAN32),
             Un::Abs => return u64::from(x.to_bits() & 0x7fff_ffff),
             Un::Sqrt if directed(m) => {
                 let s = xd.sqrt();
@@ -160,6 +162,9 @@ pub fn un(op: Un, ty: Ty, m: FMods, a: u64) -> u64 {
     if ty == Ty::F64 {
         let x = f64::from_bits(a);
         return match op {
+            // Through the GPU's f64 adder: a NaN comes out quieted with its sign unchanged
+            // (measured on an H100, bench/fuzz_probe.cu).
+            Un::Neg | Un::Abs if x.is_nan() => a | 1 << 51,
             Un::Neg => a ^ (1 << 63),
             Un::Abs => a & !(1 << 63),
             Un::Sqrt => super::float::nan64(super::float::sqrt_rcp64(false, m.rnd, x), &[x]),

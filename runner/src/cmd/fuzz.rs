@@ -47,7 +47,8 @@ pub struct Args {
     #[arg(long)]
     jobs: Option<usize>,
     /// With `--backend both`: write what the GPU gave for each kernel to FILE, a JSON line per
-    /// seed (its digest, and the whole run where the backends disagree).
+    /// seed (its digest, and the whole run where the backends disagree); with `--backend sim`,
+    /// the simulator's whole runs (to compare two versions of it).
     #[arg(long, value_name = "FILE")]
     record: Option<PathBuf>,
     /// Compare the simulator with the GPU runs recorded in FILE by `--record` (the seeds it
@@ -58,7 +59,8 @@ pub struct Args {
 
 /// Where a kernel's verdict comes from besides the simulator.
 enum Other<'a> {
-    None,
+    /// Nothing; `true`: the simulator's own run is recorded (to compare two simulators).
+    None(bool),
     Gpu(&'a mut Worker),
     Recorded(&'a Recorded),
 }
@@ -74,7 +76,7 @@ fn one(case: &Case, other: Other<'_>) -> (Option<String>, Option<Recorded>) {
         return (Some(p), None);
     }
     match other {
-        Other::None => (None, None),
+        Other::None(keep) => (None, keep.then(|| Recorded::of(case.seed, &sim, true))),
         Other::Recorded(r) => (r.difference(case, &sim), None),
         Other::Gpu(gpu) => {
             let run = KernelRun {
@@ -152,7 +154,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
                     let other = match (worker.as_mut(), records.get(&seed)) {
                         (Some(w), _) => Other::Gpu(w),
                         (None, Some(r)) => Other::Recorded(r),
-                        (None, None) => Other::None,
+                        (None, None) => Other::None(args.record.is_some()),
                     };
                     let (why, record) = one(&case, other);
                     if let Some(why) = why {
