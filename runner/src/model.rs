@@ -64,9 +64,8 @@ pub struct Gpu {
 ///   guide's 8 KB per SM would keep the taps for both. The cause (per-scheduler constant caches,
 ///   serialized misses) needs constants measured on the device.
 /// - Latency. A bound by Little's law (waves of resident warps x each warp's chain of load
-///   latencies) stays below the issue bound for every kernel measured, all of which keep about
-///   64 warps per SM, so it would change no prediction. Puzzle 09's 0.61 is not latency of this
-///   kind.
+///   latencies) stays well below the issue bound for puzzles 09 and 05, worked through by hand,
+///   which keep 64 warps per SM. Puzzle 09's 0.61 is not latency of this kind.
 /// - L2, and the instructions `ptxas` adds or removes (the counts are PTX's).
 pub const H100: Gpu = Gpu {
     name: "NVIDIA H100 SXM5 80GB",
