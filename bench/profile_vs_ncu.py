@@ -18,8 +18,16 @@ The simulator's side needs no GPU, so it can be run apart and carried:
 
 Without `--sim` the GPU machine runs both. OUT_DIR receives profile_vs_ncu.md (the table) and
 profile_vs_ncu.json (every number).
+
+After a change to the model, the simulator's side can be redone against the stored device numbers
+(no GPU):
+
+    RUNNER=... python3 bench/profile_vs_ncu.py --stored bench/profile_vs_ncu.json OUT_DIR
+
+The kernels are then taken as they were when the device measured them (the stored `kernels_at`
+commit, read with `git show`; solutions changed since would be compared with another kernel's times).
 """
-import csv, io, json, os, re, subprocess, sys
+import csv, io, json, os, re, subprocess, sys, tempfile
 
 R = os.environ.get("RUNNER", "target/release/runner")
 ROOT = os.environ.get("ROOT")
@@ -75,12 +83,19 @@ def predicted(puzzle, kernel, case):
     return {"us": float(m.group(1)), "bound": m.group(2)}
 
 
-def sim_side():
-    rows = []
+def sim_side(at=None):
+    """The simulator's counts and predictions; with `at`, of the kernel files as of that commit."""
+    rows, tmp = [], tempfile.mkdtemp()
     for puzzle, kernel, small, full in KERNELS:
+        path = kernel
+        if at:
+            path = os.path.join(tmp, kernel.replace("/", "_"))
+            with open(path, "w") as f:
+                f.write(subprocess.run(["git", "show", f"{at}:{kernel}"], capture_output=True, text=True,
+                                       check=True).stdout)
         rows.append({"puzzle": puzzle, "kernel": kernel, "case": small,
-                     "sim": sim_counts(puzzle, kernel, small),
-                     "predicted": {c: predicted(puzzle, kernel, c) for c in full}})
+                     "sim": sim_counts(puzzle, path, small),
+                     "predicted": {c: predicted(puzzle, path, c) for c in full}})
         print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
     return rows
 
@@ -162,6 +177,18 @@ def table(rows, gpu):
 
 def main():
     args = sys.argv[1:]
+    if args[:1] == ["--stored"]:
+        stored = json.load(open(args[1]))
+        rows = sim_side(stored.get("kernels_at"))
+        for r, old in zip(rows, stored["rows"]):
+            r["measured"], r["ncu"] = old.get("measured"), old.get("ncu")
+        text = table(rows, stored["gpu"])
+        print(text)
+        os.makedirs(args[2], exist_ok=True)
+        open(os.path.join(args[2], "profile_vs_ncu.md"), "w").write(text)
+        stored["rows"] = rows
+        json.dump(stored, open(os.path.join(args[2], "profile_vs_ncu.json"), "w"), indent=1)
+        return
     if args[:1] == ["--sim-only"]:
         json.dump(sim_side(), open(args[1], "w"), indent=1)
         return

@@ -56,11 +56,17 @@ pub struct Gpu {
 /// - 2.822 TB/s: the device-to-device copy (bytes read plus written) that `runner bench`
 ///   measured on an NVIDIA H100 80GB HBM3 (README); the datasheet's HBM3 peak is 3.35 TB/s.
 ///
-/// Not modelled: the constant cache's misses (a `__constant__` array larger than its few KB is
-/// refetched when the warps of an SM read it at different places; puzzle 05, one constant read
-/// per multiply-add, runs 8 times slower than predicted, while puzzle 06, one per 16, does not;
-/// bench/PROFILE.md),
-/// L2, latency with few warps.
+/// Not modelled (bench/PROFILE.md, "Terms tried", has the arithmetic against the device's numbers):
+/// - The constant cache's misses. Puzzle 05 runs 8 times slower than predicted. In SASS it reads
+///   its taps with uniform `ULDC.64` loads, each waited on at once: >= 28.7 clocks per load per SM
+///   on the device. Puzzle 06 issues as many per warp, eight in a burst per 64-byte line, and takes
+///   <= 11.5. No cost per request or per line fits both, and an LRU cache of the programming
+///   guide's 8 KB per SM would keep the taps for both. The cause (per-scheduler constant caches,
+///   serialized misses) needs constants measured on the device.
+/// - Latency. A bound by Little's law (waves of resident warps x each warp's chain of load
+///   latencies) stays well below the issue bound for puzzles 09 and 05, worked through by hand,
+///   which keep 64 warps per SM. Puzzle 09's 0.61 is not latency of this kind.
+/// - L2, and the instructions `ptxas` adds or removes (the counts are PTX's).
 pub const H100: Gpu = Gpu {
     name: "NVIDIA H100 SXM5 80GB",
     sms: 132,
