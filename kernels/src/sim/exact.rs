@@ -343,7 +343,7 @@ mod tests {
             let r = rng.next_u64();
             // Random bits, values near the subnormal range (products and quotients that land
             // in it), and values near 1 so that sums cancel and round.
-            if r % 3 == 0 {
+            if r.is_multiple_of(3) {
                 f64::from_bits(r >> 2 | (r & 3) << 62)
             } else if r % 3 == 1 {
                 f64::from_bits(r >> 12 | (r & 0x3f) << 52 | (r & 0x40) << 57)

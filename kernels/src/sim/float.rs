@@ -226,7 +226,7 @@ pub fn f64_op(op: Bin, rnd: Rnd, a: f64, b: f64) -> f64 {
 
 /// `fma(a, b, c)` in f64, rounded in mode `rnd`.
 pub fn fma64(rnd: Rnd, a: f64, b: f64, c: f64) -> f64 {
-    if !super::exact::directed(rnd) || !(a.is_finite() && b.is_finite() && c.is_finite()) {
+    if !(super::exact::directed(rnd) && a.is_finite() && b.is_finite() && c.is_finite()) {
         return a.mul_add(b, c);
     }
     super::exact::f64_fma(rnd, a, b, c)
