@@ -5,7 +5,7 @@
 //! (`runner fuzz --seed 0 --count 200 --backend both --record FILE` on an NVIDIA H100 80GB HBM3,
 //! the JSON lines cut to seed and digest), so a change that breaks the simulator's agreement with
 //! the GPU fails here without a GPU. A change to the generator changes every kernel: record the
-//! file again then. The GPU half runs on a GPU machine: `runner fuzz --backend both`.
+//! file again then, and `fuzz::KNOWN_H100`, the seeds that differ. The GPU half runs on a GPU machine: `runner fuzz --backend both`.
 
 mod common;
 
@@ -18,26 +18,6 @@ fn ptx(code: &str) -> String {
 
 /// Seeds run here: the first 200 (any change to the generator changes every kernel).
 const SAMPLE: u64 = 200;
-
-/// Seeds of the sample whose GPU run the simulator does not reproduce, and why: each time an
-/// f64 operation with two NaN operands keeps the NaN of the operand ptxas placed first, which
-/// is not the PTX's first (ptxas swaps the operands of commutative instructions, and turns
-/// `a - b` into `-b + a`; the simulator sees the PTX's order, see `sim::float::nan64`).
-const KNOWN: [(u64, &str); 7] = [
-    (6, "__dsub_rd of two NaNs keeps the second"),
-    (45, "__fma_rd of NaNs in swapped order"),
-    (50, "an add of NaNs in swapped order"),
-    (
-        59,
-        "a NaN payload (add order) reaches atomicMax through __double_as_longlong",
-    ),
-    (91, "an add of NaNs in swapped order"),
-    (112, "__fma_rz of NaNs in swapped order"),
-    (
-        133,
-        "copysign(...) + (double)f of two NaNs in swapped order",
-    ),
-];
 
 #[test]
 fn two_hundred_generated_kernels_run_clean_in_the_simulator_as_on_an_h100() {
@@ -61,10 +41,10 @@ fn two_hundred_generated_kernels_run_clean_in_the_simulator_as_on_an_h100() {
         }
         let gpu = recorded.get(&seed).expect("every sampled seed is recorded");
         let differs = gpu.difference(&case, &out);
-        match (differs, KNOWN.iter().find(|k| k.0 == seed)) {
+        match (differs, fuzz::KNOWN_H100.iter().find(|k| k.0 == seed)) {
             (Some(why), None) => problems.push(format!("seed {seed}: unlike the H100: {why}")),
             (None, Some(k)) => problems.push(format!(
-                "seed {seed}: now agrees with the H100; take it off KNOWN ({})",
+                "seed {seed}: now agrees with the H100; take it off fuzz::KNOWN_H100 ({})",
                 k.1
             )),
             _ => {}
