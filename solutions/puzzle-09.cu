@@ -28,10 +28,50 @@ extern "C" __global__ void conv2d(const float* input, const float* kernel, float
     }
     // ANCHOR_END: index
     // ANCHOR: taps
-    // Kernel position by kernel position, as the Triton program does with whole tiles: for tap
-    // (i, j), the thread's share of the tile shifted by (i, j). Rows are input_stride apart.
+    // Kernel position by kernel position, as the Triton program does with whole tiles, but nine
+    // at a time: three kernel rows, three taps of each. The nine input loads and nine tap loads of
+    // such a block are all issued before its first multiply-add, so the thread waits for memory
+    // once per nine taps. (A loop whose length is known only at run time issues its loads one or
+    // two at a time, and waits after each.) Taps left over on the right of three rows, then rows
+    // left over at the bottom, go one at a time. Rows are input_stride apart.
     float sum = 0.0f;
-    for (int i = 0; i < kernel_rows; i++) {
+    int i = 0;
+    for (; i + 3 <= kernel_rows; i += 3) {
+        const float* row = input + (r + i) * input_stride + c;
+        const float* taps = kernel + i * kernel_cols;
+        int j = 0;
+        for (; j + 3 <= kernel_cols; j += 3) {
+            float x[3][3], k[3][3];
+#pragma unroll
+            for (int h = 0; h < 3; h++) {
+#pragma unroll
+                for (int u = 0; u < 3; u++) {
+                    x[h][u] = row[h * input_stride + j + u];
+                    k[h][u] = taps[h * kernel_cols + j + u];
+                }
+            }
+#pragma unroll
+            for (int h = 0; h < 3; h++) {
+#pragma unroll
+                for (int u = 0; u < 3; u++) {
+                    sum += x[h][u] * k[h][u];
+                }
+            }
+        }
+        for (; j < kernel_cols; j++) {
+            float x[3], k[3];
+#pragma unroll
+            for (int h = 0; h < 3; h++) {
+                x[h] = row[h * input_stride + j];
+                k[h] = taps[h * kernel_cols + j];
+            }
+#pragma unroll
+            for (int h = 0; h < 3; h++) {
+                sum += x[h] * k[h];
+            }
+        }
+    }
+    for (; i < kernel_rows; i++) {
         const float* row = input + (r + i) * input_stride + c;
         for (int j = 0; j < kernel_cols; j++) {
             sum += row[j] * kernel[i * kernel_cols + j];

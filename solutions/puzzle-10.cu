@@ -18,50 +18,73 @@
 // threads of a warp, reading 32 neighbouring columns, hit 32 different banks.
 #define BLOCK_X 64
 #define BLOCK_Y 3
-#define PER_THREAD 21
+#define PER_THREAD 25
 #define TILE_ROWS (BLOCK_Y * PER_THREAD)
 #define TILE_COLS BLOCK_X
 #define THREADS (BLOCK_X * BLOCK_Y)
 #define MAX_K 31
+#define WARPS (THREADS / 32)
+// Five blocks per multiprocessor (at most 64 registers a thread); while staging, each warp reads
+// STEPS groups of 4 rows at once, VECTOR_GROUPS groups of 8 float4s (32 floats) per row.
+#define MIN_BLOCKS 5
+#define STEPS 4
+#define VECTOR_GROUPS ((TILE_COLS + MAX_K - 1 + 31) / 32)
 
-// The loop below needs the padding of a kernel column (at most 7 zeros) to fit above the bottom
-// threads' rows, and whole warps in a row of threads.
-static_assert(BLOCK_Y >= 2 && PER_THREAD >= 7 && BLOCK_X % 32 == 0, "see the loop");
-
-// The loop below needs the padding of a kernel column (at most 7 zeros) to fit above the bottom
-// threads' rows, and whole warps in a row of threads.
-static_assert(BLOCK_Y >= 2 && PER_THREAD >= 7 && BLOCK_X % 32 == 0, "see the loop");
+// Whole warps in a row of threads; float4 columns of the tile start on 16 bytes.
+static_assert(BLOCK_X % 32 == 0 && TILE_COLS % 4 == 0 && TILE_ROWS % 2 == 1, "see the shape");
 
 extern "C" __device__ const int launch_shape[4] = {BLOCK_X, BLOCK_Y, TILE_ROWS, TILE_COLS};
 // ANCHOR_END: shape
 
 // ANCHOR: stage
-// Copies the block's (TILE_ROWS + kernel_rows - 1) x (TILE_COLS + kernel_cols - 1) input region
-// into shared memory, transposed: element (y, x) of the region at tile[x * h + y], zero past the
-// image's last row or column (the input's padding is never read). Reads walk the image's rows
-// (neighbouring threads, neighbouring floats: coalesced); each thread issues its loads for four
-// rows before it stores any, so the block waits for global memory once per four rows.
+// Copies the block's h x w input region (h = TILE_ROWS + kernel_rows - 1, w = TILE_COLS +
+// kernel_cols - 1) into shared memory, transposed: element (y, x) of the region at tile[x * h + y],
+// zero past the image's last row or column (the input's padding is never used).
+//
+// When the input allows it (16-byte aligned, input_stride a multiple of 4), the region is read as
+// float4s. Lane l of a warp takes row l % 4 of a group of 4 rows and vector l / 4 of a group of 8
+// vectors: the warp reads four 128-byte rows (coalesced), and its transposed stores, tile[(4 * v +
+// u) * h + y] with h odd, fall in 32 banks. A warp walks its rows STEPS groups at a time, every
+// vector group of each (VECTOR_GROUPS cover the widest region), and asks for all those loads before
+// it stores any: the block waits for global memory once per 4 * STEPS * WARPS = 96 rows, once for a
+// 3 x 3 or a 15 x 15 kernel. (The compiler lets some stores in between the loads to save registers.)
+// Otherwise, one float at a time.
 __device__ __forceinline__ void stage(float* tile, const float* src, int h, int w, int rows_left,
-                                      int cols_left, int stride)
+                                      int cols_left, int stride, bool vectors)
 {
-    for (int y0 = threadIdx.y; y0 < h; y0 += 4 * BLOCK_Y) {
-        float v[4][2];
+    int tid = threadIdx.y * BLOCK_X + threadIdx.x;
+    if (!vectors) {
+        for (int k = tid; k < h * w; k += THREADS) {
+            int y = k / w, x = k - y * w;
+            tile[x * h + y] = y < rows_left && x < cols_left ? src[y * stride + x] : 0.0f;
+        }
+        return;
+    }
+    int row = 4 * (tid / 32) + tid % 4, vec = tid % 32 / 4;
+    for (int y0 = 0; y0 < h; y0 += 4 * WARPS * STEPS) {
+        float4 v[STEPS][VECTOR_GROUPS];
 #pragma unroll
-        for (int u = 0; u < 4; u++) {
+        for (int s = 0; s < STEPS; s++) {
 #pragma unroll
-            for (int half = 0; half < 2; half++) {
-                int y = y0 + u * BLOCK_Y, x = threadIdx.x + half * BLOCK_X;
-                bool inside = y < rows_left && x < cols_left && y < h && x < w;
-                v[u][half] = inside ? src[y * stride + x] : 0.0f;
+            for (int q = 0; q < VECTOR_GROUPS; q++) {
+                int y = y0 + 4 * WARPS * s + row, x = 4 * (vec + 8 * q);
+                // x < cols_left and stride % 4 == 0: the whole float4 lies within the row's stride.
+                v[s][q] = y < rows_left && x < cols_left
+                              ? *reinterpret_cast<const float4*>(src + y * stride + x)
+                              : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
             }
         }
 #pragma unroll
-        for (int u = 0; u < 4; u++) {
+        for (int s = 0; s < STEPS; s++) {
 #pragma unroll
-            for (int half = 0; half < 2; half++) {
-                int y = y0 + u * BLOCK_Y, x = threadIdx.x + half * BLOCK_X;
-                if (y < h && x < w) {
-                    tile[x * h + y] = v[u][half];
+            for (int q = 0; q < VECTOR_GROUPS; q++) {
+                int y = y0 + 4 * WARPS * s + row, x = 4 * (vec + 8 * q);
+                float e[4] = {v[s][q].x, v[s][q].y, v[s][q].z, v[s][q].w};
+#pragma unroll
+                for (int u = 0; u < 4; u++) {
+                    if (y < h && x + u < w) {
+                        tile[(x + u) * h + y] = x + u < cols_left ? e[u] : 0.0f;
+                    }
                 }
             }
         }
@@ -72,18 +95,18 @@ __device__ __forceinline__ void stage(float* tile, const float* src, int h, int 
 // ANCHOR: chunk
 // T taps w[0..T) of one kernel column against the window col[0 .. PER_THREAD + T - 1) of one
 // staged column: acc[o] += col[o + i] * w[i]. The window is read once into registers and every
-// index is a compile-time constant: PER_THREAD + T - 1 shared reads and T / 4 float4 reads of taps
-// (the same address for the whole warp: a broadcast) for PER_THREAD * T FFMAs.
+// index is a compile-time constant: PER_THREAD + T - 1 shared reads and (T + 3) / 4 float4 reads of
+// taps (the same address for the whole warp: a broadcast) for PER_THREAD * T FFMAs.
 template <int T>
 __device__ __forceinline__ void chunk(float (&acc)[PER_THREAD], const float* col, const float* w)
 {
-    float x[PER_THREAD + T - 1], k[T];
+    float x[PER_THREAD + T - 1], k[(T + 3) / 4 * 4];
 #pragma unroll
     for (int q = 0; q < PER_THREAD + T - 1; q++) {
         x[q] = col[q];
     }
 #pragma unroll
-    for (int q = 0; q < T / 4; q++) {
+    for (int q = 0; q < (T + 3) / 4; q++) {
         float4 v = reinterpret_cast<const float4*>(w)[q];  // w: 16-byte aligned, see the loop
         k[4 * q] = v.x;
         k[4 * q + 1] = v.y;
@@ -98,31 +121,39 @@ __device__ __forceinline__ void chunk(float (&acc)[PER_THREAD], const float* col
         }
     }
 }
+
+// Every kernel column, T taps of each: the chunk size is a constant of the whole loop, so a column
+// costs its reads and multiply-adds and an add or two.
+template <int T>
+__device__ __forceinline__ void columns(float (&acc)[PER_THREAD], const float* col, const float* kj,
+                                        int kernel_cols, int h)
+{
+    for (int j = 0; j < kernel_cols; j++) {
+        chunk<T>(acc, col + j * h, kj + j * 32);
+    }
+}
 // ANCHOR_END: chunk
 
 // ANCHOR: signature
-extern "C" __global__ void __launch_bounds__(THREADS)
+extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     conv2d(const float* input, const float* kernel, float* output, int input_rows, int input_cols,
            int input_stride, int kernel_rows, int kernel_cols, int output_stride)
 // ANCHOR_END: signature
 {
     extern __shared__ float tile[];
-    // The taps by column and zero-padded to kr_pad rows (4, or a multiple of 8): taps[0][j] has
-    // the zeros after kernel column j, taps[1][j] before it (see the loop).
-    __shared__ __align__(16) float taps[2][MAX_K][32];
+    // The taps by column, each column zero-padded to 32: taps[j][i] = kernel[i][j].
+    __shared__ __align__(16) float taps[MAX_K][32];
     int output_rows = input_rows - kernel_rows + 1;
     int output_cols = input_cols - kernel_cols + 1;
     int row0 = blockIdx.y * TILE_ROWS, col0 = blockIdx.x * TILE_COLS;
     int h = TILE_ROWS + kernel_rows - 1, w = TILE_COLS + kernel_cols - 1;
-    int kr_pad = kernel_rows <= 4 ? 4 : (kernel_rows + 7) / 8 * 8;
-    int pad = kr_pad - kernel_rows;
-    for (int t = threadIdx.y * BLOCK_X + threadIdx.x; t < kernel_cols * kr_pad; t += THREADS) {
-        int j = t / kr_pad, p = t % kr_pad;
-        taps[0][j][p] = p < kernel_rows ? kernel[p * kernel_cols + j] : 0.0f;
-        taps[1][j][p] = p >= pad ? kernel[(p - pad) * kernel_cols + j] : 0.0f;
+    for (int t = threadIdx.y * BLOCK_X + threadIdx.x; t < kernel_cols * 32; t += THREADS) {
+        int j = t / 32, i = t % 32;
+        taps[j][i] = i < kernel_rows ? kernel[i * kernel_cols + j] : 0.0f;
     }
+    bool vectors = reinterpret_cast<unsigned long long>(input) % 16 == 0 && input_stride % 4 == 0;
     stage(tile, input + row0 * input_stride + col0, h, w, input_rows - row0, input_cols - col0,
-          input_stride);
+          input_stride, vectors);
     __syncthreads();
 
     // ANCHOR: loop
@@ -131,25 +162,33 @@ extern "C" __global__ void __launch_bounds__(THREADS)
     for (int o = 0; o < PER_THREAD; o++) {
         acc[o] = 0.0f;
     }
-    // A kernel column's taps are taken 16 (then 8, or 4) at a time, zero-padded to kr_pad: a
-    // window of PER_THREAD + kr_pad - 1 rows. For the bottom threads of the tile that is `pad`
-    // rows more than the region holds, so they take the taps with the zeros in front and start
-    // their window `pad` rows higher: every read stays in the region, and every extra row
-    // read meets a zero tap. (The rows are warp-uniform: BLOCK_X is a multiple of 32.)
-    bool bottom = threadIdx.y == BLOCK_Y - 1;
-    int first = threadIdx.y * PER_THREAD - (bottom ? pad : 0);
-    for (int j = 0; j < kernel_cols; j++) {
-        const float* col = tile + (threadIdx.x + j) * h + first;
-        const float* kj = taps[bottom][j];
-        int i = 0;
-        for (; i + 16 <= kr_pad; i += 16) {
-            chunk<16>(acc, col + i, kj + i);
-        }
-        if (kr_pad - i == 8) {
-            chunk<8>(acc, col + i, kj + i);
-        } else if (kr_pad == 4) {
-            chunk<4>(acc, col + i, kj + i);
-        }
+    // A kernel column is one chunk of exactly its kernel_rows taps, a template instance chosen once
+    // for the whole kernel: a window of PER_THREAD + kernel_rows - 1 rows, always inside the region,
+    // and no zero taps. Kernels of 17 to 31 rows take their first 16 taps in a first pass.
+    const float* col = tile + threadIdx.x * h + threadIdx.y * PER_THREAD;
+    int first = kernel_rows > 16 ? 16 : 0;
+    if (first) {
+        columns<16>(acc, col, &taps[0][0], kernel_cols, h);
+    }
+    col += first;
+    const float* kj = &taps[0][first];  // 16-byte aligned: first is 0 or 16
+    switch (kernel_rows - first) {
+    case 1: columns<1>(acc, col, kj, kernel_cols, h); break;
+    case 2: columns<2>(acc, col, kj, kernel_cols, h); break;
+    case 3: columns<3>(acc, col, kj, kernel_cols, h); break;
+    case 4: columns<4>(acc, col, kj, kernel_cols, h); break;
+    case 5: columns<5>(acc, col, kj, kernel_cols, h); break;
+    case 6: columns<6>(acc, col, kj, kernel_cols, h); break;
+    case 7: columns<7>(acc, col, kj, kernel_cols, h); break;
+    case 8: columns<8>(acc, col, kj, kernel_cols, h); break;
+    case 9: columns<9>(acc, col, kj, kernel_cols, h); break;
+    case 10: columns<10>(acc, col, kj, kernel_cols, h); break;
+    case 11: columns<11>(acc, col, kj, kernel_cols, h); break;
+    case 12: columns<12>(acc, col, kj, kernel_cols, h); break;
+    case 13: columns<13>(acc, col, kj, kernel_cols, h); break;
+    case 14: columns<14>(acc, col, kj, kernel_cols, h); break;
+    case 15: columns<15>(acc, col, kj, kernel_cols, h); break;
+    default: columns<16>(acc, col, kj, kernel_cols, h); break;
     }
     // ANCHOR_END: loop
 

@@ -76,7 +76,7 @@ static Shape shape_for(int outputs, int k)
 #elif PUZZLE == 7
     (void)k;
     return {ceil_div(outputs, BLOCK_SIZE), THREADS, 0};
-#elif PUZZLE == 8
+#elif PUZZLE == 8 || PUZZLE == 12
     (void)k;
     // Read once: a device-to-host copy inside the timed region would add ~12 us to every launch.
     static int s[3] = {0, 0, 0};
@@ -327,7 +327,7 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "usage: %s peak | %s NAME PEAK_GFLOPS\n", argv[0], argv[0]);
         return 2;
     }
-    if (!check_all(false)) {
+    if (!check_all(std::getenv("VERBOSE") != nullptr)) {
         std::printf("| %-26s | wrong results: not timed |\n", argv[1]);
         return 1;
     }

@@ -73,6 +73,10 @@ pub struct Peaks {
     pub fma_tflops: f64,
     /// Device-to-device copy, bytes read plus bytes written.
     pub copy_gbps: f64,
+    /// The tensor cores' tf32 rate through `mma.sync` m16n8k8 (2 * 16 * 8 * 8 operations each);
+    /// `None` on a GPU without tf32 tensor cores (before compute capability 8.0).
+    #[serde(default)]
+    pub tf32_tflops: Option<f64>,
 }
 
 /// Where the peaks measured on `device` are cached.
@@ -93,7 +97,8 @@ pub fn cached_peaks(device: &crate::gpu::Device) -> Option<Peaks> {
 
 /// Version of the measuring kernels: cached peaks measured by an older version are measured again.
 /// 2: 512 FMAs per trip of the FMA loop instead of 32, whose loop instructions (3%) read a peak 3% low.
-pub const PEAKS_VERSION: u32 = 2;
+/// 3: the tf32 tensor-core rate added.
+pub const PEAKS_VERSION: u32 = 3;
 
 /// FMAs per chain in one trip of `fma_peak`'s loop: 8 chains × 64 = 512 FMAs per trip, so the
 /// loop's own four instructions cost under 1% of its issue slots.
@@ -131,6 +136,58 @@ extern "C" __global__ void copy(const float4* in, float4* out, int n)
 }
 "#;
 
+/// Independent accumulator chains per warp in `mma_peak`, and mma's per chain per trip.
+const CHAINS: u32 = 8;
+const MMA_STEPS: u32 = 16;
+
+/// Chains of `mma.sync` m16n8k8 tf32 on operands of 1.0: each adds 8 to every accumulator
+/// element, so a thread's sum is exact (CHAINS * 4 * 8 * trips) and shows how many ran.
+const MMA_PEAK_SOURCE: &str = r#"
+extern "C" __global__ void mma_peak(float* out, int iters)
+{
+    const unsigned one = 0x3f800000u;
+    float acc[CHAINS][4];
+    for (int c = 0; c < CHAINS; c++)
+        for (int q = 0; q < 4; q++) acc[c][q] = 0.0f;
+    for (int i = 0; i < iters; i++) {
+        #pragma unroll
+        for (int u = 0; u < MMA_STEPS; u++) {
+            #pragma unroll
+            for (int c = 0; c < CHAINS; c++) {
+                asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, "
+                             "{%4,%4,%4,%4}, {%4,%4}, {%0,%1,%2,%3};"
+                             : "+f"(acc[c][0]), "+f"(acc[c][1]), "+f"(acc[c][2]), "+f"(acc[c][3])
+                             : "r"(one));
+            }
+        }
+    }
+    float s = 0.0f;
+    for (int c = 0; c < CHAINS; c++)
+        for (int q = 0; q < 4; q++) s += acc[c][q];
+    out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+"#;
+
+fn mma_macros() -> [(String, String); 2] {
+    [
+        ("CHAINS".to_string(), CHAINS.to_string()),
+        ("MMA_STEPS".to_string(), MMA_STEPS.to_string()),
+    ]
+}
+
+fn mma_source(macros: &[(String, String)]) -> Source<'_> {
+    Source {
+        code: MMA_PEAK_SOURCE,
+        file: "mma_peak.cu",
+        macros,
+    }
+}
+
+/// Floating-point operations of one `mma_peak` launch: 2 * 16 * 8 * 8 per mma per warp.
+fn mma_flops(iters: i32, threads: u32) -> f64 {
+    2048.0 * f64::from(CHAINS * MMA_STEPS) * f64::from(iters) * f64::from(threads / 32)
+}
+
 fn median(times: &mut [f32]) -> f64 {
     times.sort_by(f32::total_cmp);
     f64::from(times[times.len() / 2])
@@ -150,8 +207,13 @@ fn peak_source(macros: &[(String, String)]) -> Source<'_> {
 
 /// `fma_peak` over `blocks` of `threads`, `iters` trips each.
 fn fma_job(blocks: u32, threads: u32, iters: i32) -> Job {
+    peak_job("fma_peak", blocks, threads, iters)
+}
+
+/// One of the peak kernels (`out`, `iters`) over `blocks` of `threads`.
+fn peak_job(kernel: &str, blocks: u32, threads: u32, iters: i32) -> Job {
     Job {
-        kernel: "fma_peak".into(),
+        kernel: kernel.into(),
         launch: Launch::linear(blocks, threads),
         args: vec![
             Arg::Output {
@@ -169,8 +231,9 @@ fn fma_job(blocks: u32, threads: u32, iters: i32) -> Job {
     }
 }
 
-/// Measures the device's FMA rate and copy bandwidth (about a second of GPU time).
-pub fn measure_peaks(sms: u32) -> Result<Peaks, Diagnostic> {
+/// Measures the device's FMA rate, copy bandwidth and, on compute capability 8.0 and later,
+/// tf32 tensor-core rate (about a second of GPU time).
+pub fn measure_peaks(sms: u32, tensor_cores: bool) -> Result<Peaks, Diagnostic> {
     let macros = peak_macros();
     let source = peak_source(&macros);
     let plan = Plan {
@@ -207,9 +270,19 @@ pub fn measure_peaks(sms: u32) -> Result<Peaks, Diagnostic> {
     };
     let mut t = time_job(&source, &copy, plan)?.times_ms;
     let copy_gbps = 2.0 * (n4 * 16) as f64 / (median(&mut t) * 1e-3) / 1e9;
+    let tf32_tflops = if tensor_cores {
+        let macros = mma_macros();
+        let (threads, blocks, iters) = (256u32, sms * 4, 64);
+        let job = peak_job("mma_peak", blocks, threads, iters);
+        let mut t = time_job(&mma_source(&macros), &job, plan)?.times_ms;
+        Some(mma_flops(iters, threads * blocks) / (median(&mut t) * 1e-3) / 1e12)
+    } else {
+        None
+    };
     Ok(Peaks {
         fma_tflops,
         copy_gbps,
+        tf32_tflops,
     })
 }
 
@@ -248,5 +321,30 @@ mod tests {
             assert_eq!(got.to_bits(), want.to_bits(), "thread {t}");
         }
         assert_eq!(peak_flops(iters, threads), 2.0 * 8.0 * 64.0 * 2.0 * 32.0);
+    }
+
+    /// Likewise for the tensor cores: each thread's sum counts the mma's its warp ran.
+    #[test]
+    fn the_mma_peak_kernel_runs_the_mmas_its_flop_count_claims() {
+        let location = nvrtc::locate()
+            .or_else(|| nvrtc::install().ok().map(nvrtc::Location::Path))
+            .expect("NVRTC found or installed");
+        nvrtc::load(&location).expect("NVRTC loads");
+        let macros = mma_macros();
+        let ptx = match nvrtc::compile(&mma_source(&macros), &Target::Ptx).expect("compiles") {
+            Compiled::Ptx(p) => p,
+            Compiled::Cubin(_) => unreachable!("asked for PTX"),
+        };
+        let (threads, iters) = (64, 3);
+        let out = sim::run(&ptx, &peak_job("mma_peak", 1, threads, iters));
+        assert!(out.diagnostics.is_empty(), "{:?}", out.diagnostics);
+        let mmas = CHAINS * MMA_STEPS * iters as u32;
+        for (t, got) in out.outputs[0].iter().enumerate() {
+            assert_eq!(*got, (4 * 8 * mmas) as f32, "thread {t}");
+        }
+        assert_eq!(
+            mma_flops(iters, threads),
+            2.0 * 2.0 * 16.0 * 8.0 * 8.0 * mmas as f64
+        );
     }
 }

@@ -10,6 +10,7 @@ pub mod compile_log;
 pub mod diag;
 pub mod entry;
 pub mod fuzz;
+pub mod gemm_shape;
 pub mod gpu;
 pub mod gpu_faults;
 pub mod headers;

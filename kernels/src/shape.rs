@@ -1,4 +1,4 @@
-//! A launch shape that the kernel file declares for itself (puzzles 08 and 10).
+//! A launch shape that the kernel file declares for itself (puzzles 08, 10 and 11).
 //!
 //! Where a puzzle lets the learner choose the launch, the kernel file holds
 //! `extern "C" __device__ const int launch_shape[3] = {THREADS, OUTPUTS_PER_BLOCK, SHARED_BYTES};`.
@@ -14,7 +14,8 @@
 //! misspelled or wrongly sized declaration is a `bad_launch_shape` diagnostic that says what to
 //! write, never a launch of zero blocks. [`LaunchShape::from_ptx`] reads puzzle 08's three ints
 //! and checks them against the hardware's limits; the grid then follows from the case: one block
-//! per `OUTPUTS_PER_BLOCK` outputs, rounded up. Puzzle 10's 2D shape is in `crate::tile_shape`.
+//! per `OUTPUTS_PER_BLOCK` outputs, rounded up. Puzzle 10's 2D shape is in `crate::tile_shape`,
+//! puzzle 11's implicit-GEMM tiles in `crate::gemm_shape`.
 
 use crate::diag::{Diagnostic, Kind};
 use crate::job::Launch;
@@ -37,22 +38,16 @@ impl LaunchShape {
     /// global variable carries no line), and say what the declaration should look like.
     pub fn from_ptx(ptx: &str, symbol: &str, file: &str) -> Result<Self, Diagnostic> {
         let fields = ["THREADS", "OUTPUTS_PER_BLOCK", "SHARED_BYTES"];
-        let [threads, outputs_per_block, shared_bytes] =
-            declared_ints(ptx, symbol, &fields, file)?[..]
-        else {
-            unreachable!("declared_ints returns one value per field")
-        };
+        let words = declared_array(ptx, symbol, &fields, file)?;
+        let [threads, outputs_per_block, shared_bytes] = words;
         let shape = LaunchShape {
             threads,
             outputs_per_block,
             shared_bytes,
         };
-        shape.check().map_err(|why| {
-            impossible(
-                file,
-                format!("`{symbol}` = {{{threads}, {outputs_per_block}, {shared_bytes}}}: {why}"),
-            )
-        })
+        shape
+            .check()
+            .map_err(|why| refused(file, symbol, &words, &why))
     }
 
     /// Checks the shape against what every sm_90 GPU can launch.
@@ -88,6 +83,30 @@ impl LaunchShape {
 /// A `bad_launch_shape` diagnostic at line 1 of `file`.
 pub fn impossible(file: &str, message: String) -> Diagnostic {
     Diagnostic::new(Kind::BadLaunchShape, message).at_line(file, 1)
+}
+
+/// [`declared_ints`] for a fixed number of fields, as an array.
+pub fn declared_array<const N: usize>(
+    ptx: &str,
+    symbol: &str,
+    fields: &[&str; N],
+    file: &str,
+) -> Result<[u32; N], Diagnostic> {
+    let words = declared_ints(ptx, symbol, fields, file)?;
+    Ok(words
+        .try_into()
+        .expect("declared_ints returns one value per field"))
+}
+
+/// A `bad_launch_shape` for the declared `words` of `symbol`, saying `why` no GPU launches them.
+pub fn refused(file: &str, symbol: &str, words: &[u32], why: &str) -> Diagnostic {
+    impossible(file, format!("`{symbol}` = {}: {why}", braces(words)))
+}
+
+/// `{a, b, c}`: declared words as the source writes them.
+pub fn braces(words: &[u32]) -> String {
+    let words: Vec<String> = words.iter().map(u32::to_string).collect();
+    format!("{{{}}}", words.join(", "))
 }
 
 /// The ints of the array `symbol` that `ptx` declares, one per name in `fields`; a missing,

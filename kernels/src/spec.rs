@@ -6,6 +6,7 @@
 //! `puzzle-NN` names the crate, the folder, the solution stem and the chapter file alike.
 
 use crate::diag::Diagnostic;
+use crate::gemm_shape::GemmShape;
 use crate::job::{Arg, Budget, ConstUpload, Job, Launch};
 use crate::shape::LaunchShape;
 use crate::tile_shape::TileShape;
@@ -75,6 +76,10 @@ pub struct Case {
     /// owns outputs `b * N .. (b + 1) * N`; which of its threads computes which is the kernel's
     /// own choice.
     pub outputs_per_block: Option<u32>,
+    /// For an implicit-GEMM launch the kernel declares (puzzle 11), set by
+    /// [`Puzzle::resolve_launch`]: BLOCK_M and BLOCK_N. The output is M rows of `output_channels`;
+    /// block (x, y) owns rows x * BLOCK_M .. and columns y * BLOCK_N .. of it.
+    pub block_tile: Option<[u32; 2]>,
 }
 
 impl Case {
@@ -143,6 +148,9 @@ pub enum LaunchRule {
     /// `{BLOCK_X, BLOCK_Y, TILE_ROWS, TILE_COLS}` (puzzle 10): one block per output tile, the staged
     /// input region in dynamic shared memory ([`crate::tile_shape`]).
     Tiles2d,
+    /// `{THREADS, BLOCK_M, BLOCK_N, SHARED_BYTES}` (puzzle 11): one block per BLOCK_M x BLOCK_N
+    /// tile of the implicit GEMM's M x output_channels product ([`crate::gemm_shape`]).
+    Gemm,
 }
 
 impl DeclaredLaunch {
@@ -204,6 +212,14 @@ impl Puzzle {
                     case.job.launch = shape.launch(&case.job, file)?;
                     let tile = u64::from(shape.tile_rows) * u64::from(shape.tile_cols);
                     rescale(case, case.job.launch.blocks() * tile);
+                }
+            }
+            LaunchRule::Gemm => {
+                let shape = GemmShape::from_ptx(ptx, declared.symbol, file)?;
+                for case in cases {
+                    case.job.launch = shape.launch(&case.job, file)?;
+                    case.block_tile = Some([shape.block_m, shape.block_n]);
+                    rescale(case, case.job.launch.blocks() * shape.tile());
                 }
             }
         }

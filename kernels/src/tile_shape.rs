@@ -10,7 +10,7 @@
 
 use crate::diag::Diagnostic;
 use crate::job::{Job, Launch};
-use crate::shape::{MAX_SHARED_BYTES, MAX_THREADS, declared_ints, impossible};
+use crate::shape::{MAX_SHARED_BYTES, MAX_THREADS, braces, declared_array, impossible, refused};
 
 /// Block and tile of a 2D declared launch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,11 +29,8 @@ impl TileShape {
 
     /// Reads and checks the array `symbol` from `ptx` (compiled from `file`).
     pub fn from_ptx(ptx: &str, symbol: &str, file: &str) -> Result<Self, Diagnostic> {
-        let [block_x, block_y, tile_rows, tile_cols] =
-            declared_ints(ptx, symbol, &Self::FIELDS, file)?[..]
-        else {
-            unreachable!("declared_ints returns one value per field")
-        };
+        let words = declared_array(ptx, symbol, &Self::FIELDS, file)?;
+        let [block_x, block_y, tile_rows, tile_cols] = words;
         let shape = TileShape {
             block_x,
             block_y,
@@ -42,14 +39,11 @@ impl TileShape {
         };
         shape
             .check()
-            .map_err(|why| impossible(file, format!("`{symbol}` = {}: {why}", shape.braces())))
+            .map_err(|why| refused(file, symbol, &words, &why))
     }
 
     fn braces(&self) -> String {
-        format!(
-            "{{{}, {}, {}, {}}}",
-            self.block_x, self.block_y, self.tile_rows, self.tile_cols
-        )
+        braces(&[self.block_x, self.block_y, self.tile_rows, self.tile_cols])
     }
 
     /// Checks what does not depend on the case.

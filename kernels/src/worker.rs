@@ -253,8 +253,10 @@ fn run_here(req: &Request) -> Reply {
             Err(d) => diagnosed(d),
         },
         Request::Peaks => {
-            let sms = crate::gpu::probe().map_or(1, |d| d.multiprocessors as u32);
-            match crate::bench::measure_peaks(sms) {
+            let device = crate::gpu::probe();
+            let sms = device.as_ref().map_or(1, |d| d.multiprocessors as u32);
+            let tensor_cores = device.as_ref().is_some_and(|d| d.major >= 8);
+            match crate::bench::measure_peaks(sms, tensor_cores) {
                 Ok(peaks) => Reply {
                     peaks: Some(peaks),
                     ..Reply::default()

@@ -6,7 +6,8 @@
 //! leaves out its `output` and `expected` arrays unless `--full`; a failing case keeps them and
 //! adds `inputs`, the input arrays by parameter name, so it can be reproduced (`params` has the
 //! sizes and macros). A full-scale case's inputs are left out (millions of values): its name and
-//! the puzzle rebuild it exactly. `root` is the workbook's folder, absolute.
+//! the puzzle rebuild it exactly; so are its `output` and `expected` unless `--full` (a failing
+//! 8192 x 8192 case made gigabytes of JSON, minutes to print and to read). `root` is the workbook's folder, absolute.
 
 use crate::engine::{Backend, CaseResult, Outcome};
 use crate::judge::Agreement;
@@ -72,7 +73,11 @@ pub fn render(outcome: &Outcome, puzzle: &Puzzle, style: Style) -> String {
         .cases
         .iter()
         .map(|c| {
-            let arrays = style.full || !c.passed;
+            // A failing full-scale case (millions of values, megabytes of text) keeps its
+            // arrays only with --full, as a passing one.
+            let original = c.shrunk_from.as_deref().unwrap_or(&c.name);
+            let is_small = small.iter().any(|s| s.name == original);
+            let arrays = style.full || (!c.passed && is_small);
             CaseView {
                 name: &c.name,
                 backend: c.backend,

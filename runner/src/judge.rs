@@ -193,12 +193,16 @@ fn listing(case: &Case, indices: &[usize], detail: impl Fn(usize) -> String) -> 
                         format!(" (block ({},{}) thread ({},{}))", b[0], b[1], t[0], t[1])
                     }
                     (Some(t), None) => format!(" (block {} thread {})", b[0], t[0]),
+                    (None, _) if case.block_tile.is_some() => {
+                        format!(" (block ({},{}))", b[0], b[1])
+                    }
                     (None, _) => format!(" (block {})", b[0]),
                 })
                 .unwrap_or_default();
-            let at = match case.job.output_pitch() {
-                Some(p) => grid::place(p, i),
-                None => format!("[{i}]"),
+            let at = match (case.job.output_pitch(), gemm_place(case, i)) {
+                (Some(p), _) => grid::place(p, i),
+                (None, Some((m, o))) => format!("[{i}] (pixel {m}, channel {o})"),
+                (None, None) => format!("[{i}]"),
             };
             format!("{at}{}{who}", detail(i))
         })
@@ -209,16 +213,34 @@ fn listing(case: &Case, indices: &[usize], detail: impl Fn(usize) -> String) -> 
     parts.join(", ")
 }
 
+/// Output `i` of an implicit-GEMM case (puzzle 11) as (pixel, output channel): the output is M
+/// pixels of `output_channels` values.
+fn gemm_place(case: &Case, i: usize) -> Option<(usize, usize)> {
+    case.block_tile?;
+    let n = case.job.scalar("output_channels")?.max(1) as usize;
+    Some((i / n, i % n))
+}
+
 /// The block and thread that own output `i` under the puzzle's launch rule: for a 1D launch the
 /// kernel declares (puzzle 08), the block of OUTPUTS_PER_BLOCK outputs and no thread (how a block
 /// shares its outputs is the kernel's own choice); from the case's macros, ROW_BLOCK and COL_BLOCK
 /// (puzzle 09: a 2D grid, one output per thread, x walking the columns), OUTPUTS_PER_THREAD
 /// (puzzle 06: thread t of a block owns its outputs t * OUTPUTS_PER_THREAD + r), BLOCK_SIZE and
 /// THREADS (puzzle 07: a block owns BLOCK_SIZE outputs, thread t the rows t, t + THREADS, ...),
-/// otherwise one output per thread. `None` where the rule does not say (puzzle 10's declared
-/// tiles).
+/// otherwise one output per thread; for puzzle 11's declared tiles, the block of BLOCK_M x
+/// BLOCK_N and no thread. `None` where the rule does not say (puzzle 10's declared tiles).
 pub fn owner(case: &Case, i: usize) -> Option<([u32; 3], Option<[u32; 3]>)> {
     let l = case.job.launch;
+    if let (Some([bm, bn]), Some((m, o))) = (case.block_tile, gemm_place(case, i)) {
+        // An implicit-GEMM tile the kernel declares (puzzle 11): the block is the tile's, the
+        // thread the kernel's own choice.
+        let block = [
+            (m / bm.max(1) as usize) as u32,
+            (o / bn.max(1) as usize) as u32,
+            0,
+        ];
+        return (block[0] < l.grid[0] && block[1] < l.grid[1]).then_some((block, None));
+    }
     if let Some(n) = case.outputs_per_block {
         // A launch the kernel declares (puzzle 08): the block is the shape's, the thread the
         // kernel's own choice.

@@ -1,15 +1,19 @@
 //! The GPU model of `runner profile`: one named GPU's constants, each with its source, and the
 //! predicted time of a kernel from the simulator's counts (`profile`).
 //!
-//! Three bounds, the largest wins (a roofline with three roofs):
+//! Four bounds, the largest wins (a roofline with four roofs):
 //! - issue: warp-instructions over the SMs' schedulers, 4 per SM, one warp-instruction per clock
 //!   each. The counts are PTX instructions; `ptxas` folds some address arithmetic and unrolls,
 //!   so this is the PTX's view, not SASS's.
-//! - shared (L1 data path): the SM's L1 and shared memory deliver 128 bytes per clock, one
-//!   wavefront: shared wavefronts plus the wavefronts of global loads and stores (one per
-//!   128-byte line a request touches; L1 and shared memory are one unit on Hopper).
+//! - shared (L1 data path): the SM's L1 and shared memory process one wavefront per clock:
+//!   shared wavefronts (one per bank conflict's worth of words) plus the wavefronts of global
+//!   loads and stores (L1 and shared memory are one unit on Hopper). A global request takes one
+//!   wavefront for every 4 cache lines it touches (`profile`), so a coalesced request, or one
+//!   touching two lines, is one wavefront, as `ncu` counts it.
+//! - constant: the constant cache serves one distinct address per clock, so a warp's request for
+//!   `n` different addresses is `n` requests, one after the other.
 //! - memory: the bytes every run must move from and to DRAM (each input read once, each output
-//!   written once) over the HBM bandwidth.
+//!   written once) at the copy bandwidth measured on the device.
 //!
 //! Work is spread over the SMs in whole blocks: the busiest SM runs `ceil(blocks / SMs)` of them,
 //! so a grid of 133 blocks costs two blocks' time, as on the device.
@@ -25,7 +29,9 @@ pub struct Gpu {
     pub issue_per_sm: f64,
     /// Wavefronts (128 bytes) of the L1/shared data path per SM per clock.
     pub l1_wavefronts_per_sm: f64,
-    /// DRAM bandwidth, bytes per second.
+    /// Distinct `__constant__` addresses the constant cache serves per SM per clock.
+    pub const_addresses_per_sm: f64,
+    /// DRAM bandwidth, bytes (read plus written) per second.
     pub dram_bytes_per_s: f64,
 }
 
@@ -40,17 +46,35 @@ pub struct Gpu {
 /// - 128 bytes per clock per SM through L1 and shared memory: the CUDA C++ Programming Guide's
 ///   32 banks of 4 bytes, each serving one word per clock (one wavefront per clock); 132 x 128 B
 ///   x 1.98 GHz = 33 TB/s, the whitepaper's aggregate L1 bandwidth.
-/// - 3.35 TB/s of HBM3: the NVIDIA H100 datasheet (SXM5).
+/// - One wavefront covers up to 4 cache lines of a global request: the L1TEX tag stage resolves
+///   4 sets x 4 sectors per cycle (NVIDIA's description of the L1TEX pipeline on its developer
+///   forum, for GV100 and later).
+/// - Constant memory: the CUDA C++ Programming Guide (the constant memory section of its
+///   performance guidelines): a request is split into as many requests as it has distinct
+///   addresses, throughput falling by that factor. One address per clock per SM is this
+///   model's assumption.
+/// - 2.822 TB/s: the device-to-device copy (bytes read plus written) that `runner bench`
+///   measured on an NVIDIA H100 80GB HBM3 (README); the datasheet's HBM3 peak is 3.35 TB/s.
 ///
-/// Not modelled: the constant cache's misses (a `__constant__` array larger than its few KB is
-/// refetched; puzzle 05 runs 8 times slower than predicted), L2, latency with few warps.
+/// Not modelled (bench/PROFILE.md, "Terms tried", has the arithmetic against the device's numbers):
+/// - The constant cache's misses. Puzzle 05 runs 8 times slower than predicted. In SASS it reads
+///   its taps with uniform `ULDC.64` loads, each waited on at once: >= 28.7 clocks per load per SM
+///   on the device. Puzzle 06 issues as many per warp, eight in a burst per 64-byte line, and takes
+///   <= 11.5. No cost per request or per line fits both, and an LRU cache of the programming
+///   guide's 8 KB per SM would keep the taps for both. The cause (per-scheduler constant caches,
+///   serialized misses) needs constants measured on the device.
+/// - Latency. A bound by Little's law (waves of resident warps x each warp's chain of load
+///   latencies) stays well below the issue bound for puzzles 09 and 05, worked through by hand,
+///   which keep 64 warps per SM. Puzzle 09's 0.61 is not latency of this kind.
+/// - L2, and the instructions `ptxas` adds or removes (the counts are PTX's).
 pub const H100: Gpu = Gpu {
     name: "NVIDIA H100 SXM5 80GB",
     sms: 132,
     clock_ghz: 1.98,
     issue_per_sm: 4.0,
     l1_wavefronts_per_sm: 1.0,
-    dram_bytes_per_s: 3.35e12,
+    const_addresses_per_sm: 1.0,
+    dram_bytes_per_s: 2.822e12,
 };
 
 /// The kernel's work per block (average of the sampled blocks) and the launch.
@@ -60,21 +84,27 @@ pub struct Load {
     pub issued_per_block: f64,
     /// Shared wavefronts plus global L1 wavefronts per block.
     pub wavefronts_per_block: f64,
+    /// Distinct constant addresses, summed over the constant requests, per block.
+    pub const_addresses_per_block: f64,
     /// Bytes that must cross DRAM for the whole launch.
     pub dram_bytes: f64,
 }
 
-/// The three bounds and which one binds, in seconds.
+/// The four bounds and which one binds, in seconds.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Prediction {
     pub issue: f64,
     pub shared: f64,
+    pub constant: f64,
     pub memory: f64,
 }
 
 impl Prediction {
     pub fn seconds(&self) -> f64 {
-        self.issue.max(self.shared).max(self.memory)
+        self.issue
+            .max(self.shared)
+            .max(self.constant)
+            .max(self.memory)
     }
 
     pub fn bound(&self) -> &'static str {
@@ -83,6 +113,8 @@ impl Prediction {
             "issue-bound"
         } else if t == self.shared {
             "shared-bound (L1/shared data path)"
+        } else if t == self.constant {
+            "constant-bound (distinct constant addresses)"
         } else {
             "memory-bound (DRAM)"
         }
@@ -96,6 +128,7 @@ pub fn predict(gpu: &Gpu, load: &Load) -> Prediction {
     Prediction {
         issue: per_sm * load.issued_per_block / (gpu.issue_per_sm * clock),
         shared: per_sm * load.wavefronts_per_block / (gpu.l1_wavefronts_per_sm * clock),
+        constant: per_sm * load.const_addresses_per_block / (gpu.const_addresses_per_sm * clock),
         memory: load.dram_bytes / gpu.dram_bytes_per_s,
     }
 }
@@ -110,13 +143,35 @@ mod tests {
             blocks,
             issued_per_block: 4.0 * 1.98e9,
             wavefronts_per_block: 0.5 * 1.98e9,
-            dram_bytes: 3.35e12 * 0.25,
+            const_addresses_per_block: 0.75 * 1.98e9,
+            dram_bytes: 2.822e12 * 0.25,
         };
         let one = predict(&H100, &load(132));
         assert!((one.issue - 1.0).abs() < 1e-9 && (one.shared - 0.5).abs() < 1e-9);
-        assert!((one.memory - 0.25).abs() < 1e-9);
+        assert!((one.constant - 0.75).abs() < 1e-9 && (one.memory - 0.25).abs() < 1e-9);
         assert_eq!((one.seconds(), one.bound()), (one.issue, "issue-bound"));
         // One block more than the SMs: the busiest SM runs two.
         assert!((predict(&H100, &load(133)).issue - 2.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_warp_reading_32_constant_addresses_waits_for_32_of_them() {
+        // One block per SM, each issuing 8,000 warp-instructions of which 1,000 constant loads:
+        // uniform (1 address each), then indexed by the thread (32 each).
+        let load = |addresses: f64| Load {
+            blocks: 132,
+            issued_per_block: 8000.0,
+            wavefronts_per_block: 0.0,
+            const_addresses_per_block: 1000.0 * addresses,
+            dram_bytes: 0.0,
+        };
+        let uniform = predict(&H100, &load(1.0));
+        assert_eq!(uniform.bound(), "issue-bound");
+        let indexed = predict(&H100, &load(32.0));
+        assert!((indexed.constant / uniform.constant - 32.0).abs() < 1e-9);
+        assert_eq!(
+            indexed.bound(),
+            "constant-bound (distinct constant addresses)"
+        );
     }
 }

@@ -5,8 +5,8 @@
 //! that are not one range; `·` is an element nobody touched in that phase. Reads are cyan and
 //! writes yellow where color is on, but nothing depends on color (NO_COLOR): a mark is a
 //! character after the cell, `!` a race, `?` a read of a shared word nobody wrote, `X` an access
-//! out of bounds (drawn past the array's end where it fell there), and each mark is also a
-//! sentence under the picture with its threads and lines.
+//! out of bounds (drawn past the array's end where it fell there), `P` a write into a pitched
+//! output's padding, and each mark is also a sentence under the picture with its threads and lines.
 
 use crate::touches::{Cell, Placed, Touches};
 use colored::Colorize;
@@ -33,6 +33,7 @@ pub fn symbol(kind: MarkKind) -> char {
         MarkKind::Race => '!',
         MarkKind::Uninit => '?',
         MarkKind::OutOfBounds => 'X',
+        MarkKind::Padding => 'P',
     }
 }
 
@@ -83,16 +84,37 @@ pub fn draw(t: &Touches, title: &str, only: Option<&str>) -> String {
             out += "  (no accesses)\n";
         }
     }
-    let marks: Vec<&Placed> = t.marks.iter().filter(|m| areas.contains(&m.area)).collect();
+    let marks = sentences(t, only);
     if !marks.is_empty() {
         out += "\nmarks:\n";
-        for m in marks {
-            out += &format!(
-                "  {} {} (phase {})\n",
-                symbol(m.kind).to_string().red().bold(),
-                m.text,
-                m.phase + 1
-            );
+        for (kind, text) in marks {
+            out += &format!("  {} {text}\n", symbol(kind).to_string().red().bold());
+        }
+    }
+    out
+}
+
+/// The marks' sentences under the picture (of the areas drawn): the first few of each kind in
+/// each area, then how many more are marked.
+pub fn sentences(t: &Touches, only: Option<&str>) -> Vec<(MarkKind, String)> {
+    const SHOWN: usize = 3;
+    let drawn = |m: &&Placed| only.is_none_or(|n| t.areas[m.area].name == n);
+    let mut out = vec![];
+    for (i, m) in t.marks.iter().enumerate().filter(|(_, m)| drawn(m)) {
+        let same = |o: &&Placed| o.kind == m.kind && o.area == m.area;
+        let before = t.marks[..i].iter().filter(same).count();
+        if before < SHOWN {
+            out.push((m.kind, format!("{} (phase {})", m.text, m.phase + 1)));
+        } else if before == SHOWN {
+            let more = t.marks[i..].iter().filter(same).count();
+            out.push((
+                m.kind,
+                format!(
+                    "and {more} more in `{}`, each marked {}",
+                    t.areas[m.area].name,
+                    symbol(m.kind)
+                ),
+            ));
         }
     }
     out

@@ -3,7 +3,8 @@
 //!
 //! - issued: warp-instructions issued, and the lanes that executed them (divergence);
 //! - global memory: requests (one per warp-instruction that touches it), the 32-byte sectors
-//!   each touches (coalescing) and the 128-byte lines (the L1 wavefronts it needs);
+//!   each touches (coalescing), the 128-byte lines, and the L1 wavefronts: one for every 4 lines
+//!   of a request (the tag stage resolves 4 lines of 4 sectors per clock; `model`);
 //! - shared memory: requests and wavefronts, a wavefront serving at most one 4-byte word per bank
 //!   of the 32, so a request needs as many as the most distinct words any one bank holds (bank
 //!   conflicts; threads reading one word share it);
@@ -99,6 +100,8 @@ pub struct Counts {
     pub global_requests: u64,
     pub sectors: u64,
     pub lines: u64,
+    /// L1 wavefronts of the global requests.
+    pub global_wavefronts: u64,
     pub global_bytes: u64,
     pub shared_requests: u64,
     pub wavefronts: u64,
@@ -113,6 +116,7 @@ impl Counts {
         self.global_requests += o.global_requests;
         self.sectors += o.sectors;
         self.lines += o.lines;
+        self.global_wavefronts += o.global_wavefronts;
         self.global_bytes += o.global_bytes;
         self.shared_requests += o.shared_requests;
         self.wavefronts += o.wavefronts;
@@ -120,6 +124,9 @@ impl Counts {
         self.const_addresses += o.const_addresses;
     }
 }
+
+/// The 128-byte lines of one global request that one L1 wavefront serves.
+pub const LINES_PER_WAVEFRONT: u64 = 4;
 
 /// The request being gathered: its instruction, space, and what its lanes touched.
 struct Pending {
@@ -187,6 +194,7 @@ impl Profiler {
                 c.global_requests += 1;
                 c.sectors += p.units.len() as u64;
                 c.lines += p.lines.len() as u64;
+                c.global_wavefronts += (p.lines.len() as u64).div_ceil(LINES_PER_WAVEFRONT);
                 c.global_bytes += p.bytes;
             }
         }
@@ -340,13 +348,17 @@ mod tests {
     fn coalesced_strided_and_broadcast_global_loads_touch_the_sectors_a_gpu_would() {
         let c = counts(Space::Global, |l| 4 * l);
         assert_eq!((c.global_requests, c.sectors, c.lines), (1, 4, 1));
-        // One float off the 128-byte line: five sectors over two lines.
+        assert_eq!(c.global_wavefronts, 1);
+        // One float off the 128-byte line: five sectors over two lines, still one wavefront.
         let c = counts(Space::Global, |l| 4 + 4 * l);
-        assert_eq!((c.sectors, c.lines), (5, 2));
+        assert_eq!((c.sectors, c.lines, c.global_wavefronts), (5, 2, 1));
         let c = counts(Space::Global, |l| 8 * l);
         assert_eq!((c.sectors, c.lines), (8, 2));
         let c = counts(Space::Global, |_| 64);
         assert_eq!((c.sectors, c.lines, c.global_bytes), (1, 1, 128));
+        // A line per lane (a stride of 32 floats): 32 lines, 8 wavefronts.
+        let c = counts(Space::Global, |l| 128 * l);
+        assert_eq!((c.sectors, c.lines, c.global_wavefronts), (32, 32, 8));
     }
 
     #[test]

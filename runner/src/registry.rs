@@ -18,6 +18,8 @@ pub fn all() -> Vec<Puzzle> {
         puzzle_08::spec(),
         puzzle_09::spec(),
         puzzle_10::spec(),
+        puzzle_11::spec(),
+        puzzle_12::spec(),
     ]
 }
 

@@ -142,7 +142,7 @@ pub fn human(outcome: &Outcome) -> String {
         // Where a picture of who touched what helps, the command that draws it.
         let drawn = matches!(
             d.kind,
-            Kind::Race | Kind::UninitializedRead | Kind::OutOfBounds
+            Kind::Race | Kind::UninitializedRead | Kind::OutOfBounds | Kind::PaddingWritten
         );
         if let (true, Some(b), Some(case)) = (drawn, d.block, &d.case)
             && !case.contains(" (")

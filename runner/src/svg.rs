@@ -7,7 +7,7 @@
 //! at its left; a 2D buffer (one whose row length is known) is drawn row by row, as the image it
 //! holds. Every coordinate stays inside the `viewBox`, which is the image's size.
 
-use crate::picture::{MAX_ELEMENTS, symbol, who};
+use crate::picture::{MAX_ELEMENTS, sentences, symbol, who};
 use crate::touches::{Cell, Touches};
 use std::fmt::Write;
 
@@ -126,11 +126,9 @@ pub fn draw(t: &Touches, title: &str, only: Option<&str>) -> String {
             }
         }
     }
-    let marks: Vec<String> = t
-        .marks
-        .iter()
-        .filter(|m| only.is_none_or(|n| t.areas[m.area].name == n))
-        .map(|m| format!("{} {} (phase {})", symbol(m.kind), m.text, m.phase + 1))
+    let marks: Vec<String> = sentences(t, only)
+        .into_iter()
+        .map(|(kind, text)| format!("{} {text}", symbol(kind)))
         .collect();
     if !marks.is_empty() {
         c.y += 8;

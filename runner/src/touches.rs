@@ -4,12 +4,12 @@
 //! buffer and `__shared__` array, per barrier phase (the accesses between two
 //! `__syncthreads()`), which threads read and which wrote each 4-byte element. After the launch
 //! the simulator hands over its marks (the fault that stopped it, the races and reads of
-//! unwritten shared words the checks found); those of this block are placed at their element and
-//! phase. `picture` draws a [`Touches`] in the terminal, `svg` as an image.
+//! unwritten shared words and writes into a pitched output's padding the checks found); those of
+//! this block are placed at their element and phase. `picture` draws a [`Touches`] in the terminal, `svg` as an image.
 
 use kernels::sim::ir::{Op, Space};
 use kernels::sim::observe::{
-    Acc, Array, Launched, Mark, MarkKind, Observer, Touch, shared_arrays, shared_element,
+    Acc, Array, Launched, Mark, MarkKind, Observer, Side, Touch, shared_arrays, shared_element,
 };
 use std::collections::BTreeMap;
 
@@ -22,6 +22,21 @@ pub struct Area {
     pub len: usize,
     /// Elements per row where the buffer is 2D (drawn as rows in the SVG).
     pub columns: Option<usize>,
+    /// A 2D output's image width: the columns from here to `columns` are its rows' padding,
+    /// which no thread may write.
+    pub padding_from: Option<usize>,
+}
+
+/// What `runner show` knows of a global buffer before the launch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Extent {
+    pub name: String,
+    /// Elements (4 bytes each).
+    pub len: usize,
+    /// Elements per row where the buffer is 2D.
+    pub columns: Option<usize>,
+    /// A 2D output's image width (the rest of each row is padding).
+    pub padding_from: Option<usize>,
 }
 
 /// The threads (block-linear) that read and that wrote one element in one phase.
@@ -96,11 +111,13 @@ pub struct Recorder {
     arrays: Vec<Array>,
     globals: usize,
     grid: [u32; 3],
+    extents: Vec<Extent>,
     pub touches: Touches,
 }
 
 impl Recorder {
-    pub fn new(block: [u32; 3], grid: [u32; 3]) -> Self {
+    /// A recorder of block `block` of a launch of `grid` whose global buffers are `extents`.
+    pub fn new(block: [u32; 3], grid: [u32; 3], extents: Vec<Extent>) -> Self {
         Recorder {
             block: block[0] + grid[0] * (block[1] + grid[1] * block[2]),
             recording: false,
@@ -110,6 +127,7 @@ impl Recorder {
             arrays: vec![],
             globals: 0,
             grid,
+            extents,
             touches: Touches {
                 block,
                 ..Touches::default()
@@ -166,17 +184,22 @@ impl Observer for Recorder {
         self.touches.areas = l
             .buffers
             .iter()
-            .map(|name| Area {
-                name: name.clone(),
-                shared: false,
-                len: 0,
-                columns: None,
+            .map(|name| {
+                let known = self.extents.iter().find(|e| &e.name == name);
+                Area {
+                    name: name.clone(),
+                    shared: false,
+                    len: known.map_or(0, |e| e.len),
+                    columns: known.and_then(|e| e.columns),
+                    padding_from: known.and_then(|e| e.padding_from),
+                }
             })
             .chain(self.arrays.iter().map(|a| Area {
                 name: a.name.clone(),
                 shared: true,
                 len: a.size / 4,
                 columns: None,
+                padding_from: None,
             }))
             .collect();
     }
@@ -219,6 +242,7 @@ impl Observer for Recorder {
             }
             if t.acc != Acc::Read {
                 self.record(area, e, t.thread, true);
+                self.padding_write(area, e, t);
             }
         }
     }
@@ -251,7 +275,16 @@ impl Observer for Recorder {
         let Some(last) = m.sides.last() else {
             return;
         };
-        let t = |s: &kernels::sim::observe::Side| {
+        // The checks' padding write was marked when this block made it.
+        if self
+            .touches
+            .marks
+            .iter()
+            .any(|p| p.kind == m.kind && p.area == area && p.index == m.index)
+        {
+            return;
+        }
+        let t = |s: &Side| {
             let own = s.block == self.block;
             let who = if own {
                 format!("thread {}", s.thread)
@@ -261,10 +294,17 @@ impl Observer for Recorder {
             let verb = if s.write { "wrote" } else { "read" };
             format!("{who} {verb} it (line {})", self.line(s.inst))
         };
-        let what = match m.kind {
-            MarkKind::OutOfBounds => "out of bounds",
-            MarkKind::Race => "race",
-            MarkKind::Uninit => "read before any thread wrote it",
+        let a = &self.touches.areas[area];
+        let what = match (m.kind, a.columns, a.padding_from) {
+            (MarkKind::OutOfBounds, ..) => "out of bounds".to_string(),
+            (MarkKind::Race, ..) => "race".to_string(),
+            (MarkKind::Uninit, ..) => "read before any thread wrote it".to_string(),
+            (MarkKind::Padding, Some(stride), Some(cols)) => format!(
+                "written in the padding (row {}, column {}; the image has {cols} columns)",
+                m.index / stride as i64,
+                m.index % stride as i64
+            ),
+            (MarkKind::Padding, ..) => "written in the padding".to_string(),
         };
         let sides: Vec<String> = m.sides.iter().map(t).collect();
         let text = format!("{}[{}]: {what}: {}", m.name, m.index, sides.join(", then "));
@@ -286,26 +326,41 @@ impl Observer for Recorder {
 }
 
 impl Recorder {
+    /// Marks a write into a 2D output's padding (every one of the block, where the checks
+    /// report the first of the launch).
+    fn padding_write(&mut self, area: usize, index: i64, t: &Touch) {
+        let a = &self.touches.areas[area];
+        let (Some(stride), Some(cols)) = (a.columns, a.padding_from) else {
+            return;
+        };
+        let marked = |m: &Placed| m.kind == MarkKind::Padding && m.area == area && m.index == index;
+        if a.shared
+            || (index as usize) % stride.max(1) < cols
+            || self.touches.marks.iter().any(marked)
+        {
+            return;
+        }
+        let side = Side {
+            block: self.block,
+            thread: t.thread,
+            inst: t.inst,
+            write: true,
+        };
+        self.mark(&Mark {
+            kind: MarkKind::Padding,
+            space: Space::Global,
+            name: a.name.clone(),
+            index,
+            block: self.block,
+            sides: vec![side],
+        });
+    }
+
     fn new_phase(&mut self) {
         let n = self.touches.areas.len();
         self.touches.phases.push(Phase {
             until: None,
             cells: vec![BTreeMap::new(); n],
         });
-    }
-
-    /// The lengths of the global buffers (their areas start with 0 elements).
-    pub fn set_lengths(&mut self, lens: &[(String, usize, Option<usize>)]) {
-        for (name, len, columns) in lens {
-            if let Some(a) = self
-                .touches
-                .areas
-                .iter_mut()
-                .find(|a| !a.shared && &a.name == name)
-            {
-                a.len = *len;
-                a.columns = *columns;
-            }
-        }
     }
 }

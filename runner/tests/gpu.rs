@@ -23,7 +23,7 @@ fn bench_without_a_gpu_is_a_usage_error() {
 #[ignore = "needs a CUDA GPU: run with --ignored on a GPU machine"]
 fn every_solution_passes_on_the_gpu_and_matches_the_simulator_bit_for_bit() {
     require_gpu();
-    for n in 1..=8 {
+    for n in (1..=8).chain([12]) {
         let puzzle = format!("puzzle-{n:02}");
         let o = json(&run(&["check", &puzzle, "--solution", "--json"]));
         assert_eq!(o["passed"], true, "{puzzle}: {}", o["diagnostics"]);
@@ -40,6 +40,38 @@ fn every_solution_passes_on_the_gpu_and_matches_the_simulator_bit_for_bit() {
                 .iter()
                 .any(|c| c["name"] == "full" && c["backend"] == "gpu")
         );
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run with --ignored on a GPU machine"]
+fn the_tensor_core_solution_passes_at_full_scale_and_matches_the_simulator_bit_for_bit() {
+    require_gpu();
+    let o = json(&run(&["check", "puzzle-11", "--solution", "--json"]));
+    assert_eq!(o["passed"], true, "{}", o["diagnostics"]);
+    let a = &o["backend_agreement"];
+    assert_eq!(a["cases"], a["identical"], "sim and gpu differ: {a}");
+    let full = o["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["name"].as_str().unwrap().starts_with("full-") && c["backend"] == "gpu")
+        .count();
+    assert_eq!(full, 3);
+    let b = json(&run(&[
+        "bench",
+        "puzzle-11",
+        "--solution",
+        "--json",
+        "--runs",
+        "20",
+    ]));
+    let tf32 = b["peaks"]["tf32_tflops"].as_f64().expect("a tf32 peak");
+    assert!(tf32 > b["peaks"]["fma_tflops"].as_f64().unwrap());
+    for shape in b["shapes"].as_array().unwrap() {
+        let floor = shape["tensor_floor_us"].as_f64().expect("a tensor floor");
+        assert!(floor > 0.0 && floor < shape["fma_floor_us"].as_f64().unwrap());
+        assert!(shape["entries"][0]["median_us"].as_f64().unwrap() > floor);
     }
 }
 
@@ -248,4 +280,25 @@ fn bench_times_a_solution_against_the_measured_peak() {
         let pct = e["pct_fma_peak"].as_f64().unwrap();
         assert!(pct > 0.0 && pct < 100.0, "{e}");
     }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run with --ignored on a GPU machine"]
+fn bench_sets_puzzle_12_beside_puzzle_08_and_the_fma_floor() {
+    require_gpu();
+    let out = run(&["bench", "puzzle-12", "--solution", "--json", "--runs", "20"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let o = json(&out);
+    assert!(o["floor_us"].as_f64().unwrap() > 0.0, "{o}");
+    let labels: Vec<&str> = o["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["label"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels, ["reference", "puzzle-08 solution"]);
 }

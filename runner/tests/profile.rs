@@ -36,7 +36,7 @@ fn row(text: &str, label: &str) -> Vec<String> {
 
 #[test]
 fn every_solution_is_profiled_at_full_scale_within_ten_seconds() {
-    for n in 1..=8 {
+    for n in 1..=10 {
         let id = format!("puzzle-{n:02}");
         let start = Instant::now();
         let text = profile(&[&id, "--solution"]);
@@ -75,8 +75,10 @@ fn puzzle_04s_tile_is_free_of_bank_conflicts_and_its_loop_is_the_hot_line() {
         .find(|l| l.starts_with("exact: "))
         .expect("exact totals");
     let n: Vec<u64> = exact.split(' ').filter_map(|w| w.parse().ok()).collect();
-    assert_eq!(n.len(), 4, "{exact}");
-    assert_eq!(n[2], n[3], "{exact}");
+    assert_eq!(n.len(), 7, "{exact}");
+    assert_eq!(n[3], n[4], "{exact}");
+    // Every global request of this kernel touches at most 4 lines: one wavefront each.
+    assert_eq!(n[0], n[2], "{exact}");
 }
 
 #[test]
@@ -87,4 +89,22 @@ fn the_naive_kernels_neighbouring_loads_are_coalesced() {
     let sectors: f64 = kernel[4].parse().unwrap();
     assert!((2.5..=3.1).contains(&sectors), "{text}");
     assert!(text.contains("predicted on an NVIDIA H100"), "{text}");
+}
+
+#[test]
+fn constant_reads_indexed_by_the_thread_are_serialised_and_bound_the_time() {
+    let kernel = "runner/tests/fixtures/p05_const_by_thread.cu";
+    let small = profile(&["puzzle-05", "--kernel", kernel, "--case", "random-halo"]);
+    // `sum += tile[threadIdx.x + j] * c_kernel[j];` is line 25: an address per active lane.
+    let (lanes, addresses) = (&row(&small, "25")[2], &row(&small, "25")[7]);
+    assert_eq!(addresses, lanes, "{small}");
+    assert!(addresses.parse::<f64>().unwrap() > 31.0, "{small}");
+    let full = profile(&["puzzle-05", "--kernel", kernel]);
+    assert!(
+        full.contains("constant-bound (distinct constant addresses)"),
+        "{full}"
+    );
+    // The solution reads one address per request: the same loop is not constant-bound.
+    let solution = profile(&["puzzle-05", "--solution"]);
+    assert!(!solution.contains("constant-bound"), "{solution}");
 }

@@ -1,6 +1,7 @@
 //! `runner show`: snapshots of the terminal picture of the solutions of puzzles 02, 03 and 04
-//! (the case a correct kernel gets by default, its first example), a broken kernel's races marked
-//! at their elements with the command `check` prints to draw them, and the SVG: well-formed,
+//! (the case a correct kernel gets by default, its first example) and of a 2D kernel writing
+//! into its output's padding, a broken kernel's races marked at their elements with the command
+//! `check` prints to draw them, and the SVG: well-formed,
 //! of a sane size, every text inside its `viewBox`. (`bench/show_svg.sh` renders it in headless
 //! Chromium; CI does not need a browser.)
 
@@ -40,20 +41,44 @@ fn puzzle_04_solution() {
     insta::assert_snapshot!(show(&["puzzle-04", "--solution"]).0);
 }
 
-#[test]
-fn a_missing_barrier_is_marked_where_it_races_and_check_says_how_to_draw_it() {
-    let kernel = "kernels/tests/fixtures/broken/p03_missing_barrier.cu";
+/// The arguments of the `draw it: runner show ...` line of `runner check PUZZLE --kernel KERNEL`.
+fn draw_line(puzzle: &str, kernel: &str) -> String {
     let check = Command::new(common::runner())
         .current_dir(common::repo())
-        .args(["check", "puzzle-03", "--backend", "sim", "--kernel", kernel])
+        .args(["check", puzzle, "--backend", "sim", "--kernel", kernel])
         .env("NO_COLOR", "1")
         .output()
         .expect("runner runs");
     let report = String::from_utf8_lossy(&check.stdout);
-    let draw = report
+    report
         .lines()
         .find_map(|l| l.trim().strip_prefix("draw it: runner show "))
-        .unwrap_or_else(|| panic!("no draw line in:\n{report}"));
+        .unwrap_or_else(|| panic!("no draw line in:\n{report}"))
+        .to_string()
+}
+
+/// A puzzle-09 store guarded by the stride: every padding element the block wrote is marked `P`
+/// at its element (the default case and block are those of the diagnostic), as on `check`'s
+/// `draw it:` line.
+#[test]
+fn padding_writes_of_a_2d_output() {
+    let kernel = "runner/tests/fixtures/broken2d/p09_store_guard_by_stride.cu";
+    let draw = draw_line("puzzle-09", kernel);
+    let mut args: Vec<&str> = draw.split_whitespace().collect();
+    args.extend(["--buffer", "output"]);
+    let (pic, _) = show(&args);
+    assert_eq!(
+        pic,
+        show(&["puzzle-09", "--kernel", kernel, "--buffer", "output"]).0,
+        "the default case and block are the diagnostic's"
+    );
+    insta::assert_snapshot!(pic);
+}
+
+#[test]
+fn a_missing_barrier_is_marked_where_it_races_and_check_says_how_to_draw_it() {
+    let kernel = "kernels/tests/fixtures/broken/p03_missing_barrier.cu";
+    let draw = draw_line("puzzle-03", kernel);
     assert!(draw.contains("--case example-1 --block 0"), "{draw}");
     let args: Vec<&str> = draw.split_whitespace().collect();
     let (pic, _) = show(&args);
@@ -141,6 +166,10 @@ fn the_svg_is_well_formed_sane_in_size_and_its_text_inside_the_view_box() {
             "kernels/tests/fixtures/broken/p03_missing_barrier.cu",
         ),
         ("puzzle-04", "solutions/puzzle-04.cu"),
+        (
+            "puzzle-09",
+            "runner/tests/fixtures/broken2d/p09_store_guard_by_stride.cu",
+        ),
     ] {
         let file = dir.join(format!("{puzzle}.svg"));
         let (text, _) = show(&[puzzle, "--kernel", kernel, "--svg", file.to_str().unwrap()]);
@@ -180,6 +209,15 @@ fn the_svg_is_well_formed_sane_in_size_and_its_text_inside_the_view_box() {
                 texts.iter().any(|t| t.3.contains("sb[0]: race")),
                 "the mark's sentence"
             );
+        }
+        if puzzle == "puzzle-09" {
+            assert!(
+                texts
+                    .iter()
+                    .any(|t| t.3.starts_with("P output[34]: written in the padding")),
+                "the padding mark's sentence"
+            );
+            assert!(texts.iter().any(|t| t.3 == "P"), "the marked cell");
         }
     }
 }

@@ -52,10 +52,6 @@ enum Shadow {
     Byte(u32),
 }
 
-/// A read of never-written shared memory held until its epoch ends: shadow, (byte, width),
-/// epoch, reader, and the reader's `__syncwarp()` count.
-type Pending = (Shadow, (u32, u32), u32, Access, u32);
-
 /// One access as one shadow sees it: the shadow, its first byte, the access's width in bytes
 /// (findings index the array by it), the thread and instruction, and whether a finding is
 /// already told for this access (`quiet`: found, not reported again).
@@ -69,6 +65,10 @@ struct One {
     quiet: bool,
 }
 
+/// A read of never-written shared memory: shadow, (byte, width), epoch, reader, and the reader's
+/// `__syncwarp()` count.
+type PendingRead = (Shadow, (u32, u32), u32, Access, u32);
+
 /// The checks of one launch.
 pub struct Checks {
     pub on: bool,
@@ -81,7 +81,8 @@ pub struct Checks {
     shared: Vec<Word>,
     /// The byte shadows of split words, four per word.
     bytes: Vec<Word>,
-    pending: Vec<Pending>,
+    /// Reads of never-written shared memory, judged at the next barrier.
+    pending: Vec<PendingRead>,
     /// `__syncwarp()`s executed per warp of the block, and the latest each thread executed.
     warp_seq: Vec<u32>,
     lane_seq: Vec<u32>,

@@ -55,6 +55,7 @@ impl Checks {
             let (row, col) = p.at(off / 4);
             self.report(Finding::Padding {
                 buf,
+                index: off / 4,
                 row,
                 col,
                 at: me,

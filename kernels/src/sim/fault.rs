@@ -418,7 +418,9 @@ pub fn finding_diagnostic(k: &Kept, n: &Names<'_>) -> Diagnostic {
             }
             (d, store.unwrap_or(u32::MAX))
         }
-        Finding::Padding { buf, row, col, at } => {
+        Finding::Padding {
+            buf, row, col, at, ..
+        } => {
             let (b, t) = n.global(at.thread);
             let msg = format!(
                 "block {} thread {} wrote `{name}` at row {row}, column {col} (line {}): that column is past the image's last one, in the row's padding, which must be left as it was; the store's guard must test the column against the output's width (output_cols = input_cols - kernel_cols + 1), not against the stride",

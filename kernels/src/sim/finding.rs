@@ -67,9 +67,10 @@ pub enum Finding {
         /// Threads in the launch, when one thread per element would need more.
         short: Option<u64>,
     },
-    /// A write into the padding of a pitched output (row, column of the element).
+    /// A write into the padding of a pitched output (the flat element, its row and column).
     Padding {
         buf: usize,
+        index: usize,
         row: usize,
         col: usize,
         at: Access,

@@ -73,6 +73,8 @@ pub enum MarkKind {
     OutOfBounds,
     Race,
     Uninit,
+    /// A write into a pitched output's padding (the columns past the image's last one).
+    Padding,
 }
 
 /// One access of a [`Mark`]: the block and thread (both linear), the instruction, a write or not.
@@ -225,6 +227,19 @@ pub(super) fn finding_mark(k: &Kept, l: &Launched<'_>) -> Option<Mark> {
         inst: a.inst,
         write: a.write,
     };
+    // One access of a global element by a launch-linear thread.
+    let one = |kind, buf: usize, index: usize, at: &super::finding::Access| Mark {
+        kind,
+        space: Space::Global,
+        name: l.buffers.get(buf).cloned().unwrap_or_default(),
+        index: index as i64,
+        block: at.thread / tpb,
+        sides: vec![Side {
+            block: at.thread / tpb,
+            thread: at.thread % tpb,
+            ..side(0, at)
+        }],
+    };
     let arrays = shared_arrays(l.prog, l.shared_bytes);
     let shared = |byte: u32| {
         shared_element(&arrays, byte as usize).map_or(
@@ -286,23 +301,9 @@ pub(super) fn finding_mark(k: &Kept, l: &Launched<'_>) -> Option<Mark> {
                 sides: vec![global(first), global(second)],
             }
         }
-        Finding::ReadUnwritten { buf, index, at, .. } => Mark {
-            kind: MarkKind::Uninit,
-            space: Space::Global,
-            name: l.buffers.get(*buf).cloned().unwrap_or_default(),
-            index: *index as i64,
-            block: at.thread / tpb,
-            sides: vec![Side {
-                block: at.thread / tpb,
-                thread: at.thread % tpb,
-                ..side(0, at)
-            }],
-        },
-        // A padding write names its (row, column) in its diagnostic; the pictures have no mark
-        // for it yet.
-        Finding::OverBudget { .. } | Finding::Unwritten { .. } | Finding::Padding { .. } => {
-            return None;
-        }
+        Finding::ReadUnwritten { buf, index, at, .. } => one(MarkKind::Uninit, *buf, *index, at),
+        Finding::Padding { buf, index, at, .. } => one(MarkKind::Padding, *buf, *index, at),
+        Finding::OverBudget { .. } | Finding::Unwritten { .. } => return None,
     })
 }
 

@@ -118,6 +118,7 @@ pub fn case(name: &str, shape: Shape, tpb: u32, a: Vec<f32>, b: Vec<f32>, scale:
         expected,
         scale,
         outputs_per_block: None,
+        block_tile: None,
     }
 }
 

@@ -50,6 +50,7 @@ pub fn case(name: &str, layout: Layout, input: Vec<f32>, kernel: Vec<f32>, scale
         expected,
         scale,
         outputs_per_block: None,
+        block_tile: None,
     }
 }
 

@@ -144,6 +144,7 @@ pub fn case(
         expected,
         scale,
         outputs_per_block: None,
+        block_tile: None,
     }
 }
 

@@ -1,4 +1,4 @@
-//! `runner bench` for the 2D puzzles (09 and 10): every full-scale shape, each against its two
+//! `runner bench` for the 2D puzzles (09, 10 and 11): every full-scale shape, each against its
 //! floors.
 //!
 //! A 2D puzzle has three full-scale cases (4096 x 4096 with 3x3 and 15x15, 8192 x 8192 with 5x5),
@@ -7,8 +7,9 @@
 //! as `bench` does for one case) and printed beside its **memory floor** (the input read once and
 //! the output written once at the device's measured copy bandwidth) and its **FMA floor** (its
 //! multiply-adds at the measured FP32 FMA peak), with the time as a multiple of the memory floor
-//! and as a share of the FMA peak. The lineup is yours, the reference solution and, for puzzle
-//! 10, puzzle 09's solution.
+//! and as a share of the FMA peak. Puzzle 11 (implicit GEMM on tensor cores) also gets its
+//! **tensor floor**: its multiply-adds at the measured tf32 `mma.sync` rate. The lineup is yours,
+//! the reference solution and, for puzzle 10, puzzle 09's solution.
 
 use super::bench::{full_cases, time};
 use crate::registry;
@@ -25,7 +26,12 @@ use std::process::ExitCode;
 
 /// Whether `puzzle` is one of the 2D puzzles this module times.
 pub fn is_2d(puzzle: &Puzzle) -> bool {
-    puzzle.kernel == "conv2d"
+    puzzle.kernel == "conv2d" || on_tensor_cores(puzzle)
+}
+
+/// Whether `puzzle` is timed against the tensor cores' tf32 rate too (puzzle 11).
+fn on_tensor_cores(puzzle: &Puzzle) -> bool {
+    puzzle.kernel == "conv2d_nhwc"
 }
 
 #[derive(Debug, Serialize)]
@@ -38,6 +44,8 @@ struct Entry {
     /// The median as a multiple of the memory floor.
     x_memory_floor: f64,
     pct_fma_peak: f64,
+    /// Share of the tf32 tensor-core rate (puzzle 11).
+    pct_tf32_peak: Option<f64>,
 }
 
 #[derive(Debug, Serialize)]
@@ -47,6 +55,8 @@ struct Shape {
     bytes: f64,
     memory_floor_us: f64,
     fma_floor_us: f64,
+    /// The multiply-adds at the measured tf32 `mma.sync` rate (puzzle 11).
+    tensor_floor_us: Option<f64>,
     entries: Vec<Entry>,
 }
 
@@ -78,7 +88,7 @@ pub fn execute(gpu: &mut Worker, s: Setup) -> anyhow::Result<ExitCode> {
         let path = root.join(s.puzzle.solution_path());
         lineup.push(("reference".into(), s.puzzle, path));
     }
-    if s.puzzle.id != "puzzle-09" {
+    if s.puzzle.id != "puzzle-09" && !on_tensor_cores(&s.puzzle) {
         let tile = registry::find("puzzle-09").map_err(|e| anyhow!(e))?;
         lineup.push((
             "puzzle-09 solution".into(),
@@ -105,6 +115,11 @@ pub fn execute(gpu: &mut Worker, s: Setup) -> anyhow::Result<ExitCode> {
             .sum::<usize>() as f64;
         let memory_floor_us = bytes / (s.peaks.copy_gbps * 1e9) * 1e6;
         let fma_floor_us = flop / (s.peaks.fma_tflops * 1e12) * 1e6;
+        let tensor_floor_us = s
+            .peaks
+            .tf32_tflops
+            .filter(|_| on_tensor_cores(&s.puzzle))
+            .map(|t| flop / (t * 1e12) * 1e6);
         let mut entries = vec![];
         for (label, p, path) in &lineup {
             let list = &cases.iter().find(|(id, _)| *id == p.id).expect("built").1;
@@ -120,6 +135,7 @@ pub fn execute(gpu: &mut Worker, s: Setup) -> anyhow::Result<ExitCode> {
                 max_us: times[times.len() - 1] * 1e3,
                 x_memory_floor: median / memory_floor_us,
                 pct_fma_peak: 100.0 * fma_floor_us / median,
+                pct_tf32_peak: tensor_floor_us.map(|t| 100.0 * t / median),
             });
         }
         shapes.push(Shape {
@@ -128,6 +144,7 @@ pub fn execute(gpu: &mut Worker, s: Setup) -> anyhow::Result<ExitCode> {
             bytes,
             memory_floor_us,
             fma_floor_us,
+            tensor_floor_us,
             entries,
         });
     }
@@ -146,8 +163,14 @@ pub fn execute(gpu: &mut Worker, s: Setup) -> anyhow::Result<ExitCode> {
 }
 
 fn table(r: &Report) -> String {
+    let tf32 = r
+        .peaks
+        .tf32_tflops
+        .filter(|_| r.shapes.iter().any(|s| s.tensor_floor_us.is_some()))
+        .map(|t| format!(", tf32 mma.sync {t:.1} TFLOP/s"))
+        .unwrap_or_default();
     let mut out = format!(
-        "{} on {} ({}): measured peaks FP32 FMA {:.1} TFLOP/s, device copy {:.0} GB/s\n",
+        "{} on {} ({}): measured peaks FP32 FMA {:.1} TFLOP/s{tf32}, device copy {:.0} GB/s\n",
         r.puzzle.bold(),
         r.device.name,
         r.device.arch(),
@@ -155,26 +178,43 @@ fn table(r: &Report) -> String {
         r.peaks.copy_gbps
     );
     for s in &r.shapes {
+        let tensor = s
+            .tensor_floor_us
+            .map(|t| format!(", tensor floor {t:.1} us"))
+            .unwrap_or_default();
         out += &format!(
-            "\n{}: {:.2} GFLOP, {:.1} MB; memory floor {:.1} us, FMA floor {:.1} us\n",
+            "\n{}: {:.2} GFLOP, {:.1} MB; memory floor {:.1} us, FMA floor {:.1} us{tensor}\n",
             s.case.bold(),
             s.flop / 1e9,
             s.bytes / 1e6,
             s.memory_floor_us,
             s.fma_floor_us
         );
+        let tf32_column = |v: String| {
+            if s.tensor_floor_us.is_some() {
+                format!("{v:>8}")
+            } else {
+                String::new()
+            }
+        };
         out += &format!(
-            "  {:<22}{:>11}{:>21}{:>14}{:>8}\n",
-            "kernel", "median us", "min..max us", "x mem floor", "% FMA"
+            "  {:<22}{:>11}{:>21}{:>14}{:>8}{}\n",
+            "kernel",
+            "median us",
+            "min..max us",
+            "x mem floor",
+            "% FMA",
+            tf32_column("% tf32".into())
         );
         for e in &s.entries {
             out += &format!(
-                "  {:<22}{:>11.1}{:>21}{:>14.2}{:>8.1}\n",
+                "  {:<22}{:>11.1}{:>21}{:>14.2}{:>8.1}{}\n",
                 e.label,
                 e.median_us,
                 format!("{:.1}..{:.1}", e.min_us, e.max_us),
                 e.x_memory_floor,
-                e.pct_fma_peak
+                e.pct_fma_peak,
+                tf32_column(format!("{:.1}", e.pct_tf32_peak.unwrap_or(0.0)))
             );
         }
     }

@@ -1,11 +1,12 @@
 //! `runner profile [puzzle]`: what a kernel asks of the hardware, counted by the simulator, and
 //! the time that predicts on an H100 (no GPU needed).
 //!
-//! By default the full-scale case, of which a sample of blocks (`--blocks`, spread over the grid)
+//! By default the (first) full-scale case, of which a sample of blocks (`--blocks`, spread over the grid)
 //! is simulated and the counts scaled to the whole grid; `--case NAME` profiles one small case
-//! whole instead (what `bench/profile_vs_ncu.sh` compares with `ncu`). Per source line and for
+//! whole instead (what `bench/profile_vs_ncu.py` compares with `ncu`). Per source line and for
 //! the kernel: warp-instructions issued, active lanes per issue, global sectors per request,
-//! shared wavefronts per request; the instruction mix; bytes per output; the predicted time from
+//! shared wavefronts per request, distinct constant addresses per constant request; the
+//! instruction mix; bytes per output; the predicted time from
 //! `model`, with the bound that sets it.
 
 use super::KernelChoice;
@@ -21,7 +22,8 @@ use std::process::ExitCode;
 pub struct Args {
     #[command(flatten)]
     target: KernelChoice,
-    /// Profile this small case, every block of it, instead of a sample of the full-scale case.
+    /// Profile this case: a small one whole, every block of it; a full-scale one (2D puzzles
+    /// have several) by a sample of its blocks.
     #[arg(long, value_name = "NAME")]
     case: Option<String>,
     /// Blocks of the full-scale case to simulate (spread over its grid, first and last
@@ -50,13 +52,14 @@ fn ratio(a: u64, b: u64) -> String {
 
 fn row(label: &str, c: &Counts, scale: f64, source: &str) -> String {
     let line = format!(
-        "{label:>6} {:>8} {:>6} {:>8} {:>7} {:>8} {:>7}  {source}",
+        "{label:>6} {:>8} {:>6} {:>8} {:>7} {:>8} {:>7} {:>6}  {source}",
         si(c.issued as f64 * scale),
         ratio(c.lanes, c.issued),
         si(c.global_requests as f64 * scale),
         ratio(c.sectors, c.global_requests),
         si(c.shared_requests as f64 * scale),
         ratio(c.wavefronts, c.shared_requests),
+        ratio(c.const_addresses, c.const_requests),
     );
     line.trim_end().to_string() + "\n"
 }
@@ -70,24 +73,34 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         println!("{}: {}", d.kind.name(), d.message);
         return Ok(ExitCode::from(1));
     }
-    let scale = if args.case.is_some() {
-        Scale::Small
-    } else {
-        Scale::Full
+    // A small case by name runs whole; the full-scale cases (the first by default, or one by
+    // name) are sampled.
+    let small = (puzzle.cases)(Scale::Small);
+    let named = |cases: &[kernels::Case]| {
+        let name = args.case.as_deref();
+        let found = cases.iter().find(|c| match name {
+            Some(n) => c.name == n,
+            None => c.scale == Scale::Full,
+        });
+        found.cloned()
     };
-    let cases = (puzzle.cases)(scale);
-    let chosen = match &args.case {
-        Some(name) => cases.iter().find(|c| &c.name == name),
-        None => cases.iter().find(|c| c.scale == Scale::Full),
+    let chosen = match named(&small) {
+        Some(c) if args.case.is_some() => Some(c),
+        _ => named(&(puzzle.cases)(Scale::Full)),
     };
     let Some(case) = chosen else {
-        let names: Vec<&str> = cases.iter().map(|c| c.name.as_str()).collect();
+        let names: Vec<String> = (puzzle.cases)(Scale::Full)
+            .iter()
+            .map(|c| c.name.clone())
+            .collect();
         anyhow::bail!(
             "{} has no such case; its cases are: {}",
             puzzle.id,
             names.join(", ")
         );
     };
+    let sampled = case.scale == Scale::Full;
+    let case = &case;
     let prepared = engine::with_declared_launch(&puzzle, &code, &file, case)
         .and_then(|c| engine::ptx(&code, &file, &c.macros).map(|p| (c, p)));
     let (case, ptx) = match prepared {
@@ -99,10 +112,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     };
     let job = &case.job;
     let blocks = job.launch.blocks();
-    let sample = args
-        .case
-        .is_none()
-        .then(|| sample_blocks(job.launch.grid, args.blocks.max(1)));
+    let sample = sampled.then(|| sample_blocks(job.launch.grid, args.blocks.max(1)));
     let mut prof = Profiler::new(sample);
     let opts = SimOptions {
         checks: false,
@@ -136,12 +146,12 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         );
     }
     text += &format!(
-        "\n{:>6} {:>8} {:>6} {:>8} {:>7} {:>8} {:>7}  source\n",
-        "line", "issued", "lanes", "global", "sectors", "shared", "wavefr"
+        "\n{:>6} {:>8} {:>6} {:>8} {:>7} {:>8} {:>7} {:>6}  source\n",
+        "line", "issued", "lanes", "global", "sectors", "shared", "wavefr", "const"
     );
     text += &format!(
-        "{:>6} {:>8} {:>6} {:>8} {:>7} {:>8} {:>7}\n",
-        "", "warp-in", "/issue", "requests", "/req", "requests", "/req"
+        "{:>6} {:>8} {:>6} {:>8} {:>7} {:>8} {:>7} {:>6}\n",
+        "", "warp-in", "/issue", "requests", "/req", "requests", "/req", "addr/r"
     );
     let source: Vec<&str> = code.lines().collect();
     let mut lines: Vec<u32> = prof.lines.clone();
@@ -170,8 +180,14 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     text += &row("kernel", &total, factor, "");
     if prof.blocks_run == blocks {
         text += &format!(
-            "exact: {} global requests, {} sectors, {} shared requests, {} wavefronts\n",
-            total.global_requests, total.sectors, total.shared_requests, total.wavefronts
+            "exact: {} global requests, {} sectors, {} global wavefronts, {} shared requests, {} shared wavefronts, {} constant requests, {} constant addresses\n",
+            total.global_requests,
+            total.sectors,
+            total.global_wavefronts,
+            total.shared_requests,
+            total.wavefronts,
+            total.const_requests,
+            total.const_addresses
         );
     }
     let issued: u64 = prof.mix().iter().map(|m| m.1).sum();
@@ -217,19 +233,21 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     let load = Load {
         blocks,
         issued_per_block: total.issued as f64 / runs,
-        wavefronts_per_block: (total.wavefronts + total.lines) as f64 / runs,
+        wavefronts_per_block: (total.wavefronts + total.global_wavefronts) as f64 / runs,
+        const_addresses_per_block: total.const_addresses as f64 / runs,
         dram_bytes: dram,
     };
     let gpu = model::H100;
     let p = model::predict(&gpu, &load);
     let us = |s: f64| format!("{:.1} us", s * 1e6);
     text += &format!(
-        "predicted on an {}: {}, {} (issue {}, shared {}, memory {}); the model and its sources: runner/src/model.rs\n",
+        "predicted on an {}: {}, {} (issue {}, shared {}, constant {}, memory {}); the model and its sources: runner/src/model.rs\n",
         gpu.name,
         us(p.seconds()),
         p.bound(),
         us(p.issue),
         us(p.shared),
+        us(p.constant),
         us(p.memory)
     );
     print!("{text}");

@@ -10,7 +10,7 @@
 
 use super::KernelChoice;
 use crate::engine::{self, Backend};
-use crate::touches::Recorder;
+use crate::touches::{Extent, Recorder};
 use crate::{judge, picture, svg, toolchain};
 use kernels::sim::{self, SimOptions};
 use kernels::{Arg, Case, Diagnostic, Puzzle, RunOutput, Scale};
@@ -119,9 +119,8 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
             g[2]
         );
     }
-    let mut rec = Recorder::new(block, job.launch.grid);
+    let mut rec = Recorder::new(block, job.launch.grid, lengths(job));
     sim::run_observed(&ran.ptx, job, &SimOptions::default(), &mut rec);
-    rec.set_lengths(&lengths(job));
     let touches = rec.touches;
     if let Some(name) = &args.buffer
         && !touches.areas.iter().any(|a| &a.name == name)
@@ -182,20 +181,38 @@ fn smallest_failing(
     run(puzzle, code, file, &cases[0])
 }
 
-/// Each global buffer's name, length in elements, and row length where it is 2D.
-fn lengths(job: &kernels::Job) -> Vec<(String, usize, Option<usize>)> {
+/// Each global buffer's length, and its rows where it is 2D.
+fn lengths(job: &kernels::Job) -> Vec<Extent> {
     job.args
         .iter()
         .filter_map(|a| match a {
             // A 2D puzzle's image rows are `input_stride` floats apart.
-            Arg::Input { name, data } => {
-                let stride = job.scalar("input_stride").filter(|_| name == "input");
-                Some((name.clone(), data.len(), stride.map(|s| s as usize)))
-            }
-            Arg::Output { name, len } => Some((name.clone(), *len, None)),
+            Arg::Input { name, data } => Some(Extent {
+                name: name.clone(),
+                len: data.len(),
+                columns: job
+                    .scalar("input_stride")
+                    .filter(|_| name == "input")
+                    .map(|s| s as usize),
+                padding_from: None,
+            }),
+            Arg::Output { name, len } => Some(Extent {
+                name: name.clone(),
+                len: *len,
+                columns: None,
+                padding_from: None,
+            }),
             Arg::Pitched {
-                name, rows, stride, ..
-            } => Some((name.clone(), rows * stride, Some(*stride))),
+                name,
+                rows,
+                cols,
+                stride,
+            } => Some(Extent {
+                name: name.clone(),
+                len: rows * stride,
+                columns: Some(*stride),
+                padding_from: Some(*cols),
+            }),
             Arg::I32 { .. } => None,
         })
         .collect()

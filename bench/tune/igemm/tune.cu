@@ -1,0 +1,114 @@
+// Standalone timing harness for puzzle 11's solution (nvcc, no runner): compiles
+// solutions/puzzle-11.cu with the shape macros given by -D, checks it against a float32 direct
+// convolution on the GPU with the puzzle's tolerance (|x - ref| <= 0.05 + 0.01 |ref|) and times it
+// on CURRICULUM.md's three full-scale shapes with CUDA events (median of RUNS launches, the
+// inputs rotated among copies of 256 MB or more, as `runner bench` does).
+// Build: nvcc -O3 -arch=sm_90 -DBLOCK_M=128 ... -o tune bench/tune/igemm/tune.cu; run: ./tune NAME
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstdio>
+#include <vector>
+#include <cuda_runtime.h>
+
+// -DSOLUTION='"file"' times another version of the solution (e.g. the previous one) alike.
+#ifndef SOLUTION
+#define SOLUTION "../../../solutions/puzzle-11.cu"
+#endif
+#include SOLUTION
+
+#define CHECK(x)                                                                    \
+    do {                                                                            \
+        cudaError_t check_err = (x);                                                        \
+        if (check_err != cudaSuccess) {                                                   \
+            printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(check_err)); \
+            exit(1);                                                                \
+        }                                                                           \
+    } while (0)
+
+// One thread per output, float32 on the FMA units: the check's reference.
+__global__ void direct(const float* x, const float* w, float* out, int batch, int rows, int cols,
+                       int ic, int oc, int kr, int kc)
+{
+    int orow = rows - kr + 1, ocol = cols - kc + 1;
+    long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    long long total = (long long)batch * orow * ocol * oc;
+    if (i >= total) return;
+    int o = i % oc;
+    long long m = i / oc;
+    int c = m % ocol, r = m / ocol % orow, b = m / ((long long)ocol * orow);
+    float s = 0.0f;
+    for (int a = 0; a < kr; a++)
+        for (int j = 0; j < kc; j++)
+            for (int ch = 0; ch < ic; ch++)
+                s += x[(((long long)b * rows + r + a) * cols + c + j) * ic + ch] *
+                     w[((a * kc + j) * ic + ch) * oc + o];
+    out[i] = s;
+}
+
+int main(int argc, char** argv)
+{
+    const char* name = argc > 1 ? argv[1] : "default";
+    int runs = 50;
+    int shapes[3][4] = {{16, 64, 64, 128}, {32, 56, 64, 64}, {8, 128, 128, 128}};
+    CHECK(cudaFuncSetAttribute(conv2d_nhwc, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES));
+    for (auto& s : shapes) {
+        int batch = s[0], n = s[1], ic = s[2], oc = s[3], k = 3;
+        int on = n - k + 1;
+        size_t xn = (size_t)batch * n * n * ic, wn = (size_t)k * k * ic * oc, outn = (size_t)batch * on * on * oc;
+        std::vector<float> hx(xn), hw(wn);
+        unsigned long long st = 42;
+        auto rnd = [&]() { st = st * 6364136223846793005ULL + 1442695040888963407ULL; return (float)((st >> 40) / (double)(1 << 24)) * 2.0f - 1.0f; };
+        for (auto& v : hx) v = rnd();
+        for (auto& v : hw) v = rnd();
+        size_t bytes = (xn + wn + outn) * 4;
+        int copies = std::max<size_t>(1, ((size_t)256 << 20) / bytes + 1);
+        std::vector<float*> xs(copies), ws(copies), outs(copies);
+        for (int c = 0; c < copies; c++) {
+            CHECK(cudaMalloc(&xs[c], xn * 4));
+            CHECK(cudaMalloc(&ws[c], wn * 4));
+            CHECK(cudaMalloc(&outs[c], outn * 4));
+            CHECK(cudaMemcpy(xs[c], hx.data(), xn * 4, cudaMemcpyHostToDevice));
+            CHECK(cudaMemcpy(ws[c], hw.data(), wn * 4, cudaMemcpyHostToDevice));
+        }
+        float* ref;
+        CHECK(cudaMalloc(&ref, outn * 4));
+        direct<<<(outn + 255) / 256, 256>>>(xs[0], ws[0], ref, batch, n, n, ic, oc, k, k);
+        long long m = (long long)batch * on * on;
+        dim3 grid((m + BLOCK_M - 1) / BLOCK_M, (oc + BLOCK_N - 1) / BLOCK_N);
+        CHECK(cudaMemset(outs[0], 0xff, outn * 4));
+        conv2d_nhwc<<<grid, THREADS, SHARED_BYTES>>>(xs[0], ws[0], outs[0], batch, n, n, ic, oc, k, k);
+        CHECK(cudaGetLastError());
+        CHECK(cudaDeviceSynchronize());
+        std::vector<float> got(outn), want(outn);
+        CHECK(cudaMemcpy(got.data(), outs[0], outn * 4, cudaMemcpyDeviceToHost));
+        CHECK(cudaMemcpy(want.data(), ref, outn * 4, cudaMemcpyDeviceToHost));
+        double maxerr = 0, worst = 0;
+        for (size_t i = 0; i < outn; i++) {
+            double e = std::fabs((double)got[i] - want[i]);
+            if (!(e == e)) e = 1e30;
+            maxerr = std::max(maxerr, e);
+            worst = std::max(worst, e / (0.05 + 0.01 * std::fabs((double)want[i])));
+        }
+        for (int i = 0; i < 5; i++)
+            conv2d_nhwc<<<grid, THREADS, SHARED_BYTES>>>(xs[i % copies], ws[i % copies], outs[i % copies], batch, n, n, ic, oc, k, k);
+        std::vector<cudaEvent_t> ev(2 * runs);
+        for (auto& e : ev) CHECK(cudaEventCreate(&e));
+        for (int i = 0; i < runs; i++) {
+            CHECK(cudaEventRecord(ev[2 * i]));
+            conv2d_nhwc<<<grid, THREADS, SHARED_BYTES>>>(xs[i % copies], ws[i % copies], outs[i % copies], batch, n, n, ic, oc, k, k);
+            CHECK(cudaEventRecord(ev[2 * i + 1]));
+        }
+        CHECK(cudaDeviceSynchronize());
+        std::vector<float> t(runs);
+        for (int i = 0; i < runs; i++) CHECK(cudaEventElapsedTime(&t[i], ev[2 * i], ev[2 * i + 1]));
+        std::sort(t.begin(), t.end());
+        double us = t[runs / 2] * 1e3, flop = 2.0 * m * oc * 9.0 * ic;
+        printf("%-28s N%d %dx%d IC%d OC%d: %8.1f us (min %.1f) %6.1f TFLOP/s  max|err| %.2e (%.2f of tol) %s\n", name,
+               batch, n, n, ic, oc, us, t[0] * 1e3, flop / us / 1e6, maxerr, worst, worst <= 1 ? "ok" : "FAIL");
+        for (int c = 0; c < copies; c++) { cudaFree(xs[c]); cudaFree(ws[c]); cudaFree(outs[c]); }
+        cudaFree(ref);
+        for (auto& e : ev) cudaEventDestroy(e);
+    }
+    return 0;
+}

@@ -1,0 +1,55 @@
+//! Puzzle 12: convolution as matrix products, on tensor cores (valid contract).
+//!
+//! Puzzle 08's problem again, with everything puzzle 08 fixed left as it was: the signature, the
+//! `launch_shape[3] = {THREADS, OUTPUTS_PER_BLOCK, SHARED_BYTES}` declaration
+//! ([`kernels::spec::LaunchRule::Linear`]), the cases (puzzle 04's, with puzzle 08's seed) and the
+//! tolerance. Only the title, the hints and the chapter are new: the spec is puzzle 08's with
+//! those fields replaced, so the two cannot drift apart.
+//!
+//! What changes is the arithmetic the learner is expected to use: the output cut into rows, each
+//! block of outputs a product of a Toeplitz matrix of the taps with shifted input rows, on
+//! `mma.sync` m16n8k8 tf32, every float split into a tf32 high part and a tf32 remainder so that
+//! three products keep puzzle 08's tolerance (`runner/tests/broken12.rs`: plain tf32 does not).
+
+use kernels::spec::Puzzle;
+
+pub fn spec() -> Puzzle {
+    Puzzle {
+        id: "puzzle-12",
+        title: "Convolution as matrix products",
+        grade: 5,
+        teaches: "Toeplitz blocks times shifted input tiles on mma.sync tf32; each float split into a tf32 high part and remainder",
+        hints: &[
+            "Cut the output into rows of B outputs (row r starts at output B r): output b of row r is the sum over k of x[B r + k] * w[k - b]. That is a matrix product W X with W[b][k] = w[k - b] (zero outside the kernel) and X[k][r] = x[B r + k].",
+            "Give W to mma.sync as A (16 x 8: b by k) and X as B (8 x 8: k by r). The order of the 8 k of a k-step is yours, if A and B agree: let lane t take k = 2t and 2t + 1. Its A operands are then a pair of neighbouring taps, from w[8 s + 2t - 16 mu - g], and the same pair 8 taps earlier for rows g + 8: one sliding window of pairs serves every tile.",
+            "Plain tf32 keeps 11 bits of each float: 2047 such products miss puzzle 08's tolerance. Split x = hi + lo with hi = cvt.rna.tf32(x), lo = cvt.rna.tf32(x - hi), and add hi*hi + hi*lo + lo*hi (lo*lo is below 2^-22 of the product).",
+            "Split once, when staging into shared memory: store {hi(x[p]), hi(x[p + 1]), lo(x[p]), lo(x[p + 1])} as one float4, and a B fragment is one 16-byte load. Pad each row of B inputs by 4 slots so that the 8 rows one load reads fall in different banks.",
+        ],
+        ..puzzle_08::spec()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kernels::spec::Scale;
+
+    #[test]
+    fn everything_but_the_words_is_puzzle_08s() {
+        let (p12, p08) = (spec(), puzzle_08::spec());
+        assert_eq!(p12.kernel, p08.kernel);
+        assert_eq!(p12.params, p08.params);
+        assert_eq!(p12.declared_launch, p08.declared_launch);
+        assert_eq!(
+            (p12.tolerance.atol, p12.tolerance.rtol),
+            (p08.tolerance.atol, p08.tolerance.rtol)
+        );
+        let (a, b) = ((p12.cases)(Scale::Small), (p08.cases)(Scale::Small));
+        assert_eq!(a.len(), b.len());
+        for (x, y) in a.iter().zip(&b) {
+            assert_eq!(x.name, y.name);
+            assert_eq!(x.expected, y.expected, "{}", x.name);
+            assert_eq!(x.job.args, y.job.args, "{}", x.name);
+        }
+    }
+}
