@@ -24,10 +24,12 @@
 #define THREADS (BLOCK_X * BLOCK_Y)
 #define MAX_K 31
 #define WARPS (THREADS / 32)
-// Five blocks per multiprocessor (at most 64 registers a thread); while staging, each warp reads
+// Five blocks per multiprocessor (at most 64 registers a thread). Staging a region of at most
+// VECTORS float4s per thread takes one batch; a larger one goes in warp steps: each warp reads
 // STEPS groups of 4 rows at once, VECTOR_GROUPS groups of 8 float4s (32 floats) per row.
 #define MIN_BLOCKS 5
 #define STEPS 4
+#define VECTORS 8
 #define VECTOR_GROUPS ((TILE_COLS + MAX_K - 1 + 31) / 32)
 
 // Whole warps in a row of threads; float4 columns of the tile start on 16 bytes.
@@ -42,24 +44,60 @@ extern "C" __device__ const int launch_shape[4] = {BLOCK_X, BLOCK_Y, TILE_ROWS, 
 // zero past the image's last row or column (the input's padding is never used).
 //
 // When the input allows it (16-byte aligned, input_stride a multiple of 4), the region is read as
-// float4s. Lane l of a warp takes row l % 4 of a group of 4 rows and vector l / 4 of a group of 8
-// vectors: the warp reads four 128-byte rows (coalesced), and its transposed stores, tile[(4 * v +
-// u) * h + y] with h odd, fall in 32 banks. A warp walks its rows STEPS groups at a time, every
-// vector group of each (VECTOR_GROUPS cover the widest region), and asks for all those loads before
-// it stores any: the block waits for global memory once per 4 * STEPS * WARPS = 96 rows, once for a
-// 3 x 3 or a 15 x 15 kernel. (The compiler lets some stores in between the loads to save registers.)
+// float4s, and a warp's 32 vectors are always 4 rows x 8 vectors: the warp reads four 128-byte rows
+// (coalesced), and its transposed stores, tile[(x + u) * h + y] with h odd, fall in 32 banks. Each
+// thread asks for all its loads of a batch before it stores any: the block waits for global memory
+// once per batch. Two ways to cut the region into batches, chosen by its size:
+// - small kernels (up to 9 x 9 here): the region's vectors numbered row group by row group, item t
+//   being row 4 * g + t % 4 and vector t / 4 - g * nv; VECTORS per thread cover the whole region,
+//   so it is one batch with every thread loading (nearly) as many as the others;
+// - larger ones: `stage_steps`.
 // Otherwise, one float at a time.
-__device__ __forceinline__ void stage(float* tile, const float* src, int h, int w, int rows_left,
-                                      int cols_left, int stride, bool vectors)
+__device__ __forceinline__ void put(float* tile, float4 v, int y, int x, int h, int w, int cols_left)
+{
+    float e[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+    for (int u = 0; u < 4; u++) {
+        if (y < h && x + u < w) {
+            tile[(x + u) * h + y] = x + u < cols_left ? e[u] : 0.0f;
+        }
+    }
+}
+
+// x < cols_left and stride % 4 == 0: the whole float4 lies within the row's stride.
+__device__ __forceinline__ float4 get(const float* src, int y, int x, int rows_left, int cols_left,
+                                      int stride)
+{
+    return y < rows_left && x < cols_left ? *reinterpret_cast<const float4*>(src + y * stride + x)
+                                          : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+}
+
+// One batch of at most VECTORS float4s per thread, the region's items numbered.
+__device__ __forceinline__ void stage_once(float* tile, const float* src, int h, int w, int nv,
+                                           int items, int rows_left, int cols_left, int stride)
 {
     int tid = threadIdx.y * BLOCK_X + threadIdx.x;
-    if (!vectors) {
-        for (int k = tid; k < h * w; k += THREADS) {
-            int y = k / w, x = k - y * w;
-            tile[x * h + y] = y < rows_left && x < cols_left ? src[y * stride + x] : 0.0f;
-        }
-        return;
+    float4 v[VECTORS];
+#pragma unroll
+    for (int b = 0; b < VECTORS; b++) {
+        int t = tid + b * THREADS, g = t / 4 / nv, y = 4 * g + t % 4, x = 4 * (t / 4 - g * nv);
+        v[b] = get(src, t < items ? y : rows_left, x, rows_left, cols_left, stride);
     }
+#pragma unroll
+    for (int b = 0; b < VECTORS; b++) {
+        int t = tid + b * THREADS, g = t / 4 / nv, y = 4 * g + t % 4, x = 4 * (t / 4 - g * nv);
+        put(tile, v[b], t < items ? y : h, x, h, w, cols_left);
+    }
+}
+
+// Warp steps: lane l of a warp takes row l % 4 of a group of 4 rows and vector l / 4 of a group of
+// 8 vectors. A warp walks its rows STEPS groups at a time, every vector group of each
+// (VECTOR_GROUPS cover the widest region): a batch is 4 * STEPS * WARPS = 96 rows, one for a
+// 15 x 15 kernel. (The compiler lets some stores in between the loads to save registers.)
+__device__ __forceinline__ void stage_steps(float* tile, const float* src, int h, int w,
+                                            int rows_left, int cols_left, int stride)
+{
+    int tid = threadIdx.y * BLOCK_X + threadIdx.x;
     int row = 4 * (tid / 32) + tid % 4, vec = tid % 32 / 4;
     for (int y0 = 0; y0 < h; y0 += 4 * WARPS * STEPS) {
         float4 v[STEPS][VECTOR_GROUPS];
@@ -67,27 +105,35 @@ __device__ __forceinline__ void stage(float* tile, const float* src, int h, int 
         for (int s = 0; s < STEPS; s++) {
 #pragma unroll
             for (int q = 0; q < VECTOR_GROUPS; q++) {
-                int y = y0 + 4 * WARPS * s + row, x = 4 * (vec + 8 * q);
-                // x < cols_left and stride % 4 == 0: the whole float4 lies within the row's stride.
-                v[s][q] = y < rows_left && x < cols_left
-                              ? *reinterpret_cast<const float4*>(src + y * stride + x)
-                              : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+                v[s][q] = get(src, y0 + 4 * WARPS * s + row, 4 * (vec + 8 * q), rows_left, cols_left,
+                              stride);
             }
         }
 #pragma unroll
         for (int s = 0; s < STEPS; s++) {
 #pragma unroll
             for (int q = 0; q < VECTOR_GROUPS; q++) {
-                int y = y0 + 4 * WARPS * s + row, x = 4 * (vec + 8 * q);
-                float e[4] = {v[s][q].x, v[s][q].y, v[s][q].z, v[s][q].w};
-#pragma unroll
-                for (int u = 0; u < 4; u++) {
-                    if (y < h && x + u < w) {
-                        tile[(x + u) * h + y] = x + u < cols_left ? e[u] : 0.0f;
-                    }
-                }
+                put(tile, v[s][q], y0 + 4 * WARPS * s + row, 4 * (vec + 8 * q), h, w, cols_left);
             }
         }
+    }
+}
+
+__device__ __forceinline__ void stage(float* tile, const float* src, int h, int w, int rows_left,
+                                      int cols_left, int stride, bool vectors)
+{
+    if (!vectors) {
+        for (int k = threadIdx.y * BLOCK_X + threadIdx.x; k < h * w; k += THREADS) {
+            int y = k / w, x = k - y * w;
+            tile[x * h + y] = y < rows_left && x < cols_left ? src[y * stride + x] : 0.0f;
+        }
+        return;
+    }
+    int nv = (w + 3) / 4, items = (h + 3) / 4 * nv * 4;
+    if (items <= VECTORS * THREADS) {
+        stage_once(tile, src, h, w, nv, items, rows_left, cols_left, stride);
+    } else {
+        stage_steps(tile, src, h, w, rows_left, cols_left, stride);
     }
 }
 // ANCHOR_END: stage

@@ -10,6 +10,16 @@ old=${2:-}
 mkdir -p "$dir"
 sol=$root/solutions/puzzle-10.cu
 def() { sed -E "s/^#define $1 .*/#define $1 $2/"; }
+if [ "${ROUND:-5}" = 7 ]; then
+    # Round 7: the solution (H8: one numbered batch for regions of at most 8 float4s per thread,
+    # warp steps otherwise), H10 (10 per thread: 15 x 15 in one numbered batch too), round 6's
+    # solution (C2, REV_C) and round 5's B1 (REV_B with 8 vectors).
+    cp "$sol" "$dir/H8.cu"
+    def VECTORS 10 < "$sol" > "$dir/H10.cu"
+    git -C "$root" show "$REV_C:solutions/puzzle-10.cu" > "$dir/C2.cu"
+    git -C "$root" show "$REV_B:solutions/puzzle-10.cu" | def VECTORS 8 > "$dir/B1.cu"
+    exit 0
+fi
 if [ "${ROUND:-5}" = 6 ]; then
     # Round 6: the solution now stages as A0 did (STEPS row groups per warp step); B0 and B1 are
     # round 5's solution (REV_B, its own staging) with 6 and 8 vectors per thread.
