@@ -4,7 +4,7 @@
 # candidates, puzzle 10's pick copied into root/solutions, then `runner check` (sim + gpu) of both
 # solutions, `runner bench puzzle-10 --solution` (which also times puzzle 09's solution), the anchors
 # (cuDNN, the seed's Triton) and ncu on the pick. Usage on the device: DIR=. OUT=dir final-device.sh
-# (CHECK=10 checks puzzle 10 only; NCU_SHAPES= skips ncu.)
+# (CHECK=10 checks puzzle 10 only; NCU_SHAPES= skips ncu; ANCHORS=0 skips the anchors.)
 set -u
 DIR=${DIR:-.}
 OUT=${OUT:-/tmp/out}
@@ -32,8 +32,10 @@ PY
 done
 echo "=== bench puzzle-10"
 timeout 150 ./runner --root root bench puzzle-10 --solution --runs 50 | tee "$OUT/bench-10.txt"
-echo "=== anchors"
-PYTHONUNBUFFERED=1 timeout 120 python3 root/bench/conv2d_anchors.py --json "$OUT/anchors.json"
+if [ "${ANCHORS:-1}" = 1 ]; then
+    echo "=== anchors"
+    PYTHONUNBUFFERED=1 timeout 120 python3 root/bench/conv2d_anchors.py --json "$OUT/anchors.json"
+fi
 name=p10-cand-${pick%.cu}
 for k in ${NCU_SHAPES-3 15}; do
     echo "=== ncu $name 4096x4096 ${k}x$k"
