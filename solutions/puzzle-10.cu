@@ -53,7 +53,8 @@ extern "C" __device__ const int launch_shape[4] = {BLOCK_X, BLOCK_Y, TILE_ROWS, 
 //   so it is one batch with every thread loading (nearly) as many as the others;
 // - larger ones: `stage_steps`.
 // Otherwise, one float at a time.
-__device__ __forceinline__ void put(float* tile, float4 v, int y, int x, int h, int w, int cols_left)
+__device__ __forceinline__ void put(float* tile, float4 v, int y, int x, int h, int w,
+                                    int cols_left)
 {
     float e[4] = {v.x, v.y, v.z, v.w};
 #pragma unroll
@@ -105,8 +106,8 @@ __device__ __forceinline__ void stage_steps(float* tile, const float* src, int h
         for (int s = 0; s < STEPS; s++) {
 #pragma unroll
             for (int q = 0; q < VECTOR_GROUPS; q++) {
-                v[s][q] = get(src, y0 + 4 * WARPS * s + row, 4 * (vec + 8 * q), rows_left, cols_left,
-                              stride);
+                int y = y0 + 4 * WARPS * s + row, x = 4 * (vec + 8 * q);
+                v[s][q] = get(src, y, x, rows_left, cols_left, stride);
             }
         }
 #pragma unroll
