@@ -6,15 +6,13 @@ cd "$(dirname "$0")"
 B=/tmp/igemm; mkdir -p $B
 # name: -D flags
 # The solution's knobs: its tile (BLOCK_M, BLOCK_N, WARPS_M x WARPS_N warps, STAGES, BLOCK_K),
-# MIN_BLOCKS (__launch_bounds__), FAST_TF32 (0: cvt.rna), ROWS (0: im2col tiles only).
+# MIN_BLOCKS (__launch_bounds__), FAST_TF32 (0: cvt.rna), ROWS (0: im2col tiles only),
+# SPLIT (0: no K split between the two columns of warps where the output channels fit one).
 # tune.cu's -DSOLUTION='"file"' times another file alike.
 VARIANTS=(
   "m128n128w22s2:"
+  "m128n128w22s2-nosplit:-DSPLIT=0"
   "m128n128w22s2-im2col:-DROWS=0"
-  "m128n128w22s2-cvt:-DFAST_TF32=0"
-  "m128n128w22s3:-DSTAGES=3"
-  "m128n128k16s4:-DBLOCK_K=16 -DSTAGES=4"
-  "m256n128w42s2:-DBLOCK_M=256 -DWARPS_M=4"
   "m128n64w22s2:-DBLOCK_N=64"
 )
 for v in "${VARIANTS[@]}"; do
