@@ -45,10 +45,6 @@
 #ifndef ROWS
 #define ROWS 1
 #endif
-// SPLIT: two columns of warps share the K tiles where the output channels fit one (see `split`).
-#ifndef SPLIT
-#define SPLIT 1
-#endif
 #define THREADS (32 * WARPS_M * WARPS_N)
 #define WARP_M (BLOCK_M / WARPS_M)
 #define WARP_N (BLOCK_N / WARPS_N)
@@ -70,7 +66,6 @@
 
 static_assert(BLOCK_M % (16 * WARPS_M) == 0 && BLOCK_N % (8 * WARPS_N) == 0, "whole mma tiles");
 static_assert(WARP_N % 32 == 0 && THREADS % (BLOCK_K / 4) == 0, "the loaders' layouts");
-static_assert(WARPS_M * MT * NT * 4 * 32 <= A_REGION + STAGES * B_FLOATS, "room for the split's sum");
 static_assert((BLOCK_M * BLOCK_K / 4) % THREADS == 0 && (BLOCK_K * BLOCK_N / 4) % THREADS == 0,
               "every thread copies the same number of 16-byte pieces");
 
@@ -265,15 +260,12 @@ __device__ __forceinline__ void mma(float* d, const unsigned* a, const unsigned*
 // 16-byte load; B_STRIDE = 8 mod 32 words puts the 8 lanes of each quarter warp on distinct
 // banks), and its accumulators of four tiles are four neighbouring outputs.
 // Lane l's ldmatrix row of A tile i is sa's row arow[i] + shift.
-// The warp does the steps kb = KB0, KB0 + 8, .. < KB1 of the tile (all of them, or half where
-// two warps share the piece: see `split` in the kernel).
-template <int KB0, int KB1>
-__device__ __forceinline__ void compute_steps(float (*acc)[NT][4], const float* sa, const float* sb,
-                                              const int* arow, int shift, int wn)
+__device__ __forceinline__ void compute_tile(float (*acc)[NT][4], const float* sa, const float* sb,
+                                             const int* arow, int shift, int wn)
 {
     int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
 #pragma unroll
-    for (int kb = KB0; kb < KB1; kb += 8) {
+    for (int kb = 0; kb < BLOCK_K; kb += 8) {
         unsigned a[MT][4], b[NT][2];
 #pragma unroll
         for (int i = 0; i < MT; i++) {
@@ -307,19 +299,6 @@ __device__ __forceinline__ void compute_steps(float (*acc)[NT][4], const float* 
         }
     }
 }
-
-// part 0: the whole K tile; 1 and 2: its first and second half.
-__device__ __forceinline__ void compute_tile(float (*acc)[NT][4], const float* sa, const float* sb,
-                                             const int* arow, int shift, int wn, int part)
-{
-    if (part == 0) {
-        compute_steps<0, BLOCK_K>(acc, sa, sb, arow, shift, wn);
-    } else if (part == 1) {
-        compute_steps<0, BLOCK_K / 2>(acc, sa, sb, arow, shift, wn);
-    } else {
-        compute_steps<BLOCK_K / 2, BLOCK_K>(acc, sa, sb, arow, shift, wn);
-    }
-}
 // ANCHOR_END: mma
 
 // ANCHOR: signature
@@ -344,16 +323,6 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     int m0 = blockIdx.x * BLOCK_M, n0 = blockIdx.y * BLOCK_N;
     bool wide = input_channels % 4 == 0 && output_channels % 4 == 0;
     int warp = threadIdx.x / 32, wm = warp / WARPS_N * WARP_M, wn = warp % WARPS_N * WARP_N;
-    // Where the block's output channels fit the first column of warps (output_channels 64 with
-    // two columns of 64), the second column would have nothing to do: instead each warp of the
-    // second column takes the piece of its neighbour in the first and the second half of every
-    // K tile (part 2), the neighbour the first half (part 1), and the two sums are added at the
-    // end (`split`).
-    bool split = SPLIT && WARPS_N == 2 && d.n - n0 <= WARP_N && BLOCK_K % 16 == 0;
-    int part = split ? 1 + wn / WARP_N : 0;
-    if (split) {
-        wn = 0;
-    }
     bool busy = n0 + wn < d.n; // a warp wholly past the last output channel has nothing to do
     int lane = threadIdx.x % 32, arow[MT]; // the rows of the block's A this lane names to ldmatrix
 #pragma unroll
@@ -407,7 +376,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
             asm volatile("cp.async.commit_group;");
             if (busy) {
                 compute_tile(acc, shared + s / d.kc % 2 * SLAB_FLOATS, sb + s % STAGES * B_FLOATS,
-                             srow, s % d.kc, wn, part);
+                             srow, s % d.kc, wn);
             }
         }
         // ANCHOR_END: rows
@@ -455,43 +424,11 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
             asm volatile("cp.async.commit_group;");
             int s = kt % STAGES;
             if (busy) {
-                compute_tile(acc, shared + s * A_FLOATS, sb + s * B_FLOATS, arow, 0, wn, part);
+                compute_tile(acc, shared + s * A_FLOATS, sb + s * B_FLOATS, arow, 0, wn);
             }
         }
         // ANCHOR_END: pipeline
     }
-
-    // ANCHOR: split
-    // The split's sum: once every copy has landed and every warp is done with the stages, the
-    // part-2 warps leave their accumulators in shared memory (word q of tile (i, j) of lane l at
-    // ((i * NT + j) * 4 + q) * 32 + l of their row of warps' area: conflict-free), the part-1
-    // warps add them to theirs and store the outputs.
-    if (split) {
-        asm volatile("cp.async.wait_group 0;" ::: "memory");
-        __syncthreads();
-        float* sum = shared + warp / WARPS_N * (MT * NT * 4 * 32) + lane;
-        if (part == 2) {
-#pragma unroll
-            for (int i = 0; i < MT; i++)
-#pragma unroll
-                for (int j = 0; j < NT; j++)
-#pragma unroll
-                    for (int q = 0; q < 4; q++)
-                        sum[((i * NT + j) * 4 + q) * 32] = acc[i][j][q];
-        }
-        __syncthreads();
-        if (part == 2) {
-            return;
-        }
-#pragma unroll
-        for (int i = 0; i < MT; i++)
-#pragma unroll
-            for (int j = 0; j < NT; j++)
-#pragma unroll
-                for (int q = 0; q < 4; q++)
-                    acc[i][j][q] += sum[((i * NT + j) * 4 + q) * 32];
-    }
-    // ANCHOR_END: split
 
     // ANCHOR: store
     // Lane (g, t) holds rows g and g + 8, columns 2t and 2t + 1 of each 16 x 8 tile; with the

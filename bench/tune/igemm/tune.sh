@@ -6,14 +6,16 @@ cd "$(dirname "$0")"
 B=/tmp/igemm; mkdir -p $B
 # name: -D flags
 # The solution's knobs: its tile (BLOCK_M, BLOCK_N, WARPS_M x WARPS_N warps, STAGES, BLOCK_K),
-# MIN_BLOCKS (__launch_bounds__), FAST_TF32 (0: cvt.rna), ROWS (0: im2col tiles only),
-# SPLIT (0: no K split between the two columns of warps where the output channels fit one).
+# MIN_BLOCKS (__launch_bounds__), FAST_TF32 (0: cvt.rna), ROWS (0: im2col tiles only).
 # tune.cu's -DSOLUTION='"file"' times another file alike.
 VARIANTS=(
   "m128n128w22s2:"
-  "m128n128w22s2-nosplit:-DSPLIT=0"
-  "m128n128w22s2-im2col:-DROWS=0"
-  "m128n64w22s2:-DBLOCK_N=64"
+  "m128n128w24s2:-DWARPS_N=4"
+  "m128n128w24s3:-DWARPS_N=4 -DSTAGES=3"
+  "m128n128w24s2-mb2:-DWARPS_N=4 -DMIN_BLOCKS=2"
+  "m128n128w42s2:-DWARPS_M=4"
+  "m128n128w42s2-mb2:-DWARPS_M=4 -DMIN_BLOCKS=2"
+  "m128n128w44s2:-DWARPS_M=4 -DWARPS_N=4"
 )
 for v in "${VARIANTS[@]}"; do
   name=${v%%:*}; flags=${v#*:}
