@@ -10,12 +10,12 @@ B=/tmp/igemm; mkdir -p $B
 # tune.cu's -DSOLUTION='"file"' times another file alike.
 VARIANTS=(
   "m128n128w22s2:"
-  "m128n128w22s2-im2col:-DROWS=0"
-  "m128n128w22s2-cvt:-DFAST_TF32=0"
-  "m128n128w22s3:-DSTAGES=3"
-  "m128n128k16s4:-DBLOCK_K=16 -DSTAGES=4"
-  "m256n128w42s2:-DBLOCK_M=256 -DWARPS_M=4"
-  "m128n64w22s2:-DBLOCK_N=64"
+  "m128n128w24s2:-DWARPS_N=4"
+  "m128n128w24s3:-DWARPS_N=4 -DSTAGES=3"
+  "m128n128w24s2-mb2:-DWARPS_N=4 -DMIN_BLOCKS=2"
+  "m128n128w42s2:-DWARPS_M=4"
+  "m128n128w42s2-mb2:-DWARPS_M=4 -DMIN_BLOCKS=2"
+  "m128n128w44s2:-DWARPS_M=4 -DWARPS_N=4"
 )
 for v in "${VARIANTS[@]}"; do
   name=${v%%:*}; flags=${v#*:}
