@@ -11,18 +11,11 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The solution with `find` (which must occur exactly once) replaced by `replace`, written to
-/// `NAME.cu` in a scratch folder; with the 1-based line of the edit.
+const SOLUTION: &str = "solutions/puzzle-12.cu";
+
+/// The solution with `find` replaced by `replace` ([`common::mutate`]).
 fn mutate(name: &str, find: &str, replace: &str) -> (PathBuf, u64) {
-    let src = std::fs::read_to_string(repo().join("solutions/puzzle-12.cu")).unwrap();
-    assert_eq!(src.matches(find).count(), 1, "{name}: `{find}` not once");
-    let at = src.find(find).unwrap();
-    let line = src[..at].matches('\n').count() as u64 + 1;
-    let dir = std::env::temp_dir().join(format!("broken12-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("{name}.cu"));
-    std::fs::write(&path, src.replacen(find, replace, 1)).unwrap();
-    (path, line)
+    common::mutate(SOLUTION, name, &[(find, replace)])
 }
 
 /// `runner check puzzle-12 --kernel FILE --backend BACKEND --json [extra]`: passed, diagnostics.
@@ -60,11 +53,8 @@ const REMAINDERS: [&str; 2] = [
 ];
 
 fn plain_tf32() -> PathBuf {
-    let (first, _) = mutate("p12_plain_tf32", REMAINDERS[0], "");
-    let src = std::fs::read_to_string(&first).unwrap();
-    assert_eq!(src.matches(REMAINDERS[1]).count(), 1);
-    std::fs::write(&first, src.replacen(REMAINDERS[1], "", 1)).unwrap();
-    first
+    let edits = [(REMAINDERS[0], ""), (REMAINDERS[1], "")];
+    common::mutate(SOLUTION, "p12_plain_tf32", &edits).0
 }
 
 #[test]

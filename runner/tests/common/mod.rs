@@ -56,6 +56,26 @@ pub fn require_gpu() {
     );
 }
 
+/// The repository's file `base` with each `(find, replace)` of `edits` applied in turn (each
+/// `find` must occur exactly once), written to `NAME.cu` in a scratch folder: a broken kernel as
+/// one mistake made in a correct one, so a corpus holds no second copy of it. With the 1-based
+/// line of the first edit.
+pub fn mutate(base: &str, name: &str, edits: &[(&str, &str)]) -> (PathBuf, u64) {
+    let mut src = std::fs::read_to_string(repo().join(base)).unwrap();
+    let mut first = None;
+    for (find, replace) in edits {
+        assert_eq!(src.matches(find).count(), 1, "{name}: `{find}` not once");
+        let at = src.find(find).unwrap();
+        first.get_or_insert(src[..at].matches('\n').count() as u64 + 1);
+        src = src.replacen(find, replace, 1);
+    }
+    let dir = std::env::temp_dir().join(format!("mutants-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{name}.cu"));
+    std::fs::write(&path, src).unwrap();
+    (path, first.expect("at least one edit"))
+}
+
 /// A workbook root holding only puzzles 01 and 02 as skeletons, named for `test`.
 pub fn scratch_root(test: &str) -> PathBuf {
     let root = std::env::temp_dir().join(format!("{test}-{}", std::process::id()));
