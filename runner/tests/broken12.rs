@@ -6,10 +6,9 @@
 
 mod common;
 
-use common::{repo, runner};
+use common::{find_kind as find, message};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 const SOLUTION: &str = "solutions/puzzle-12.cu";
 
@@ -20,30 +19,7 @@ fn mutate(name: &str, find: &str, replace: &str) -> (PathBuf, u64) {
 
 /// `runner check puzzle-12 --kernel FILE --backend BACKEND --json [extra]`: passed, diagnostics.
 fn check(file: &Path, backend: &str, extra: &[&str]) -> (bool, Vec<Value>) {
-    let out = Command::new(runner())
-        .args(["check", "puzzle-12", "--kernel"])
-        .arg(file)
-        .args(["--backend", backend, "--json"])
-        .args(extra)
-        .current_dir(repo())
-        .env("WORKBOOK_STATE", "/nonexistent/state.json")
-        .output()
-        .expect("runner runs");
-    let v: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
-    let passed = v["passed"].as_bool().unwrap();
-    assert_eq!(out.status.code(), Some(if passed { 0 } else { 1 }));
-    (passed, v["diagnostics"].as_array().unwrap().clone())
-}
-
-/// The diagnostic of `kind`, which must exist.
-fn find<'a>(name: &str, d: &'a [Value], kind: &str) -> &'a Value {
-    d.iter()
-        .find(|x| x["kind"] == kind)
-        .unwrap_or_else(|| panic!("{name}: no {kind} in {d:#?}"))
-}
-
-fn message(d: &Value) -> &str {
-    d["message"].as_str().unwrap()
+    common::check_kernel("puzzle-12", file, backend, extra)
 }
 
 /// The two products with a remainder deleted: plain tf32, 11 bits of each float.

@@ -5,60 +5,26 @@
 //! cannot drift; `bench/broken_gpu.py` reads the same marks. A correct staged kernel of the same shape
 //! passes with no diagnostic, so the checks are not merely suspicious of everything.
 
+mod common;
+
+use common::{message, repo};
 use serde_json::Value;
-use std::path::Path;
-use std::process::Command;
+use std::path::PathBuf;
+
+/// `fixtures/broken2d/NAME.cu`.
+fn fixture(name: &str) -> PathBuf {
+    repo().join(format!("runner/tests/fixtures/broken2d/{name}.cu"))
+}
 
 /// `runner check PUZZLE --kernel fixtures/broken2d/NAME.cu --backend sim --json`.
 fn check(puzzle: &str, name: &str) -> (bool, Vec<Value>) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-    let file = format!("runner/tests/fixtures/broken2d/{name}.cu");
-    let out = Command::new(env!("CARGO_BIN_EXE_runner"))
-        .args([
-            "check",
-            puzzle,
-            "--kernel",
-            &file,
-            "--backend",
-            "sim",
-            "--json",
-        ])
-        .current_dir(root)
-        .env("WORKBOOK_STATE", "/nonexistent/state.json")
-        .output()
-        .expect("runner runs");
-    let v: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
-    let passed = v["passed"].as_bool().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(if passed { 0 } else { 1 }),
-        "{name}"
-    );
-    (passed, v["diagnostics"].as_array().unwrap().clone())
+    common::check_kernel(puzzle, &fixture(name), "sim", &[])
 }
 
-/// The diagnostic of `kind`, which must exist; when the fixture marks a line for it, it must be there.
+/// The diagnostic of `kind`, which must exist; when the fixture marks a line for it, it must be
+/// there ([`common::find_marked`]).
 fn find<'a>(name: &str, d: &'a [Value], kind: &str) -> &'a Value {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let src =
-        std::fs::read_to_string(root.join(format!("tests/fixtures/broken2d/{name}.cu"))).unwrap();
-    let found = d
-        .iter()
-        .find(|x| x["kind"] == kind)
-        .unwrap_or_else(|| panic!("{name}: no {kind} in {d:#?}"));
-    let marked = src
-        .lines()
-        .position(|l| l.contains(&format!("// expect: {kind}")))
-        .map(|i| i as u64 + 1);
-    // A wrong output has no line of its own; the mark says where the mistake is.
-    if let Some(line) = marked.filter(|_| kind != "wrong_output") {
-        assert_eq!(found["line"].as_u64(), Some(line), "{name}: {found:#?}");
-    }
-    found
-}
-
-fn message(d: &Value) -> &str {
-    d["message"].as_str().unwrap()
+    common::find_marked(name, &fixture(name), d, kind)
 }
 
 #[test]

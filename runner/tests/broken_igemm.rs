@@ -12,59 +12,22 @@
 
 mod common;
 
-use common::{mutate, repo, runner};
+use common::{find_marked as find, message, mutate, repo};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 const OK: &str = "runner/tests/fixtures/broken_igemm/p11_ok.cu";
 
 /// `runner check puzzle-11 --kernel FILE --backend sim --json`: passed, diagnostics.
-fn check(name: &str, file: &Path) -> (bool, Vec<Value>) {
-    let out = Command::new(runner())
-        .args(["check", "puzzle-11", "--kernel"])
-        .arg(file)
-        .args(["--backend", "sim", "--json"])
-        .current_dir(repo())
-        .env("WORKBOOK_STATE", "/nonexistent/state.json")
-        .output()
-        .expect("runner runs");
-    let v: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
-    let passed = v["passed"].as_bool().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(if passed { 0 } else { 1 }),
-        "{name}"
-    );
-    (passed, v["diagnostics"].as_array().unwrap().clone())
+fn check(file: &Path) -> (bool, Vec<Value>) {
+    common::check_kernel("puzzle-11", file, "sim", &[])
 }
 
 /// `p11_ok.cu` with `edits` made in it, checked: the file, passed, diagnostics.
 fn broken(name: &str, edits: &[(&str, &str)]) -> (PathBuf, bool, Vec<Value>) {
     let (file, _) = mutate(OK, name, edits);
-    let (passed, d) = check(name, &file);
+    let (passed, d) = check(&file);
     (file, passed, d)
-}
-
-/// The diagnostic of `kind`, which must exist; where the fixture marks a line for it, it is there.
-fn find<'a>(name: &str, file: &Path, d: &'a [Value], kind: &str) -> &'a Value {
-    let src = std::fs::read_to_string(file).unwrap();
-    let found = d
-        .iter()
-        .find(|x| x["kind"] == kind)
-        .unwrap_or_else(|| panic!("{name}: no {kind} in {d:#?}"));
-    let marked = src
-        .lines()
-        .position(|l| l.contains(&format!("// expect: {kind}")))
-        .map(|i| i as u64 + 1);
-    if let Some(line) = marked {
-        assert_eq!(found["line"].as_u64(), Some(line), "{name}: {found:#?}");
-    }
-    found
-}
-
-fn message(d: &Value) -> &str {
-    d["message"].as_str().unwrap()
 }
 
 /// Every diagnostic is a wrong output (no crash, race or uninitialized read: the kernel is sound,
@@ -91,7 +54,7 @@ fn only_wrong_outputs(name: &str, edits: &[(&str, &str)]) -> Vec<Value> {
 
 #[test]
 fn a_correct_mma_kernel_passes_with_no_diagnostic() {
-    let (passed, d) = check("p11_ok", &repo().join(OK));
+    let (passed, d) = check(&repo().join(OK));
     assert!(passed && d.is_empty(), "{d:#?}");
 }
 

@@ -76,6 +76,62 @@ pub fn mutate(base: &str, name: &str, edits: &[(&str, &str)]) -> (PathBuf, u64) 
     (path, first.expect("at least one edit"))
 }
 
+/// `runner check PUZZLE --kernel FILE --backend BACKEND --json [extra]` in the workbook, its exit
+/// status checked against its verdict: whether it passed, and its diagnostics.
+pub fn check_kernel(
+    puzzle: &str,
+    file: &Path,
+    backend: &str,
+    extra: &[&str],
+) -> (bool, Vec<serde_json::Value>) {
+    let out = Command::new(runner())
+        .args(["check", puzzle, "--kernel"])
+        .arg(file)
+        .args(["--backend", backend, "--json"])
+        .args(extra)
+        .current_dir(repo())
+        .env("WORKBOOK_STATE", "/nonexistent/state.json")
+        .output()
+        .expect("runner runs");
+    let v = json(&out);
+    let passed = v["passed"].as_bool().unwrap();
+    let status = if passed { 0 } else { 1 };
+    assert_eq!(out.status.code(), Some(status), "{}", file.display());
+    (passed, v["diagnostics"].as_array().unwrap().clone())
+}
+
+/// The diagnostic of `kind` among `d`, which must exist.
+pub fn find_kind<'a>(name: &str, d: &'a [serde_json::Value], kind: &str) -> &'a serde_json::Value {
+    d.iter()
+        .find(|x| x["kind"] == kind)
+        .unwrap_or_else(|| panic!("{name}: no {kind} in {d:#?}"))
+}
+
+/// [`find_kind`], and where `file` marks a line with `// expect: KIND`, the diagnostic is at that
+/// line (a wrong output has no line of its own: its mark says where the mistake is).
+pub fn find_marked<'a>(
+    name: &str,
+    file: &Path,
+    d: &'a [serde_json::Value],
+    kind: &str,
+) -> &'a serde_json::Value {
+    let found = find_kind(name, d, kind);
+    let src = std::fs::read_to_string(file).unwrap();
+    let marked = src
+        .lines()
+        .position(|l| l.contains(&format!("// expect: {kind}")))
+        .map(|i| i as u64 + 1);
+    if let Some(line) = marked.filter(|_| kind != "wrong_output") {
+        assert_eq!(found["line"].as_u64(), Some(line), "{name}: {found:#?}");
+    }
+    found
+}
+
+/// A diagnostic's message.
+pub fn message(d: &serde_json::Value) -> &str {
+    d["message"].as_str().unwrap()
+}
+
 /// A workbook root holding only puzzles 01 and 02 as skeletons, named for `test`.
 pub fn scratch_root(test: &str) -> PathBuf {
     let root = std::env::temp_dir().join(format!("{test}-{}", std::process::id()));
