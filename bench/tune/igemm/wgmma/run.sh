@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Device: builds the wgmma variants (sm_90a) and the mma.sync solution, checks them on odd shapes,
+# times them on the three full shapes (../tune.cu), then cuDNN's anchors in the same call.
+# Usage: bash bench/tune/igemm/wgmma/run.sh $OUT
+set -u
+OUT=${1:-/tmp/out}; mkdir -p $OUT
+ROOT=$PWD # the repository root
+cd "$(dirname "$0")"
+B=/tmp/wg; mkdir -p $B
+ARCH="-gencode=arch=compute_90a,code=sm_90a"
+VARIANTS=(${VARIANTS:-"m128s3:" "m128s4:-DSTAGES=4" "m128s4i1:-DSTAGES=4 -DINFLIGHT=1" "m128s3mb2:-DMIN_BLOCKS=2" "m256s3:-DBLOCK_M=256" "m256s4i1:-DBLOCK_M=256 -DSTAGES=4 -DINFLIGHT=1"})
+for v in "${VARIANTS[@]}"; do
+  name=${v%%:*}; flags=${v#*:}
+  ( eval nvcc -O3 $ARCH $flags -DSOLUTION='\"wgmma/wgmma.cu\"' -Xptxas -v -o $B/$name ../tune.cu > $B/$name.log 2>&1 || { echo "$name: build failed"; head -30 $B/$name.log; }
+    eval nvcc -O3 $ARCH $flags -DSOLUTION='\"wgmma.cu\"' -o $B/$name-check check.cu > $B/$name-check.log 2>&1 || echo "$name check: build failed" ) &
+done
+( nvcc -O3 -arch=sm_90 -o $B/solution $ROOT/bench/tune/igemm/tune.cu > $B/solution.log 2>&1 ) &
+wait
+cp $B/*.log $OUT/ 2>/dev/null
+for v in "${VARIANTS[@]}"; do
+  name=${v%%:*}
+  grep -A2 "entry function 'conv2d_nhwc'" $B/$name.log | grep -o "Used [0-9]* registers.*" | head -1 | sed "s/^/$name: /"
+  grep -i "spill\|warn" $B/$name.log | grep -v " 0 bytes spill" | head -4
+  [ -x $B/$name-check ] && timeout 60 $B/$name-check $name | tail -13
+done
+for v in "${VARIANTS[@]}"; do
+  name=${v%%:*}
+  [ -x $B/$name ] && timeout 60 $B/$name $name
+done
+[ -x $B/solution ] && $B/solution mma.sync-solution
+[ "${ANCHORS:-1}" = 1 ] && python3 $ROOT/bench/igemm_anchors.py --json $OUT/anchors.json

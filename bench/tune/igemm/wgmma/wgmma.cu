@@ -1,0 +1,262 @@
+// Puzzle 11 on Hopper's warpgroup tensor-core instruction (wgmma, sm_90a), tuning version.
+// The product is computed transposed: D^T[OC, M] = W^T[OC, K] x im2col^T[K, M], so that both of
+// wgmma's operands are K-major: W^T comes from registers (each thread loads its fragment from a
+// [k][oc] tile in shared memory, as mma.sync's A), and im2col^T is a tile of BLOCK_M pixel rows of
+// 32 floats of K (128 bytes, channels contiguous) in shared memory with the 128-byte swizzle.
+#ifndef BLOCK_M
+#define BLOCK_M 128 // pixels a block (a multiple of 128: one m64n128k8 per 128)
+#endif
+#ifndef STAGES
+#define STAGES 3
+#endif
+#ifndef INFLIGHT
+#define INFLIGHT 0 // 1: keep one wgmma group in flight across the barrier
+#endif
+#ifndef MIN_BLOCKS
+#define MIN_BLOCKS 1
+#endif
+#define BLOCK_N 128 // output channels a block: 2 warpgroups of 64
+#define BLOCK_K 32
+#define THREADS 256
+#define NH (BLOCK_M / 128)
+#define W_STRIDE (BLOCK_N + 8)
+#define A_BYTES (BLOCK_M * 128)
+#define W_BYTES (BLOCK_K * W_STRIDE * 4)
+#define STAGE_BYTES (A_BYTES + W_BYTES)
+#define SHARED_BYTES (STAGES * STAGE_BYTES + 1024)
+#define LOOKAHEAD (STAGES - 1 - INFLIGHT)
+
+static_assert(W_BYTES % 1024 == 0 && BLOCK_M % 128 == 0, "stages stay 1024-byte aligned");
+static_assert(LOOKAHEAD >= 1, "at least one tile in flight");
+
+extern "C" __device__ const int launch_shape[4] = {THREADS, BLOCK_M, BLOCK_N, SHARED_BYTES};
+// d[0..64) += a (64 x 8, registers) x the 8 x 128 tile that `desc` describes; asynchronous.
+__device__ __forceinline__ void wgmma128(float* d, const unsigned* a, unsigned long long desc)
+{
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
+                 "{%64, %65, %66, %67}, %68, p, 1, 1;\n}"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(1));
+}
+
+__device__ __forceinline__ void copy_async(unsigned dst, const float* src, bool valid, int bytes)
+{
+    int n = valid ? bytes : 0;
+    if (bytes == 16) {
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(n));
+    } else {
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(dst), "l"(src), "r"(n));
+    }
+}
+
+struct Dims {
+    int m, k, n;
+    int ic, kc, cols;
+    int out_rows, out_cols, rows;
+};
+
+__device__ __forceinline__ int window(const Dims& d, int m)
+{
+    int c = m % d.out_cols, r = m / d.out_cols % d.out_rows, b = m / (d.out_cols * d.out_rows);
+    return ((b * d.rows + r) * d.cols + c) * d.ic;
+}
+
+__device__ __forceinline__ int tap(const Dims& d, int k)
+{
+    int ch = k % d.ic, j = k / d.ic % d.kc, i = k / (d.ic * d.kc);
+    return (i * d.cols + j) * d.ic + ch;
+}
+
+struct Cursor {
+    int k, ch, j, i;
+    __device__ __forceinline__ int offset(const Dims& d) const { return (i * d.cols + j) * d.ic + ch; }
+    __device__ __forceinline__ void advance(const Dims& d)
+    {
+        k += BLOCK_K;
+        ch += BLOCK_K;
+        while (ch >= d.ic) {
+            ch -= d.ic;
+            if (++j == d.kc) {
+                j = 0;
+                i++;
+            }
+        }
+    }
+};
+
+// Byte offset of float kk (< 32) of pixel row `row` in a 128-byte-swizzled tile: the 16-byte
+// chunk kk / 4 of the row is stored at chunk (kk / 4) ^ (row % 8).
+__device__ __forceinline__ unsigned swz(int row, int kk)
+{
+    return row * 128 + (((kk >> 2) ^ (row & 7)) << 4) + (kk & 3) * 4;
+}
+
+#define A_ROW_STEP (THREADS / 8)
+#define A_ROWS (BLOCK_M / A_ROW_STEP)
+
+__device__ __forceinline__ void load_tile(unsigned stage, const float* input, const float* weight,
+                                          const Dims& d, int m0, int n0, int k0, bool wide,
+                                          const int* win, Cursor& at)
+{
+    unsigned sa = stage, sw = stage + A_BYTES;
+    if (wide) {
+        int kq = threadIdx.x % 8 * 4, k = at.k;
+        int off = k < d.k ? at.offset(d) : 0;
+        at.advance(d);
+#pragma unroll
+        for (int r = 0; r < A_ROWS; r++) {
+            int row = threadIdx.x / 8 + r * A_ROW_STEP;
+            bool valid = win[r] >= 0 && k < d.k;
+            copy_async(sa + swz(row, kq), input + (valid ? win[r] + off : 0), valid, 16);
+        }
+        int nq = threadIdx.x % (BLOCK_N / 4) * 4;
+#pragma unroll
+        for (int r = 0; r < BLOCK_K * BLOCK_N / 4 / THREADS; r++) {
+            int kk = threadIdx.x / (BLOCK_N / 4) + r * (THREADS / (BLOCK_N / 4));
+            bool valid = k0 + kk < d.k && n0 + nq < d.n;
+            copy_async(sw + (kk * W_STRIDE + nq) * 4,
+                       weight + (valid ? (k0 + kk) * d.n + n0 + nq : 0), valid, 16);
+        }
+    } else {
+        for (int e = threadIdx.x; e < BLOCK_M * BLOCK_K; e += THREADS) {
+            int row = e / BLOCK_K, kk = e % BLOCK_K, m = m0 + row, k = k0 + kk;
+            bool valid = m < d.m && k < d.k;
+            copy_async(sa + swz(row, kk), input + (valid ? window(d, m) + tap(d, k) : 0), valid, 4);
+        }
+        for (int e = threadIdx.x; e < BLOCK_K * BLOCK_N; e += THREADS) {
+            int kk = e / BLOCK_N, nn = e % BLOCK_N;
+            bool valid = k0 + kk < d.k && n0 + nn < d.n;
+            copy_async(sw + (kk * W_STRIDE + nn) * 4,
+                       weight + (valid ? (k0 + kk) * d.n + n0 + nn : 0), valid, 4);
+        }
+    }
+}
+
+// The shared-memory matrix descriptor of a K-major, 128-byte-swizzled tile at `addr`: start
+// address / 16 (bits 0-13), leading byte offset 16 (unused with this swizzle), stride byte
+// offset 1024 (8 rows of 128 bytes; bits 32-45), swizzle mode 1 = 128 bytes (bits 62-63).
+__device__ __forceinline__ unsigned long long descriptor(unsigned addr)
+{
+    return (unsigned long long)((addr & 0x3FFFF) >> 4) | (1ull << 16) | (64ull << 32) | (1ull << 62);
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
+    conv2d_nhwc(const float* input, const float* weight, float* output, int batch, int input_rows,
+                int input_cols, int input_channels, int output_channels, int kernel_rows,
+                int kernel_cols)
+{
+    extern __shared__ float4 shared4[];
+    unsigned base = ((unsigned)__cvta_generic_to_shared(shared4) + 1023) & ~1023u;
+    Dims d;
+    d.out_rows = input_rows - kernel_rows + 1;
+    d.out_cols = input_cols - kernel_cols + 1;
+    d.m = batch * d.out_rows * d.out_cols;
+    d.k = kernel_rows * kernel_cols * input_channels;
+    d.n = output_channels;
+    d.ic = input_channels;
+    d.kc = kernel_cols;
+    d.cols = input_cols;
+    d.rows = input_rows;
+    int m0 = blockIdx.x * BLOCK_M, n0 = blockIdx.y * BLOCK_N;
+    bool wide = input_channels % 4 == 0 && output_channels % 4 == 0;
+    int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+    int wg = warp / 4;
+    bool busy = n0 + wg * 64 < d.n; // a warpgroup wholly past the last output channel idles
+    // This thread's A words: W^T rows 2g and 2g + 1 of its warp's 16 (output channels
+    // oc = n0 + 64 wg + 16 (warp % 4) + 2g + {0, 1}), K columns t and t + 4 of each k8 step.
+    int ocw = wg * 64 + (warp % 4) * 16 + 2 * g;
+
+    int win[A_ROWS];
+#pragma unroll
+    for (int r = 0; r < A_ROWS; r++) {
+        int m = m0 + threadIdx.x / 8 + r * A_ROW_STEP;
+        win[r] = m < d.m ? window(d, m) : -1;
+    }
+    Cursor at;
+    at.k = threadIdx.x % 8 * 4;
+    at.ch = at.k % d.ic;
+    at.j = at.k / d.ic % d.kc;
+    at.i = at.k / (d.ic * d.kc);
+
+    float acc[NH][64];
+#pragma unroll
+    for (int h = 0; h < NH; h++)
+#pragma unroll
+        for (int q = 0; q < 64; q++)
+            acc[h][q] = 0.0f;
+
+    int tiles = (d.k + BLOCK_K - 1) / BLOCK_K;
+#pragma unroll
+    for (int s = 0; s < LOOKAHEAD; s++) {
+        if (s < tiles) {
+            load_tile(base + s * STAGE_BYTES, input, weight, d, m0, n0, s * BLOCK_K, wide, win, at);
+        }
+        asm volatile("cp.async.commit_group;");
+    }
+    for (int kt = 0; kt < tiles; kt++) {
+        asm volatile("cp.async.wait_group %0;" ::"n"(LOOKAHEAD - 1) : "memory");
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+        __syncthreads();
+        int next = kt + LOOKAHEAD;
+        if (next < tiles) {
+            load_tile(base + next % STAGES * STAGE_BYTES, input, weight, d, m0, n0, next * BLOCK_K,
+                      wide, win, at);
+        }
+        asm volatile("cp.async.commit_group;");
+        if (busy) {
+            unsigned stage = base + kt % STAGES * STAGE_BYTES;
+            const float* sw = (const float*)((char*)shared4 + (stage - (unsigned)__cvta_generic_to_shared(shared4)) + A_BYTES);
+            unsigned a[BLOCK_K / 8][4];
+#pragma unroll
+            for (int kb = 0; kb < BLOCK_K / 8; kb++) {
+                float2 lo = *(const float2*)&sw[(kb * 8 + t) * W_STRIDE + ocw];
+                float2 hi = *(const float2*)&sw[(kb * 8 + t + 4) * W_STRIDE + ocw];
+                a[kb][0] = __float_as_uint(lo.x) + 0x1000u;
+                a[kb][1] = __float_as_uint(lo.y) + 0x1000u;
+                a[kb][2] = __float_as_uint(hi.x) + 0x1000u;
+                a[kb][3] = __float_as_uint(hi.y) + 0x1000u;
+            }
+            asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+            for (int kb = 0; kb < BLOCK_K / 8; kb++) {
+#pragma unroll
+                for (int h = 0; h < NH; h++) {
+                    wgmma128(acc[h], a[kb], descriptor(stage + h * 128 * 128 + kb * 32));
+                }
+            }
+            asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+            asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(INFLIGHT) : "memory");
+        }
+    }
+    if (busy) {
+        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+    }
+
+    // Accumulator q of n8 chunk j (acc[h][4j + q]) is D^T row g + 8 (q / 2) of the warp's 16,
+    // column 8j + 2t + q % 2: output channel ocw + q / 2, pixel 128h + 8j + 2t + q % 2.
+    if (busy) {
+        int oc = n0 + ocw;
+#pragma unroll
+        for (int h = 0; h < NH; h++) {
+#pragma unroll
+            for (int j = 0; j < 16; j++) {
+#pragma unroll
+                for (int e = 0; e < 2; e++) {
+                    int m = m0 + 128 * h + 8 * j + 2 * t + e;
+                    if (m >= d.m) {
+                        continue;
+                    }
+                    float* row = output + (size_t)m * d.n;
+                    float v0 = acc[h][4 * j + e], v1 = acc[h][4 * j + 2 + e];
+                    if (oc + 1 < d.n && d.n % 2 == 0) {
+                        *(float2*)&row[oc] = make_float2(v0, v1);
+                    } else {
+                        if (oc < d.n) row[oc] = v0;
+                        if (oc + 1 < d.n) row[oc + 1] = v1;
+                    }
+                }
+            }
+        }
+    }
+}
