@@ -8,7 +8,7 @@ ROOT=$PWD # the repository root
 cd "$(dirname "$0")"
 B=/tmp/wg; mkdir -p $B
 ARCH="-gencode=arch=compute_90a,code=sm_90a"
-VARIANTS=(${VARIANTS:-"m128s3:" "m128s4:-DSTAGES=4" "m128s4i1:-DSTAGES=4 -DINFLIGHT=1" "m128s3mb2:-DMIN_BLOCKS=2" "m256s3:-DBLOCK_M=256" "m256s4i1:-DBLOCK_M=256 -DSTAGES=4 -DINFLIGHT=1"})
+VARIANTS=(${VARIANTS:-"t256f:-DGROUP=0 -DFIRST=1 -DBUSY=0 -DWCG=1" "t256fs4:-DGROUP=0 -DFIRST=1 -DBUSY=0 -DWCG=1 -DSTAGES=4" "t256fca:-DGROUP=0 -DFIRST=1 -DBUSY=0" "t256fr0:-DGROUP=0 -DFIRST=1 -DBUSY=0 -DWCG=1 -DROWS=0" "t128fmb2:-DGROUP=0 -DFIRST=1 -DBUSY=0 -DWCG=1 -DTILE=128 -DMIN_BLOCKS=2" "t128fmb2s4:-DGROUP=0 -DFIRST=1 -DBUSY=0 -DWCG=1 -DTILE=128 -DMIN_BLOCKS=2 -DSTAGES=4"})
 for v in "${VARIANTS[@]}"; do
   name=${v%%:*}; flags=${v#*:}
   ( eval nvcc -O3 $ARCH $flags -DSOLUTION='\"wgmma/wgmma.cu\"' -Xptxas -v -o $B/$name ../tune.cu > $B/$name.log 2>&1 || { echo "$name: build failed"; head -30 $B/$name.log; }
@@ -19,9 +19,9 @@ wait
 cp $B/*.log $OUT/ 2>/dev/null
 for v in "${VARIANTS[@]}"; do
   name=${v%%:*}
-  grep -A2 "entry function 'conv2d_nhwc'" $B/$name.log | grep -o "Used [0-9]* registers.*" | head -1 | sed "s/^/$name: /"
-  grep -i "spill\|warn" $B/$name.log | grep -v " 0 bytes spill" | head -4
-  [ -x $B/$name-check ] && timeout 60 $B/$name-check $name | tail -13
+  grep -A3 "entry function 'conv2d_nhwc'" $B/$name.log | grep -o "Used [0-9]* registers.*" | head -1 | sed "s/^/$name: /"
+  grep -i "spill\|warn\|Loss" $B/$name.log | grep -v " 0 bytes spill" | head -4
+  [ -x $B/$name-check ] && timeout 60 $B/$name-check $name | grep -v ": ok "
 done
 for v in "${VARIANTS[@]}"; do
   name=${v%%:*}
@@ -29,3 +29,9 @@ for v in "${VARIANTS[@]}"; do
 done
 [ -x $B/solution ] && $B/solution mma.sync-solution
 [ "${ANCHORS:-1}" = 1 ] && python3 $ROOT/bench/igemm_anchors.py --json $OUT/anchors.json
+if [ -n "${NCU:-}" ]; then
+  for n in $NCU; do
+    ncu -k conv2d_nhwc --launch-skip 113 -c 1 --section SpeedOfLight --section WarpStateStats --section MemoryWorkloadAnalysis --section SchedulerStats --section Occupancy --metrics regex:smsp__average_warps_issue_stalled_.*_per_issue_active.ratio $B/$n $n > $OUT/ncu-$n.txt 2>&1
+    grep -E "stalled|Duration|Throughput|Stall|Warp Cycles|Issued|Eligible|Hit Rate|Achieved Occ|Theoretical Occ|Block Limit" $OUT/ncu-$n.txt | head -60
+  done
+fi
