@@ -3,7 +3,8 @@
 // convolution on the GPU with the puzzle's tolerance (|x - ref| <= 0.05 + 0.01 |ref|) and times it
 // on CURRICULUM.md's three full-scale shapes with CUDA events (median of RUNS launches, the
 // inputs rotated among copies of 256 MB or more, as `runner bench` does).
-// Build: nvcc -O3 -arch=sm_90 -DBLOCK_M=128 ... -o tune bench/tune/igemm/tune.cu; run: ./tune NAME
+// Build: nvcc -O3 -arch=sm_90 -DBLOCK_M=128 ... -o tune bench/tune/igemm/tune.cu (the Hopper path:
+// -gencode=arch=compute_90a,code=sm_90a); run: ./tune NAME
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -51,7 +52,13 @@ int main(int argc, char** argv)
     const char* name = argc > 1 ? argv[1] : "default";
     int runs = 50;
     int shapes[3][4] = {{16, 64, 64, 128}, {32, 56, 64, 64}, {8, 128, 128, 128}};
-    CHECK(cudaFuncSetAttribute(conv2d_nhwc, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES));
+    // The launch as the compiled module declares it (a file may declare another one per
+    // architecture, so the host's view of its macros may not be the device's).
+    int shape[4];
+    CHECK(cudaMemcpyFromSymbol(shape, launch_shape, sizeof shape));
+    const int threads = shape[0], block_m = shape[1], block_n = shape[2], smem = shape[3];
+    printf("%s: launch %d threads, %d x %d tiles, %d bytes of shared memory\n", name, threads, block_m, block_n, smem);
+    CHECK(cudaFuncSetAttribute(conv2d_nhwc, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     for (auto& s : shapes) {
         int batch = s[0], n = s[1], ic = s[2], oc = s[3], k = 3;
         int on = n - k + 1;
@@ -75,9 +82,9 @@ int main(int argc, char** argv)
         CHECK(cudaMalloc(&ref, outn * 4));
         direct<<<(outn + 255) / 256, 256>>>(xs[0], ws[0], ref, batch, n, n, ic, oc, k, k);
         long long m = (long long)batch * on * on;
-        dim3 grid((m + BLOCK_M - 1) / BLOCK_M, (oc + BLOCK_N - 1) / BLOCK_N);
+        dim3 grid((m + block_m - 1) / block_m, (oc + block_n - 1) / block_n);
         CHECK(cudaMemset(outs[0], 0xff, outn * 4));
-        conv2d_nhwc<<<grid, THREADS, SHARED_BYTES>>>(xs[0], ws[0], outs[0], batch, n, n, ic, oc, k, k);
+        conv2d_nhwc<<<grid, threads, smem>>>(xs[0], ws[0], outs[0], batch, n, n, ic, oc, k, k);
         CHECK(cudaGetLastError());
         CHECK(cudaDeviceSynchronize());
         std::vector<float> got(outn), want(outn);
@@ -91,12 +98,12 @@ int main(int argc, char** argv)
             worst = std::max(worst, e / (0.05 + 0.01 * std::fabs((double)want[i])));
         }
         for (int i = 0; i < 5; i++)
-            conv2d_nhwc<<<grid, THREADS, SHARED_BYTES>>>(xs[i % copies], ws[i % copies], outs[i % copies], batch, n, n, ic, oc, k, k);
+            conv2d_nhwc<<<grid, threads, smem>>>(xs[i % copies], ws[i % copies], outs[i % copies], batch, n, n, ic, oc, k, k);
         std::vector<cudaEvent_t> ev(2 * runs);
         for (auto& e : ev) CHECK(cudaEventCreate(&e));
         for (int i = 0; i < runs; i++) {
             CHECK(cudaEventRecord(ev[2 * i]));
-            conv2d_nhwc<<<grid, THREADS, SHARED_BYTES>>>(xs[i % copies], ws[i % copies], outs[i % copies], batch, n, n, ic, oc, k, k);
+            conv2d_nhwc<<<grid, threads, smem>>>(xs[i % copies], ws[i % copies], outs[i % copies], batch, n, n, ic, oc, k, k);
             CHECK(cudaEventRecord(ev[2 * i + 1]));
         }
         CHECK(cudaDeviceSynchronize());

@@ -1,10 +1,13 @@
-// Correctness of a puzzle 11 kernel (-DSOLUTION) on small and odd shapes, against a float32
+// Correctness of puzzle 11's solution (or -DSOLUTION) on small and odd shapes, against a float32
 // direct convolution with the puzzle's tolerance. Build as tune.cu; run: ./check NAME
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <vector>
 #include <cuda_runtime.h>
+#ifndef SOLUTION
+#define SOLUTION "../../../../solutions/puzzle-11.cu"
+#endif
 #include SOLUTION
 
 __global__ void direct(const float* x, const float* w, float* out, int batch, int rows, int cols,
@@ -35,7 +38,10 @@ int main(int argc, char** argv)
                        {2, 30, 30, 128, 200, 1, 1}, {1, 12, 70, 96, 132, 5, 4}, {4, 16, 16, 8, 256, 3, 3},
                        {1, 8, 8, 13, 7, 2, 2},      {2, 64, 64, 64, 128, 3, 3}, {1, 130, 3, 6, 130, 3, 3}};
     int fails = 0;
-    cudaFuncSetAttribute(conv2d_nhwc, cudaFuncAttributeMaxDynamicSharedMemorySize, SHARED_BYTES);
+    int shape[4];
+    cudaMemcpyFromSymbol(shape, launch_shape, sizeof shape);
+    const int threads = shape[0], block_m = shape[1], block_n = shape[2], smem = shape[3];
+    cudaFuncSetAttribute(conv2d_nhwc, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
     for (auto& s : shapes) {
         int batch = s[0], rows = s[1], cols = s[2], ic = s[3], oc = s[4], kr = s[5], kc = s[6];
         int orow = rows - kr + 1, ocol = cols - kc + 1;
@@ -53,8 +59,8 @@ int main(int argc, char** argv)
         cudaMemset(out, 0xff, outn * 4);
         direct<<<(outn + 255) / 256, 256>>>(x, w, ref, batch, rows, cols, ic, oc, kr, kc);
         long long m = (long long)batch * orow * ocol;
-        dim3 grid((m + BLOCK_M - 1) / BLOCK_M, (oc + BLOCK_N - 1) / BLOCK_N);
-        conv2d_nhwc<<<grid, THREADS, SHARED_BYTES>>>(x, w, out, batch, rows, cols, ic, oc, kr, kc);
+        dim3 grid((m + block_m - 1) / block_m, (oc + block_n - 1) / block_n);
+        conv2d_nhwc<<<grid, threads, smem>>>(x, w, out, batch, rows, cols, ic, oc, kr, kc);
         cudaError_t err = cudaDeviceSynchronize();
         std::vector<float> got(outn), want(outn);
         cudaMemcpy(got.data(), out, outn * 4, cudaMemcpyDeviceToHost);
