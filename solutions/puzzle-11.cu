@@ -555,6 +555,7 @@ struct Cursor {
     }
 };
 
+// ANCHOR: swizzle
 // The 128-byte swizzle: a tile row is 128 bytes (32 floats of K), and its 16-byte chunk q is
 // stored at chunk q ^ (row % 8), so that the 8 rows a wgmma reads together hit all 32 banks. The
 // hardware undoes it on the address bits, so a descriptor may start at any row of a slab.
@@ -571,6 +572,7 @@ __device__ __forceinline__ unsigned long long descriptor(unsigned addr)
     unsigned long long start = (addr & 0x3FFFF) >> 4;
     return start | (1ull << 16) | (64ull << 32) | (1ull << 62);
 }
+// ANCHOR_END: swizzle
 
 // d[0 .. 64) += A x B: A the warpgroup's 64 x 8 tile of W^T in registers (this thread's four
 // words, in mma.sync's A layout for its warp's 16 rows), B the 8 x 128 tile of im2col^T whose
@@ -685,6 +687,7 @@ __device__ __forceinline__ void load_step(unsigned slabs, unsigned sw, const flo
     }
 }
 
+// ANCHOR: wgmma
 // One K tile: the thread's words of W^T from the weight tile `sw` (rows 2g and 2g + 1 of its
 // warp's 16, that is output channels ocw and ocw + 1; K columns t and t + 4 of each k8 step:
 // two 8-byte loads), rounded to tf32 as the mma.sync path does, then the 4 x 2 wgmma's on the
@@ -718,6 +721,7 @@ __device__ __forceinline__ void finish_tile()
 {
     asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
 }
+// ANCHOR_END: wgmma
 
 // Everyone's copies of the oldest stage have landed and are visible to the tensor cores (the
 // async proxy), and everyone is done with the stage the next copy overwrites.
@@ -784,6 +788,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
         table[v] = m;
     }
 
+    // ANCHOR: wgmma_pipeline
     // The pipeline: STAGES - 1 steps in flight; per step, once its stage is ready, the wgmma's
     // start first, the copies of the step STAGES - 1 ahead go out while the tensor cores work
     // (into the stage of the step before, whose wgmma's everyone waited for), then the wait.
@@ -808,6 +813,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
             asm volatile("cp.async.commit_group;");
             finish_tile();
         }
+        // ANCHOR_END: wgmma_pipeline
     } else {
         int win[A_ROWS];
 #pragma unroll
