@@ -113,7 +113,7 @@ struct Step {
 // p0 + i * cols, 32 channels from 32 c) into slab g % 2; always the weight's tile of (i, j, c).
 __device__ __forceinline__ void load_step(unsigned slabs, unsigned sw, const float* input,
                                           const float* weight, const Dims& d, int n0, int p0,
-                                          int span, Step& at, int chunks)
+                                          int span, Step& at, int chunks, bool with_weight = true)
 {
     if (at.j == 0) {
         unsigned slab = slabs + at.g % 2 * SLAB_BYTES;
@@ -125,13 +125,17 @@ __device__ __forceinline__ void load_step(unsigned slabs, unsigned sw, const flo
             copy_async(slab + swz(p, q), src + (p < span ? p * d.ic + q : 0), p < span, 16);
         }
     }
-    load_weight(sw, weight, d, n0, (at.i * d.kc + at.j) * d.ic + at.c * BLOCK_K, true);
+    if (with_weight) {
+        load_weight(sw, weight, d, n0, (at.i * d.kc + at.j) * d.ic + at.c * BLOCK_K, true);
+    }
     if (++at.j == d.kc) {
         at.j = 0;
         at.g++;
         if (++at.c == chunks) {
             at.c = 0;
-            at.i++;
+            if (++at.i == d.rows - d.out_rows + 1) {
+                at.i = 0; // ROT: a block's walk starts at a kernel row of its own, and wraps
+            }
         }
     }
 }
@@ -247,6 +251,70 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
         table[v] = m;
     }
 
+#if WREG
+    if (rows) {
+        // The weight's words straight from global memory into registers, one step ahead; only
+        // the slabs go through shared memory.
+        int chunks = d.ic / BLOCK_K, steps = kernel_rows * chunks * d.kc;
+        Step next = {0, 0, 0, 0}, wat = {0, 0, 0, 0};
+        for (int s = 0; s < LOOKAHEAD; s++) {
+            if (s < steps) {
+                load_step(base, 0, input, weight, d, n0, p0, span, next, chunks, false);
+            }
+            asm volatile("cp.async.commit_group;");
+        }
+        bool wok = n0 + ocw < d.n;
+        const float* wcol = weight + (wok ? n0 + ocw : 0);
+        float2 wn[BLOCK_K / 8][2];
+        auto wload = [&](Step& w) {
+            int k0 = (w.i * d.kc + w.j) * d.ic + w.c * BLOCK_K;
+#pragma unroll
+            for (int kb = 0; kb < BLOCK_K / 8; kb++) {
+                wn[kb][0] = wok ? *(const float2*)&wcol[(size_t)(k0 + kb * 8 + t) * d.n] : make_float2(0, 0);
+                wn[kb][1] = wok ? *(const float2*)&wcol[(size_t)(k0 + kb * 8 + t + 4) * d.n] : make_float2(0, 0);
+            }
+            if (++w.j == d.kc) {
+                w.j = 0;
+                if (++w.c == chunks) {
+                    w.c = 0;
+                    w.i++;
+                }
+            }
+        };
+        wload(wat);
+        for (int s = 0; s < steps; s++) {
+            asm volatile("cp.async.wait_group %0;" ::"n"(LOOKAHEAD - 1) : "memory");
+            asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+            __syncthreads();
+            unsigned a[BLOCK_K / 8][4];
+#pragma unroll
+            for (int kb = 0; kb < BLOCK_K / 8; kb++) {
+                a[kb][0] = __float_as_uint(wn[kb][0].x) + 0x1000u;
+                a[kb][1] = __float_as_uint(wn[kb][0].y) + 0x1000u;
+                a[kb][2] = __float_as_uint(wn[kb][1].x) + 0x1000u;
+                a[kb][3] = __float_as_uint(wn[kb][1].y) + 0x1000u;
+            }
+            unsigned sb = base + s / d.kc % 2 * SLAB_BYTES + s % d.kc * 128;
+            asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll
+            for (int kb = 0; kb < BLOCK_K / 8; kb++) {
+#pragma unroll
+                for (int h = 0; h < NH; h++) {
+                    wgmma128(acc[h], a[kb], descriptor(sb + h * 128 * 128 + kb * 32));
+                }
+            }
+            commit_tile();
+            if (s + 1 < steps) {
+                wload(wat);
+            }
+            if (s + LOOKAHEAD < steps) {
+                load_step(base, 0, input, weight, d, n0, p0, span, next, chunks, false);
+            }
+            asm volatile("cp.async.commit_group;");
+            wait_tile();
+        }
+    } else
+#endif
 #if GROUP
     if (rows) {
         // One barrier per slab: kernel row i, chunk c (group gi = i * chunks + c) copies its slab
@@ -289,7 +357,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
 #endif
     if (rows) {
         int chunks = d.ic / BLOCK_K, steps = kernel_rows * chunks * d.kc;
-        Step next = {0, 0, 0, 0};
+        int first = ROT ? blockIdx.x % (kernel_rows * chunks) : 0; // the (i, c) group to start at
+        Step next = {first / chunks, first % chunks, 0, 0};
         for (int s = 0; s < LOOKAHEAD; s++) {
             if (s < steps) {
                 load_step(base, wbase + s * W_BYTES, input, weight, d, n0, p0, span, next, chunks);

@@ -39,6 +39,12 @@
 #ifndef FIRST
 #define FIRST 0 // 1: a step's wgmma's go out before its copies
 #endif
+#ifndef WREG
+#define WREG 0 // the row path: weight words from global memory into registers
+#endif
+#ifndef ROT
+#define ROT 0 // the row path: each block starts its K walk at another slab
+#endif
 #ifndef FENCE
 #define FENCE 1
 #endif
