@@ -8,7 +8,7 @@ ROOT=$PWD # the repository root
 cd "$(dirname "$0")"
 B=/tmp/wg; mkdir -p $B
 ARCH="-gencode=arch=compute_90a,code=sm_90a"
-VARIANTS=(${VARIANTS:-"t256f:-DGROUP=0 -DFIRST=1 -DBUSY=0 -DWCG=1" "t256rot:-DGROUP=0 -DFIRST=1 -DBUSY=0 -DWCG=1 -DROT=1" "t256rots4:-DGROUP=0 -DFIRST=1 -DBUSY=0 -DWCG=1 -DROT=1 -DSTAGES=4" "t256rotca:-DGROUP=0 -DFIRST=1 -DBUSY=0 -DROT=1" "t128rotmb2:-DGROUP=0 -DFIRST=1 -DBUSY=0 -DWCG=1 -DROT=1 -DTILE=128 -DMIN_BLOCKS=2"})
+VARIANTS=(${VARIANTS:-"t128mb2ca:-DGROUP=0 -DFIRST=1 -DBUSY=0 -DTILE=128 -DMIN_BLOCKS=2" "t128mb2cg:-DGROUP=0 -DFIRST=1 -DBUSY=0 -DTILE=128 -DMIN_BLOCKS=2 -DWCG=1" "t128mb2ca-s2:-DGROUP=0 -DFIRST=1 -DBUSY=0 -DTILE=128 -DMIN_BLOCKS=2 -DSTAGES=2"})
 for v in "${VARIANTS[@]}"; do
   name=${v%%:*}; flags=${v#*:}
   ( eval nvcc -O3 $ARCH $flags -DSOLUTION='\"wgmma/wgmma.cu\"' -Xptxas -v -o $B/$name ../tune.cu > $B/$name.log 2>&1 || { echo "$name: build failed"; head -30 $B/$name.log; }
