@@ -10,9 +10,15 @@
 // threads with SHARED_BYTES of dynamic shared memory. No macros are defined for you.
 
 // ANCHOR: solve
-// Two paths: the one below, on mma.sync, for every GPU with tensor cores; and, compiled only for
-// Hopper's sm_90a (where the runner finds an H100), the `hopper` one after it, on wgmma.
-#if !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+// Two paths: one on mma.sync, for every GPU with tensor cores; and, compiled only for Hopper's
+// sm_90a (where the runner finds an H100), one on wgmma (`hopper_shape` and `hopper` below). They
+// share the copies' helpers.
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define HOPPER 1
+#else
+#define HOPPER 0
+#endif
+#if !HOPPER
 // ANCHOR: shape
 // A block owns a BLOCK_M x BLOCK_N tile of the product and walks K in tiles of BLOCK_K, STAGES
 // of them in flight through shared memory. Its WARPS_M x WARPS_N warps each own a WARP_M x WARP_N
@@ -74,15 +80,46 @@ static_assert((BLOCK_M * BLOCK_K / 4) % THREADS == 0 && (BLOCK_K * BLOCK_N / 4) 
 
 extern "C" __device__ const int launch_shape[4] = {THREADS, BLOCK_M, BLOCK_N, SHARED_BYTES};
 // ANCHOR_END: shape
+#else
+// ANCHOR: hopper_shape
+// The Hopper path (compiled only for sm_90a, an H100's own target): the warpgroup
+// tensor-core instruction wgmma, which multiplies a 64 x 8 tile by an 8 x N one, N up to 256,
+// reading B (and optionally A) from shared memory itself. For tf32 both operands must be K-major
+// (K contiguous), so the product is computed transposed: D^T[OC, M] = W^T[OC, K] x A^T[K, M].
+// A^T's columns are im2col rows, channels contiguous: K-major already. W^T comes from registers
+// (each thread reads its words from a [k][oc] tile, as mma.sync's A fragment), so the HWIO weight
+// needs no transpose. A block is two warpgroups, one per 64 output channels, over a run of
+// TILE = 256 pixel columns (two m64n128k8 per k8 step), 128 accumulators a thread.
+#define TILE 256
+#define BLOCK_M (TILE - 8) // pixels a block owns (the row path computes a run of TILE)
+#define BLOCK_N 128
+#define BLOCK_K 32
+#define STAGES 3
+#define THREADS 256
+#define MIN_BLOCKS 1
+#define W_STRIDE (BLOCK_N + 8) // floats; bank-conflict free 8-byte fragment loads
+#define A_BYTES (TILE * 128)  // an im2col tile: TILE rows of 32 floats
+#define W_BYTES (BLOCK_K * W_STRIDE * 4)
+#define SLAB_ROWS (TILE + 16)
+#define SLAB_BYTES (SLAB_ROWS * 128)
+#define A_REGION (STAGES * A_BYTES > 2 * SLAB_BYTES ? STAGES * A_BYTES : 2 * SLAB_BYTES)
+// + the table of output pixels, + 1024 to align the tiles to the swizzle's 1024 bytes
+#define SHARED_BYTES (A_REGION + STAGES * W_BYTES + TILE * 4 + 1024)
+
+static_assert(W_BYTES % 1024 == 0 && A_BYTES % 1024 == 0, "tiles stay 1024-byte aligned");
+
+extern "C" __device__ const int launch_shape[4] = {THREADS, BLOCK_M, BLOCK_N, SHARED_BYTES};
+// ANCHOR_END: hopper_shape
+#endif
 
 // ANCHOR: async
 // Copies `bytes` (4 or 16) from global to shared memory without passing through registers; with
 // `valid` false nothing is read and the destination is filled with zeros. `l1` keeps the line in
-// L1 too (16-byte copies only; 4-byte ones always go through L1).
-__device__ __forceinline__ void copy_async(float* dst, const float* src, bool valid, int bytes,
+// L1 too (16-byte copies only; 4-byte ones always go through L1). The destination is a shared
+// memory address `at` (the Hopper path computes those) or a pointer `dst`.
+__device__ __forceinline__ void copy_async(unsigned at, const float* src, bool valid, int bytes,
                                            bool l1 = false)
 {
-    unsigned at = (unsigned)__cvta_generic_to_shared(dst);
     int n = valid ? bytes : 0;
     if (bytes == 16 && l1) {
         asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;" ::"r"(at), "l"(src), "r"(n));
@@ -91,6 +128,12 @@ __device__ __forceinline__ void copy_async(float* dst, const float* src, bool va
     } else {
         asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(at), "l"(src), "r"(n));
     }
+}
+
+__device__ __forceinline__ void copy_async(float* dst, const float* src, bool valid, int bytes,
+                                           bool l1 = false)
+{
+    copy_async((unsigned)__cvta_generic_to_shared(dst), src, valid, bytes, l1);
 }
 // ANCHOR_END: async
 
@@ -142,7 +185,10 @@ struct Cursor {
         }
     }
 };
+// ANCHOR_END: load
 
+#if !HOPPER
+// ANCHOR: load_tile
 // weight[k0 .. + BLOCK_K, n0 .. n0 + BLOCK_N], 16 bytes a copy.
 __device__ __forceinline__ void load_weight(float* sb, const float* weight, const Dims& d, int n0,
                                             int k0)
@@ -193,7 +239,7 @@ __device__ __forceinline__ void load_tile(float* sa, float* sb, const float* inp
         }
     }
 }
-// ANCHOR_END: load
+// ANCHOR_END: load_tile
 
 // ANCHOR: step
 // The row path's copies of one step (kernel row i, channel chunk c, kernel column j; `g`
@@ -473,88 +519,6 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
 }
 #else
 // ANCHOR: hopper
-// The Hopper path (sm_90a only: the runner compiles for it on an H100): the warpgroup
-// tensor-core instruction wgmma, which multiplies a 64 x 8 tile by an 8 x N one, N up to 256,
-// reading B (and optionally A) from shared memory itself. For tf32 both operands must be K-major
-// (K contiguous), so the product is computed transposed: D^T[OC, M] = W^T[OC, K] x A^T[K, M].
-// A^T's columns are im2col rows, channels contiguous: K-major already. W^T comes from registers
-// (each thread reads its words from a [k][oc] tile, as mma.sync's A fragment), so the HWIO weight
-// needs no transpose. A block is two warpgroups, one per 64 output channels, over a run of
-// TILE = 256 pixel columns (two m64n128k8 per k8 step), 128 accumulators a thread.
-#define TILE 256
-#define BLOCK_M (TILE - 8) // pixels a block owns (the row path computes a run of TILE)
-#define BLOCK_N 128
-#define BLOCK_K 32
-#define STAGES 3
-#define THREADS 256
-#define MIN_BLOCKS 1
-#define W_STRIDE (BLOCK_N + 8) // floats; bank-conflict free 8-byte fragment loads
-#define A_BYTES (TILE * 128)  // an im2col tile: TILE rows of 32 floats
-#define W_BYTES (BLOCK_K * W_STRIDE * 4)
-#define SLAB_ROWS (TILE + 16)
-#define SLAB_BYTES (SLAB_ROWS * 128)
-#define A_REGION (STAGES * A_BYTES > 2 * SLAB_BYTES ? STAGES * A_BYTES : 2 * SLAB_BYTES)
-// + the table of output pixels, + 1024 to align the tiles to the swizzle's 1024 bytes
-#define SHARED_BYTES (A_REGION + STAGES * W_BYTES + TILE * 4 + 1024)
-
-static_assert(W_BYTES % 1024 == 0 && A_BYTES % 1024 == 0, "tiles stay 1024-byte aligned");
-
-extern "C" __device__ const int launch_shape[4] = {THREADS, BLOCK_M, BLOCK_N, SHARED_BYTES};
-
-// Copies 4 or 16 bytes from global to shared memory (address `dst`) without passing through
-// registers; with `valid` false nothing is read and the destination is filled with zeros.
-__device__ __forceinline__ void copy_async(unsigned dst, const float* src, bool valid, int bytes,
-                                           bool l1 = true)
-{
-    int n = valid ? bytes : 0;
-    if (bytes == 16 && l1) {
-        asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(n));
-    } else if (bytes == 16) {
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(n));
-    } else {
-        asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(dst), "l"(src), "r"(n));
-    }
-}
-
-struct Dims {
-    int m, k, n;          // M, K and output_channels
-    int ic, kc, cols;     // input_channels, kernel_cols, input_cols
-    int out_rows, out_cols, rows;
-};
-
-__device__ __forceinline__ int pixel(const Dims& d, int m) // the input pixel at window(m)
-{
-    int c = m % d.out_cols, r = m / d.out_cols % d.out_rows, b = m / (d.out_cols * d.out_rows);
-    return (b * d.rows + r) * d.cols + c;
-}
-
-__device__ __forceinline__ int tap(const Dims& d, int k)
-{
-    int ch = k % d.ic, j = k / d.ic % d.kc, i = k / (d.ic * d.kc);
-    return (i * d.cols + j) * d.ic + ch;
-}
-
-// Where a thread's 16-byte column of the im2col tile is in the image (as the mma.sync path's).
-struct Cursor {
-    int k, ch, j, i;
-    __device__ __forceinline__ int offset(const Dims& d) const
-    {
-        return (i * d.cols + j) * d.ic + ch;
-    }
-    __device__ __forceinline__ void advance(const Dims& d)
-    {
-        k += BLOCK_K;
-        ch += BLOCK_K;
-        while (ch >= d.ic) {
-            ch -= d.ic;
-            if (++j == d.kc) {
-                j = 0;
-                i++;
-            }
-        }
-    }
-};
-
 // ANCHOR: swizzle
 // The 128-byte swizzle: a tile row is 128 bytes (32 floats of K), and its 16-byte chunk q is
 // stored at chunk q ^ (row % 8), so that the 8 rows a wgmma reads together hit all 32 banks. The
@@ -642,7 +606,8 @@ __device__ __forceinline__ void load_tile(unsigned sa, unsigned sw, const float*
         for (int r = 0; r < A_ROWS; r++) {
             int row = threadIdx.x / 8 + r * A_ROW_STEP;
             bool valid = win[r] >= 0 && k < d.k;
-            copy_async(sa + swizzled(row, kq), input + (valid ? win[r] + off : 0), valid, 16);
+            copy_async(sa + swizzled(row, kq), input + (valid ? win[r] + off : 0), valid, 16,
+                       true);
         }
     } else {
         for (int e = threadIdx.x; e < TILE * BLOCK_K; e += THREADS) {
@@ -673,7 +638,8 @@ __device__ __forceinline__ void load_step(unsigned slabs, unsigned sw, const flo
         int used = min(TILE + d.kc - 1, SLAB_ROWS);
         for (int e = threadIdx.x; e < used * 8; e += THREADS) {
             int p = e / 8, q = e % 8 * 4;
-            copy_async(slab + swizzled(p, q), src + (p < span ? p * d.ic + q : 0), p < span, 16);
+            copy_async(slab + swizzled(p, q), src + (p < span ? p * d.ic + q : 0), p < span, 16,
+                       true);
         }
     }
     load_weight(sw, weight, d, n0, (at.i * d.kc + at.j) * d.ic + at.c * BLOCK_K, true);
