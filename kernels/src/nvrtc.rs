@@ -29,8 +29,21 @@ pub const PTX_ARCH: &str = "compute_75";
 /// `ldmatrix` (compute capability 8.0): one that names `mma.h`, `wmma`, `mma.sync`, `tf32`,
 /// `bf16` or `ldmatrix`.
 pub const TENSOR_ARCH: &str = "compute_80";
+/// The architecture of a source that uses Hopper's architecture-specific instructions, `wgmma`
+/// or `setmaxnreg` (compute capability 9.0a): its PTX for the simulator is `compute_90a`, its
+/// cubin on a 9.0 device `sm_90a`. NVRTC defines `__CUDA_ARCH_FEAT_SM90_ALL` for these two and
+/// not for `sm_90`, so a source guards its `wgmma` path with that macro.
+pub const HOPPER_ARCH: &str = "compute_90a";
+
+/// Whether the source uses an instruction that exists only for `sm_90a`.
+fn hopper_specific(code: &str) -> bool {
+    ["wgmma", "setmaxnreg"].iter().any(|w| code.contains(w))
+}
 
 fn ptx_arch(code: &str) -> &'static str {
+    if hopper_specific(code) {
+        return HOPPER_ARCH;
+    }
     let tensor = ["mma.h", "wmma", "mma.sync", "tf32", "bf16", "ldmatrix"];
     if tensor.iter().any(|w| code.contains(w)) {
         TENSOR_ARCH
@@ -360,6 +373,9 @@ pub(crate) fn cache_key(source: &Source<'_>, target: &Target) -> u64 {
 fn options(source: &Source<'_>, target: &Target) -> Vec<String> {
     let arch = match target {
         Target::Ptx => ptx_arch(source.code).to_string(),
+        Target::Cubin { major: 9, minor: 0 } if hopper_specific(source.code) => {
+            "sm_90a".to_string()
+        }
         Target::Cubin { major, minor } => format!("sm_{major}{minor}"),
     };
     let mut opts = vec![
@@ -483,6 +499,30 @@ mod tests {
         assert_eq!(
             opts("float x; // a summand"),
             "--gpu-architecture=compute_75"
+        );
+    }
+
+    #[test]
+    fn wgmma_sources_compile_for_sm_90a() {
+        let src = |code| Source {
+            code,
+            file: "k.cu",
+            macros: &[],
+        };
+        let arch = |code, t: &Target| options(&src(code), t)[0].clone();
+        let code = "asm volatile(\"wgmma.fence.sync.aligned;\");";
+        assert_eq!(arch(code, &Target::Ptx), "--gpu-architecture=compute_90a");
+        let h100 = Target::Cubin { major: 9, minor: 0 };
+        let a100 = Target::Cubin { major: 8, minor: 0 };
+        assert_eq!(arch(code, &h100), "--gpu-architecture=sm_90a");
+        assert_eq!(arch(code, &a100), "--gpu-architecture=sm_80");
+        assert_eq!(arch("float x;", &h100), "--gpu-architecture=sm_90");
+        assert_eq!(
+            arch(
+                "asm(\"setmaxnreg.inc.sync.aligned.u32 240;\");",
+                &Target::Ptx
+            ),
+            "--gpu-architecture=compute_90a"
         );
     }
 }

@@ -1,10 +1,10 @@
 //! The tensor-core family on the device against the simulator: the same fixtures (`mma_sync`,
-//! `wmma`, `ldmatrix`, `half2_ops`) on random fragments, every element within tf32-level
+//! `wmma`, `ldmatrix`, `half2_ops`, `wgmma`) on random fragments, every element within tf32-level
 //! tolerance and the share that is bit-identical printed (the goal is all of them).
 //!
 //! These tests need a CUDA GPU and are `#[ignore]`d; on a GPU machine run them with
 //! `--ignored --nocapture`. The device machine has no Rust toolchain and may have no NVRTC or
-//! CUDA headers, so each fixture's CUBIN is read from `$MMA_CUBINS/NAME.sm90.cubin` when that
+//! CUDA headers, so each fixture's CUBIN is read from `$MMA_CUBINS/NAME.sm90.cubin` (`wgmma`'s for sm_90a) when that
 //! folder is set (`fixtures/gen.py` writes them with `CUBIN_OUT`), and compiled with NVRTC
 //! otherwise; `$MMA_FIXTURES` names the folder of the fixtures' PTX where this crate's source is
 //! not. `$MMA_REPORT`, when set, names a folder for the device's raw fragment dump and for the
@@ -303,4 +303,42 @@ fn ldmatrix_and_half_arithmetic_match_the_device_bit_for_bit() {
     }
     println!("half2_ops: {same}/{all} words bit-identical");
     assert_eq!((ld_same, same), (352, all));
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run with --ignored on a GPU machine"]
+fn wgmma_matches_the_device_on_random_operands() {
+    let ctx = require_gpu();
+    let m = module(&ctx, "wgmma");
+    let mut r = Rng::new(9090);
+    let mut beyond = 0;
+    let mut all = Tally::default();
+    for name in tensor::wgmma::kernels() {
+        let n = tensor::wgmma::form(&name).n;
+        let mut t = Tally::default();
+        for trial in 0..12 {
+            // Wide operands, then the same with C cancelling most of the sum, then scale-d 0.
+            let (mut inputs, want, mag) = tensor::wgmma::case(&name, &mut r, false, trial % 3 != 2);
+            if trial % 3 == 1 {
+                for (i, c) in inputs[2].iter_mut().enumerate() {
+                    *c = -(want[i] - f64::from(*c)) as f32;
+                }
+            }
+            let out = 64 * n;
+            let (dev, sm) = (
+                gpu(&m, &name, &inputs, out, 128),
+                sim("wgmma", &name, &inputs, out, 128),
+            );
+            for i in 0..out {
+                let context = || format!("D[{}][{}], trial {trial}", i / n, i % n);
+                let tol = mag[i] * 2f64.powi(-9);
+                t.add(&name, dev[i], sm[i], tol, &context);
+                all.add(&name, dev[i], sm[i], tol, &context);
+            }
+        }
+        t.report(&format!("wgmma {name} on the device vs the simulator"));
+        beyond += t.beyond;
+    }
+    all.report("wgmma, every form, on the device vs the simulator");
+    assert_eq!(beyond, 0, "elements beyond tf32 tolerance");
 }

@@ -44,6 +44,9 @@ pub(super) struct Warp {
     /// `cp.async` copies not landed yet, and each lane's open group (commits so far).
     pub copies: Vec<super::copy::Pending>,
     pub groups: [u32; 32],
+    /// `wgmma.mma_async` ops in flight and the warp's open wgmma group (commits so far).
+    pub wgmma: Vec<super::wgmma::Pending>,
+    pub wg_open: u32,
     /// Each lane's calls in progress (empty until the warp's first `call`, see `call`).
     pub frames: Vec<Vec<super::call::Frame>>,
 }
@@ -160,6 +163,8 @@ impl Machine<'_> {
             local: vec![0; p.local_bytes as usize * 32],
             copies: Vec::new(),
             groups: [0; 32],
+            wgmma: Vec::new(),
+            wg_open: 0,
             frames: Vec::new(),
         }
     }
@@ -320,6 +325,12 @@ impl Machine<'_> {
                 Op::CpAsync { .. } => {
                     if exec != 0 {
                         self.cp_async(w, shared, exec, pc, &inst.op)?;
+                    }
+                    w.pc += 1;
+                }
+                Op::Wgmma(op) => {
+                    if exec != 0 {
+                        self.wgmma(w, shared, exec, pc, op)?;
                     }
                     w.pc += 1;
                 }

@@ -177,6 +177,8 @@ pub enum Op {
     /// A tensor-core or half-precision instruction (`mma`, `ldmatrix`, `cvt` to tf32 and packed
     /// halves, `f16x2` arithmetic): its own family, see `mma`.
     Mma(Box<super::mma::MmaOp>),
+    /// Hopper's warpgroup `wgmma` family, asynchronous (see `wgmma`).
+    Wgmma(Box<super::wgmma::WgOp>),
     Nop,
     /// `call vprintf, (format, args)`: the local offsets of the call's two parameters (each
     /// holding a generic address) and of its return value, if read.

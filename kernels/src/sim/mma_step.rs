@@ -22,7 +22,7 @@ use super::mma_num::{Elem, MODEL, dot_add, to_tf32};
 use super::step::{Ctx, StepResult, oob};
 
 /// The lane and register of A's element (row, col) and whether it is a register's high half.
-fn a_at(elem: Elem, row: usize, col: usize) -> (usize, usize, bool) {
+pub(super) fn a_at(elem: Elem, row: usize, col: usize) -> (usize, usize, bool) {
     let (g, hi) = (row % 8, row / 8);
     match elem {
         Elem::Tf32 => (g * 4 + col % 4, hi + 2 * (col / 4), false),

@@ -49,6 +49,7 @@ mod provenance;
 mod step;
 mod step_mem;
 mod types;
+mod wgmma;
 mod wmma;
 
 use crate::diag::{Diagnostic, Kind};

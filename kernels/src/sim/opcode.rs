@@ -134,6 +134,9 @@ pub(super) fn decode_op(
     let m = fmods(mods);
     let unsupported = |why: &str| w.unsupported(why);
     let need = |n: usize| w.need(n);
+    if let Some(op) = super::wgmma::decode(cx, &w, ops)? {
+        return Ok(op);
+    }
     if let Some(op) = super::mma::decode(cx, &w, ops)? {
         return Ok(op);
     }

@@ -347,6 +347,7 @@ pub(super) fn step(
         | Op::Ret
         | Op::Trap
         | Op::AssertFail { .. }
+        | Op::Wgmma(_)
         | Op::Unsupported { .. } => {}
     }
     Ok(())

@@ -7,11 +7,14 @@
 use kernels::job::{Arg, Job, Launch};
 use kernels::spec::Rng;
 
-/// The fixture's sm_90 PTX.
+/// The fixture's sm_90 (or sm_90a) PTX.
 pub fn ptx(name: &str) -> String {
     let dir = std::env::var("MMA_FIXTURES")
         .unwrap_or_else(|_| format!("{}/tests/fixtures", env!("CARGO_MANIFEST_DIR")));
-    std::fs::read_to_string(format!("{dir}/{name}.sm90.ptx")).expect("the fixture's PTX")
+    // A fixture of sm_90a instructions (`wgmma`) has only that PTX.
+    std::fs::read_to_string(format!("{dir}/{name}.sm90.ptx"))
+        .or_else(|_| std::fs::read_to_string(format!("{dir}/{name}.sm90a.ptx")))
+        .expect("the fixture's PTX")
 }
 
 /// Appends `line` to `$MMA_REPORT/name` when that folder is set.
@@ -138,4 +141,94 @@ pub fn f16_bits(x: f64) -> u32 {
 /// tf32-level tolerance for one output: 2^-10 of the sum of the terms' magnitudes.
 pub fn tolerance(a: &[f64], b: &[f64], c: f64) -> f64 {
     (a.iter().zip(b).map(|(x, y)| (x * y).abs()).sum::<f64>() + c.abs()) * 2f64.powi(-10)
+}
+
+/// The `wgmma` fixture's kernels and their operands (`sim_wgmma`, `gpu_mma`).
+pub mod wgmma {
+    use super::{half_bits, val};
+    use kernels::spec::Rng;
+
+    /// The operands of one kernel of the fixture, from its name `wg_{ty}_n{N}_{swizzle}...`.
+    pub struct Form {
+        pub p: i32,
+        pub n: usize,
+        pub k: usize,
+        pub neg: bool,
+    }
+
+    pub fn form(name: &str) -> Form {
+        let parts: Vec<&str> = name.split('_').collect();
+        let (ty, n, sw) = (parts[1], parts[2][1..].parse().unwrap(), parts[3]);
+        let es = if ty == "tf32" { 4 } else { 2 };
+        let kbytes = match sw {
+            "none" | "b64" => 64,
+            "b32" => 32,
+            _ => 128,
+        };
+        Form {
+            p: match ty {
+                "tf32" => 11,
+                "f16" => 11,
+                _ => 8,
+            },
+            n,
+            k: kbytes / es,
+            neg: name.ends_with("_neg"),
+        }
+    }
+
+    /// Inputs as the kernel takes them, the f64 result and each element's sum of magnitudes.
+    pub type Case = (Vec<Vec<f32>>, Vec<f64>, Vec<f64>);
+
+    /// Random exact operands (`small`: few bits and exponents, so that every sum is exact).
+    pub fn case(name: &str, r: &mut Rng, small: bool, scale_d: bool) -> Case {
+        let f = form(name);
+        let (p, lo, hi) = match (small, name.contains("tf32")) {
+            (true, _) => (4, -2, 0),
+            // tf32 words of full f32 precision: the tensor core ignores their low 13 bits.
+            (false, true) => (24, -8, 4),
+            (false, false) => (f.p, -8, 4),
+        };
+        let word = |x: f64| {
+            if name.contains("tf32") {
+                x as f32
+            } else {
+                f32::from_bits(half_bits(f.p, x))
+            }
+        };
+        let a: Vec<f64> = (0..64 * f.k).map(|_| val(r, p, lo, hi)).collect();
+        let b: Vec<f64> = (0..f.n * f.k).map(|_| val(r, p, lo, hi)).collect();
+        let c: Vec<f32> = (0..64 * f.n).map(|_| val(r, p, lo, hi) as f32).collect();
+        let sa = if f.neg { -1.0 } else { 1.0 };
+        let sum = |abs: bool| -> Vec<f64> {
+            let v = |x: f64| if abs { x.abs() } else { x };
+            (0..64 * f.n)
+                .map(|i| {
+                    let (row, col) = (i / f.n, i % f.n);
+                    let dot: f64 = (0..f.k)
+                        .map(|j| v(a[row * f.k + j] * b[col * f.k + j]))
+                        .sum();
+                    v(sa * dot) + if scale_d { v(f64::from(c[i])) } else { 0.0 }
+                })
+                .collect()
+        };
+        let (want, mag) = (sum(false), sum(true));
+        let inputs = vec![
+            a.iter().map(|&x| word(x)).collect(),
+            b.iter().map(|&x| word(x)).collect(),
+            c,
+            vec![if scale_d { 1.0 } else { 0.0 }],
+        ];
+        (inputs, want, mag)
+    }
+
+    /// Every kernel of the fixture but the broken one.
+    pub fn kernels() -> Vec<String> {
+        let ptx = super::ptx("wgmma");
+        ptx.lines()
+            .filter_map(|l| l.strip_prefix(".visible .entry "))
+            .map(|l| l.split('(').next().unwrap().to_string())
+            .filter(|k| !k.ends_with("_nowait"))
+            .collect()
+    }
 }

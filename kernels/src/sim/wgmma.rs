@@ -1,0 +1,447 @@
+//! Hopper's warpgroup matrix multiply (`wgmma`, sm_90a): `wgmma.fence`, `wgmma.commit_group`,
+//! `wgmma.wait_group n` and `wgmma.mma_async.sync.aligned.m64nNk{8,16}.f32.{tf32,f16,bf16}`,
+//! with A from a shared-memory matrix descriptor or from registers and B from a descriptor.
+//!
+//! A warpgroup is four consecutive warps; warp `w` of it (`w` = warp index modulo 4) holds rows
+//! 16w..16w+15 of the 64 x N result. Its D fragment is `mma.sync`'s C/D layout repeated per 8
+//! columns (register i: row g + 8 ((i % 4) / 2), column 8 (i / 4) + 2t + i % 2, with g = lane / 4
+//! and t = lane % 4), and its A fragment from registers is `mma.sync`'s A for its 16 rows. A
+//! warp's part of the product needs only its own rows of A and all of B, so each warp executes
+//! its own instruction.
+//!
+//! The op is asynchronous, and modelled so: `mma_async` reads its descriptors and the scale-d
+//! predicate when issued, and is kept with the warp, tagged with the warp's open group; it runs
+//! (reading A's registers, the accumulators and shared memory, writing D) when a
+//! `wgmma.wait_group n` retires its group (all but the `n` most recently committed). A kernel
+//! that overwrites the tile it multiplies, or reads D, before waiting sees the old values, as on
+//! a GPU where the result is then undefined. Ops still in flight when the warp exits are dropped
+//! (nothing can read their result). Shared-memory reads go through the checked path at the
+//! `mma_async` line, on behalf of the lane that holds the element's row in the fragments.
+//!
+//! Descriptor (PTX ISA "Matrix Descriptor Format"): bits 0-13 start address >> 4, 16-29 leading
+//! byte offset >> 4, 32-45 stride byte offset >> 4, 49-51 base offset, 62-63 swizzle (0 none,
+//! 1 128-byte, 2 64-byte, 3 32-byte). Only K-major operands (tf32 allows no other): row r of the
+//! tile (an M row of A, an N column of B) and its 16-byte chunk c of the k-slice (32 bytes) lie
+//! at `start + (r % 8) * 16 W + (r / 8) * SBO + c * (LBO unswizzled, 16 swizzled)`, W being 1,
+//! 2, 4 or 8 chunks per row for none, 32, 64 and 128 bytes; swizzling then XORs address bits
+//! 4.. with bits 7.. (1, 2 or 3 bits), on the shared address itself as the hardware does.
+
+use super::decode::{Ctx as DCtx, DecodeError};
+use super::exec::{Machine, Warp, WarpRegs};
+use super::fault::{Fault, Located};
+use super::ir::*;
+use super::mma_num::{Elem, MODEL, dot_add};
+use super::opcode::Word;
+use super::parse::Operand;
+use super::step::Ctx;
+
+/// Where A comes from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AFrom {
+    Desc(Src),
+    Regs([Src; 4]),
+}
+
+/// A decoded `wgmma` instruction.
+#[derive(Clone, Debug, PartialEq)]
+pub enum WgOp {
+    Fence,
+    Commit,
+    Wait {
+        keep: u32,
+    },
+    Mma {
+        elem: Elem,
+        n: u32,
+        d: Vec<Slot>,
+        a: AFrom,
+        b: Src,
+        scale_d: PSrc,
+        neg_a: bool,
+        neg_b: bool,
+    },
+}
+
+/// One `mma_async` in flight for one warp.
+pub(super) struct Pending {
+    group: u32,
+    pc: u32,
+    a_desc: u64,
+    b_desc: u64,
+    scale_d: bool,
+}
+
+fn word(name: &str) -> Operand {
+    Operand::Word {
+        w: name.to_string(),
+        neg: false,
+        minus: false,
+    }
+}
+
+/// `1` or `-1` as an immediate scale; true for -1.
+fn scale(cx: &DCtx, o: &Operand, line: u32) -> Result<bool, DecodeError> {
+    match o {
+        Operand::Word { w, minus, .. } if w == "1" => Ok(*minus),
+        Operand::Word {
+            w, minus: false, ..
+        } if w == "-1" => Ok(true),
+        _ => cx.bad(
+            line,
+            format!("`wgmma` scales A and B by 1 or -1, found {o:?}"),
+        ),
+    }
+}
+
+/// The `wgmma` instruction, or `None` for every other one.
+pub(super) fn decode(
+    cx: &mut DCtx,
+    w: &Word<'_>,
+    ops: &[Operand],
+) -> Result<Option<Op>, DecodeError> {
+    if w.mn != "wgmma" {
+        return Ok(None);
+    }
+    let line = w.line;
+    let boxed = |m: WgOp| Ok(Some(Op::Wgmma(Box::new(m))));
+    if w.has("fence") {
+        return boxed(WgOp::Fence);
+    }
+    if w.has("commit_group") {
+        return boxed(WgOp::Commit);
+    }
+    if w.has("wait_group") {
+        w.need(1)?;
+        let keep = match cx.src(&ops[0], Ty::U32, line)? {
+            Src::Imm(v) => v as u32,
+            _ => return cx.bad(line, "`wgmma.wait_group` needs a constant count of groups"),
+        };
+        return boxed(WgOp::Wait { keep });
+    }
+    if !w.has("mma_async") {
+        return w
+            .unsupported("of `wgmma` it runs fence, commit_group, wait_group and dense mma_async")
+            .map(Some);
+    }
+    let shape = w.mods.iter().find(|m| m.starts_with("m64n")).copied();
+    let (elem, k) = match w.mods.as_slice() {
+        [.., "f32", "tf32", "tf32"] => (Elem::Tf32, 8),
+        [.., "f32", "f16", "f16"] => (Elem::F16, 16),
+        [.., "f32", "bf16", "bf16"] => (Elem::Bf16, 16),
+        _ => {
+            return w
+                .unsupported(
+                    "of `wgmma.mma_async` it runs tf32, f16 and bf16 with f32 accumulators",
+                )
+                .map(Some);
+        }
+    };
+    let n = shape
+        .and_then(|s| s.strip_prefix("m64n"))
+        .and_then(|s| s.strip_suffix(if k == 8 { "k8" } else { "k16" }))
+        .and_then(|s| s.parse::<u32>().ok())
+        .filter(|n| *n >= 8 && *n <= 256 && n % 8 == 0);
+    let Some(n) = n else {
+        return cx.bad(
+            line,
+            format!(
+                "`{}`: the shape is m64nNk{k} with N = 8, 16, ..., 256",
+                w.text
+            ),
+        );
+    };
+    // d, a, b-desc, scale-d, imm-scale-a, imm-scale-b{, imm-trans-a}{, imm-trans-b}
+    w.need(6)?;
+    let d: Vec<Slot> = match &ops[0] {
+        Operand::Vec(v) if v.len() == n as usize / 2 => v
+            .iter()
+            .map(|r| cx.dst(&word(r), line))
+            .collect::<Result<_, _>>()?,
+        _ => {
+            return cx.bad(
+                line,
+                format!("`wgmma .m64n{n}` writes a vector of {} registers", n / 2),
+            );
+        }
+    };
+    let a = match &ops[1] {
+        Operand::Vec(v) if v.len() == 4 => {
+            let mut r = [Src::Imm(0); 4];
+            for (i, x) in v.iter().enumerate() {
+                r[i] = cx.src(&word(x), Ty::B32, line)?;
+            }
+            AFrom::Regs(r)
+        }
+        o => AFrom::Desc(cx.src(o, Ty::B64, line)?),
+    };
+    // The transposes (f16/bf16 only) must be 0: only K-major operands are simulated.
+    let trans_at = if elem == Elem::Tf32 {
+        6..6
+    } else {
+        6..ops.len()
+    };
+    for o in &ops[trans_at] {
+        if !matches!(o, Operand::Word { w, .. } if w == "0") {
+            return w
+                .unsupported("of `wgmma` it runs K-major operands only (imm-trans 0)")
+                .map(Some);
+        }
+    }
+    boxed(WgOp::Mma {
+        elem,
+        n,
+        d,
+        a,
+        b: cx.src(&ops[2], Ty::B64, line)?,
+        scale_d: cx.psrc(&ops[3], line)?,
+        neg_a: scale(cx, &ops[4], line)?,
+        neg_b: scale(cx, &ops[5], line)?,
+    })
+}
+
+/// The shared address of element (row, k) of a K-major tile under descriptor `desc`.
+fn element_addr(desc: u64, elem: Elem, row: usize, k: usize) -> u64 {
+    let field = |at: u32| (desc >> at & 0x3fff) << 4;
+    let (start, lbo, sbo) = (field(0), field(16), field(32));
+    let swz_bits = match desc >> 62 {
+        1 => 3,
+        2 => 2,
+        3 => 1,
+        _ => 0,
+    };
+    let bytes = (k * elem.bits() as usize / 8) as u64;
+    let (chunk, within) = (bytes / 16, bytes % 16);
+    let row = row as u64;
+    let chunk_off = if swz_bits == 0 { lbo } else { 16 };
+    let a = start + (row % 8) * (16 << swz_bits) + (row / 8) * sbo + chunk * chunk_off + within;
+    let mask = (1u64 << swz_bits) - 1;
+    a ^ ((a >> 7 & mask) << 4)
+}
+
+impl Machine<'_> {
+    /// A `wgmma` instruction of the warp `w` (all its lanes in `exec`).
+    pub(super) fn wgmma(
+        &mut self,
+        w: &mut Warp,
+        shared: &mut [u8],
+        exec: u32,
+        pc: usize,
+        op: &WgOp,
+    ) -> Result<(), Located> {
+        let cx = Ctx {
+            w: WarpRegs {
+                regs: &mut w.regs,
+                preds: &mut w.preds,
+            },
+            exec,
+            clock: self.executed,
+        };
+        match op {
+            WgOp::Fence => Ok(()),
+            WgOp::Commit => {
+                w.wg_open += 1;
+                Ok(())
+            }
+            &WgOp::Wait { keep } => self.wgmma_retire(w, shared, |g, open| g + keep < open),
+            WgOp::Mma { a, b, scale_d, .. } => {
+                if let Err((fault, lane)) = super::mma_step::whole_warp(&cx, "wgmma.mma_async") {
+                    return Err(self.fault(fault, Some(pc), Some(w), lane));
+                }
+                let a_desc = match a {
+                    AFrom::Desc(s) => cx.get(*s)[0],
+                    AFrom::Regs(_) => 0,
+                };
+                let pending = Pending {
+                    group: w.wg_open,
+                    pc: pc as u32,
+                    a_desc,
+                    b_desc: cx.get(*b)[0],
+                    scale_d: cx.pred(*scale_d) & 1 == 1,
+                };
+                w.wgmma.push(pending);
+                Ok(())
+            }
+        }
+    }
+
+    /// Runs the warp's ops in flight whose group `g` passes `due(g, open group)`, in order.
+    pub(super) fn wgmma_retire(
+        &mut self,
+        w: &mut Warp,
+        shared: &mut [u8],
+        due: impl Fn(u32, u32) -> bool,
+    ) -> Result<(), Located> {
+        if w.wgmma.is_empty() {
+            return Ok(());
+        }
+        let open = w.wg_open;
+        let (now, later): (Vec<Pending>, Vec<Pending>) = std::mem::take(&mut w.wgmma)
+            .into_iter()
+            .partition(|p| due(p.group, open));
+        w.wgmma = later;
+        for p in now {
+            let pc = p.pc as usize;
+            let Op::Wgmma(op) = &self.prog.insts[pc].op else {
+                continue;
+            };
+            if let Err((fault, lane)) = self.wgmma_run(w, shared, &p, op) {
+                return Err(self.fault(fault, Some(pc), Some(w), lane));
+            }
+        }
+        Ok(())
+    }
+
+    fn wgmma_run(
+        &mut self,
+        w: &mut Warp,
+        shared: &mut [u8],
+        p: &Pending,
+        op: &WgOp,
+    ) -> Result<(), (Fault, Option<usize>)> {
+        let WgOp::Mma {
+            elem,
+            n,
+            ref d,
+            ref a,
+            neg_a,
+            neg_b,
+            ..
+        } = *op
+        else {
+            return Ok(());
+        };
+        for (what, desc) in [("A", p.a_desc), ("B", p.b_desc)] {
+            if matches!(a, AFrom::Regs(_)) && what == "A" {
+                continue;
+            }
+            if desc >> 49 & 7 != 0 {
+                return Err((
+                    Fault::Unsupported {
+                        what: format!(
+                            "`wgmma` with a nonzero base offset in {what}'s matrix descriptor (tiles must start at their swizzle pattern's alignment)"
+                        ),
+                    },
+                    Some(0),
+                ));
+            }
+        }
+        let k = if elem == Elem::Tf32 { 8 } else { 16 };
+        let n = n as usize;
+        let rank = (w.first_tid / 32 % 4) as usize;
+        let mut sp = self.spaces(shared, &mut w.local, w.first_tid, p.pc as usize);
+        let size = elem.bits() as usize / 8;
+        let sign = |neg: bool| if neg { -1.0 } else { 1.0 };
+        let mut read = |desc: u64, row: usize, j: usize, lane: usize| {
+            sp.load(Space::Shared, element_addr(desc, elem, row, j), size, lane)
+                .map(|v| elem.value(v as u32))
+                .map_err(|mem| (Fault::OutOfBounds { write: false, mem }, Some(lane)))
+        };
+        let mut bmat = vec![[0.0f64; 16]; n];
+        for (col, bc) in bmat.iter_mut().enumerate() {
+            for (j, x) in bc.iter_mut().enumerate().take(k) {
+                *x = sign(neg_b) * read(p.b_desc, col, j, (col % 8) * 4 + j % 4)?;
+            }
+        }
+        let mut amat = [[0.0f64; 16]; 16];
+        match a {
+            AFrom::Desc(_) => {
+                for (r, ar) in amat.iter_mut().enumerate() {
+                    for (j, x) in ar.iter_mut().enumerate().take(k) {
+                        *x = sign(neg_a) * read(p.a_desc, 16 * rank + r, j, (r % 8) * 4 + j % 4)?;
+                    }
+                }
+            }
+            AFrom::Regs(regs) => {
+                let cx = Ctx {
+                    w: WarpRegs {
+                        regs: &mut w.regs,
+                        preds: &mut w.preds,
+                    },
+                    exec: u32::MAX,
+                    clock: 0,
+                };
+                let av = regs.map(|s| cx.get(s));
+                for (r, ar) in amat.iter_mut().enumerate() {
+                    for (j, x) in ar.iter_mut().enumerate().take(k) {
+                        let (l, i, hi) = super::mma_step::a_at(elem, r, j);
+                        let word = av[i][l];
+                        let bits = match (elem, hi) {
+                            (Elem::Tf32, _) => word as u32,
+                            (_, false) => (word & 0xffff) as u32,
+                            (_, true) => (word >> 16 & 0xffff) as u32,
+                        };
+                        *x = sign(neg_a) * elem.value(bits);
+                    }
+                }
+            }
+        }
+        let mut cx = Ctx {
+            w: WarpRegs {
+                regs: &mut w.regs,
+                preds: &mut w.preds,
+            },
+            exec: u32::MAX,
+            clock: 0,
+        };
+        for (i, &slot) in d.iter().enumerate() {
+            let old = cx.get(Src::Reg(slot));
+            let mut out = [0u64; 32];
+            for (l, o) in out.iter_mut().enumerate() {
+                let (g, t) = (l / 4, l % 4);
+                let row = g + 8 * ((i % 4) / 2);
+                let col = 8 * (i / 4) + 2 * t + i % 2;
+                let acc = if p.scale_d {
+                    f32::from_bits(old[l] as u32)
+                } else {
+                    0.0
+                };
+                let v = dot_add(&amat[row][..k], &bmat[col][..k], acc, elem, MODEL);
+                *o = u64::from(v.to_bits());
+            }
+            cx.put(slot, &out);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn desc(start: u64, lbo: u64, sbo: u64, swz: u64) -> u64 {
+        (start >> 4) | (lbo >> 4) << 16 | (sbo >> 4) << 32 | swz << 62
+    }
+
+    #[test]
+    fn unswizzled_core_matrices() {
+        // 8 rows of 16 bytes each, the second chunk LBO away, the next 8 rows SBO away.
+        let d = desc(1024, 128, 256, 0);
+        assert_eq!(element_addr(d, Elem::Tf32, 0, 0), 1024);
+        assert_eq!(element_addr(d, Elem::Tf32, 1, 1), 1024 + 16 + 4);
+        assert_eq!(element_addr(d, Elem::Tf32, 0, 5), 1024 + 128 + 4);
+        assert_eq!(element_addr(d, Elem::Tf32, 9, 0), 1024 + 256 + 16);
+        assert_eq!(element_addr(d, Elem::F16, 0, 9), 1024 + 128 + 2);
+    }
+
+    #[test]
+    fn swizzles_xor_the_chunk_with_the_row() {
+        // 128-byte rows: row r's chunk c sits at chunk c ^ (r % 8).
+        let d = desc(0, 16, 1024, 1);
+        for r in 0..16u64 {
+            for c in 0..2u64 {
+                let want = (r / 8) * 1024 + (r % 8) * 128 + 16 * (c ^ (r % 8)) + 4;
+                assert_eq!(
+                    element_addr(d, Elem::Tf32, r as usize, 4 * c as usize + 1),
+                    want
+                );
+            }
+        }
+        // 32-byte rows: chunk c ^ ((r / 4) % 2).
+        let d = desc(0, 16, 256, 3);
+        assert_eq!(element_addr(d, Elem::Tf32, 4, 0), 4 * 32 + 16);
+        assert_eq!(element_addr(d, Elem::Tf32, 3, 4), 3 * 32 + 16);
+        // 64-byte rows: chunk c ^ ((r / 2) % 4), the k-slice 32 bytes on.
+        let d = desc(32, 16, 512, 2);
+        assert_eq!(element_addr(d, Elem::Tf32, 2, 0), 2 * 64 + 32 + 16);
+    }
+}
