@@ -187,7 +187,338 @@ struct Cursor {
 };
 // ANCHOR_END: load
 
-#if !HOPPER
+#if HOPPER
+// ANCHOR: hopper
+// ANCHOR: swizzle
+// The 128-byte swizzle: a tile row is 128 bytes (32 floats of K), and its 16-byte chunk q is
+// stored at chunk q ^ (row % 8), so that the 8 rows a wgmma reads together hit all 32 banks. The
+// hardware undoes it on the address bits, so a descriptor may start at any row of a slab.
+__device__ __forceinline__ unsigned swizzled(int row, int kk)
+{
+    return row * 128 + (((kk >> 2) ^ (row & 7)) << 4) + (kk & 3) * 4;
+}
+
+// The descriptor of a K-major, 128-byte-swizzled tile at shared address `addr`: start address
+// / 16 (bits 0-13), leading byte offset 16 (unused by this layout), stride byte offset 1024 (from
+// one 8-row group to the next; bits 32-45), swizzle mode 1 = 128 bytes (bits 62-63).
+__device__ __forceinline__ unsigned long long descriptor(unsigned addr)
+{
+    unsigned long long start = (addr & 0x3FFFF) >> 4;
+    return start | (1ull << 16) | (64ull << 32) | (1ull << 62);
+}
+// ANCHOR_END: swizzle
+
+// d[0 .. 64) += A x B: A the warpgroup's 64 x 8 tile of W^T in registers (this thread's four
+// words, in mma.sync's A layout for its warp's 16 rows), B the 8 x 128 tile of im2col^T whose
+// shared-memory descriptor is `b`. Asynchronous: it only starts the product.
+__device__ __forceinline__ void wgmma_m64n128k8(float* d, const unsigned* a, unsigned long long b)
+{
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {%0, %1, %2, %3, %4, %5,"
+                 "%6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21,"
+                 "%22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37,"
+                 "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53,"
+                 "%54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
+                 "{%64, %65, %66, %67}, %68, p, 1, 1;\n}"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),
+                   "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
+                   "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]),
+                   "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+                   "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
+                   "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]),
+                   "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
+                   "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+                   "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]),
+                   "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]),
+                   "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(1));
+}
+
+// weight[k0 .. + BLOCK_K, n0 .. + BLOCK_N] into a [k][oc] tile of W_STRIDE floats a row; zeros
+// past K and N. L2 only (.cg): every block reads the same weight tiles.
+__device__ __forceinline__ void load_weight(unsigned sw, const float* weight, const Dims& d, int n0,
+                                            int k0, bool wide)
+{
+    if (wide) {
+        int nq = threadIdx.x % (BLOCK_N / 4) * 4;
+#pragma unroll
+        for (int r = 0; r < BLOCK_K * BLOCK_N / 4 / THREADS; r++) {
+            int kk = threadIdx.x / (BLOCK_N / 4) + r * (THREADS / (BLOCK_N / 4));
+            bool valid = k0 + kk < d.k && n0 + nq < d.n;
+            copy_async(sw + (kk * W_STRIDE + nq) * 4,
+                       weight + (valid ? (k0 + kk) * d.n + n0 + nq : 0), valid, 16, false);
+        }
+    } else {
+        for (int e = threadIdx.x; e < BLOCK_K * BLOCK_N; e += THREADS) {
+            int kk = e / BLOCK_N, nn = e % BLOCK_N;
+            bool valid = k0 + kk < d.k && n0 + nn < d.n;
+            copy_async(sw + (kk * W_STRIDE + nn) * 4,
+                       weight + (valid ? (k0 + kk) * d.n + n0 + nn : 0), valid, 4);
+        }
+    }
+}
+
+// A thread's rows of the im2col tile in the wide copy: row t / 8 + r * A_ROW_STEP, r < A_ROWS.
+#define A_ROW_STEP (THREADS / 8)
+#define A_ROWS (TILE / A_ROW_STEP)
+
+// The im2col path's copy of K tile k0: rows m0 .. m0 + BLOCK_M of A (zeros past them and past
+// K), swizzled, and the weight's tile.
+__device__ __forceinline__ void load_tile(unsigned sa, unsigned sw, const float* input,
+                                          const float* weight, const Dims& d, int m0, int n0,
+                                          int k0, bool wide, const int* win, Cursor& at)
+{
+    if (wide) {
+        int kq = threadIdx.x % 8 * 4, k = at.k;
+        int off = k < d.k ? at.offset(d) : 0;
+        at.advance(d);
+#pragma unroll
+        for (int r = 0; r < A_ROWS; r++) {
+            int row = threadIdx.x / 8 + r * A_ROW_STEP;
+            bool valid = win[r] >= 0 && k < d.k;
+            copy_async(sa + swizzled(row, kq), input + (valid ? win[r] + off : 0), valid, 16,
+                       true);
+        }
+    } else {
+        for (int e = threadIdx.x; e < TILE * BLOCK_K; e += THREADS) {
+            int row = e / BLOCK_K, kk = e % BLOCK_K, m = m0 + row, k = k0 + kk;
+            bool valid = row < BLOCK_M && m < d.m && k < d.k;
+            copy_async(sa + swizzled(row, kk),
+                       input + (valid ? pixel(d, m) * d.ic + tap(d, k) : 0), valid, 4);
+        }
+    }
+    load_weight(sw, weight, d, n0, k0, wide);
+}
+
+struct Step {
+    int i, c, j, g;
+};
+
+// The row path's copies of one step (kernel row i, channel chunk c, kernel column j; g counts
+// the slabs begun), as the mma.sync path's: at j = 0 the slab of kernel row i, chunk c (span
+// input pixels from p0 + i * cols; the rows after them that the last taps read, zeros) into slab
+// g % 2; always the weight's tile of (i, j, c).
+__device__ __forceinline__ void load_step(unsigned slabs, unsigned sw, const float* input,
+                                          const float* weight, const Dims& d, int n0, int p0,
+                                          int span, Step& at, int chunks)
+{
+    if (at.j == 0) {
+        unsigned slab = slabs + at.g % 2 * SLAB_BYTES;
+        const float* src = input + (p0 + at.i * d.cols) * d.ic + at.c * BLOCK_K;
+        int used = min(TILE + d.kc - 1, SLAB_ROWS);
+        for (int e = threadIdx.x; e < used * 8; e += THREADS) {
+            int p = e / 8, q = e % 8 * 4;
+            copy_async(slab + swizzled(p, q), src + (p < span ? p * d.ic + q : 0), p < span, 16,
+                       true);
+        }
+    }
+    load_weight(sw, weight, d, n0, (at.i * d.kc + at.j) * d.ic + at.c * BLOCK_K, true);
+    if (++at.j == d.kc) {
+        at.j = 0;
+        at.g++;
+        if (++at.c == chunks) {
+            at.c = 0;
+            at.i++;
+        }
+    }
+}
+
+// ANCHOR: wgmma
+// One K tile: the thread's words of W^T from the weight tile `sw` (rows 2g and 2g + 1 of its
+// warp's 16, that is output channels ocw and ocw + 1; K columns t and t + 4 of each k8 step:
+// two 8-byte loads), rounded to tf32 as the mma.sync path does, then the 4 x 2 wgmma's on the
+// B tile whose pixel row 0 is at `sb`, committed as one group. B is not rounded: the tensor core
+// reads the top 19 bits of each float (truncation), within the tolerance (see the chapter).
+__device__ __forceinline__ void start_tile(float (*acc)[64], const float* sw, unsigned sb, int ocw)
+{
+    int t = threadIdx.x % 4;
+    unsigned a[BLOCK_K / 8][4];
+#pragma unroll // a wgmma operand: must unroll
+    for (int kb = 0; kb < BLOCK_K / 8; kb++) {
+        float2 lo = *(const float2*)&sw[(kb * 8 + t) * W_STRIDE + ocw];
+        float2 hi = *(const float2*)&sw[(kb * 8 + t + 4) * W_STRIDE + ocw];
+        a[kb][0] = __float_as_uint(lo.x) + 0x1000u;
+        a[kb][1] = __float_as_uint(lo.y) + 0x1000u;
+        a[kb][2] = __float_as_uint(hi.x) + 0x1000u;
+        a[kb][3] = __float_as_uint(hi.y) + 0x1000u;
+    }
+    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#pragma unroll // a wgmma operand: must unroll
+    for (int kb = 0; kb < BLOCK_K / 8; kb++) {
+#pragma unroll // a wgmma operand: must unroll
+        for (int h = 0; h < TILE / 128; h++) {
+            wgmma_m64n128k8(acc[h], a[kb], descriptor(sb + h * 128 * 128 + kb * 32));
+        }
+    }
+    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+
+__device__ __forceinline__ void finish_tile()
+{
+    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+}
+// ANCHOR_END: wgmma
+
+// Everyone's copies of the oldest stage have landed and are visible to the tensor cores (the
+// async proxy), and everyone is done with the stage the next copy overwrites.
+__device__ __forceinline__ void stage_ready()
+{
+    asm volatile("cp.async.wait_group %0;" ::"n"(STAGES - 2) : "memory");
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    __syncthreads();
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
+    conv2d_nhwc(const float* input, const float* weight, float* output, int batch, int input_rows,
+                int input_cols, int input_channels, int output_channels, int kernel_rows,
+                int kernel_cols)
+{
+    extern __shared__ float4 shared4[];
+    unsigned raw = (unsigned)__cvta_generic_to_shared(shared4);
+    unsigned base = (raw + 1023) & ~1023u, wbase = base + A_REGION;
+    const float* wtiles = (const float*)((char*)shared4 + (wbase - raw));
+    int* table = (int*)(wtiles + STAGES * W_BYTES / 4);
+    Dims d;
+    d.out_rows = input_rows - kernel_rows + 1;
+    d.out_cols = input_cols - kernel_cols + 1;
+    d.m = batch * d.out_rows * d.out_cols;
+    d.k = kernel_rows * kernel_cols * input_channels;
+    d.n = output_channels;
+    d.ic = input_channels;
+    d.kc = kernel_cols;
+    d.cols = input_cols;
+    d.rows = input_rows;
+    int m0 = blockIdx.x * BLOCK_M, n0 = blockIdx.y * BLOCK_N, mend = min(m0 + BLOCK_M, d.m);
+    bool wide = input_channels % 4 == 0 && output_channels % 4 == 0;
+    int warp = threadIdx.x / 32, g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
+    int ocw = warp / 4 * 64 + warp % 4 * 16 + 2 * g; // this thread's output channels: + 0, + 1
+    // (A warpgroup past the last output channel computes zeros rather than branch around its
+    // wgmma's: a branch there makes the compiler serialize them.)
+
+    // wgmma reads A's registers and reads and writes these accumulators while it runs, until the
+    // wgmma.wait_group that retires it: every loop over them must unroll (the pragmas marked "a
+    // wgmma operand"), or the compiler moves them through local memory while the op is in
+    // flight, which the PTX ISA leaves undefined.
+    float acc[TILE / 128][64];
+#pragma unroll // a wgmma operand: must unroll
+    for (int h = 0; h < TILE / 128; h++)
+#pragma unroll // a wgmma operand: must unroll
+        for (int q = 0; q < 64; q++)
+            acc[h][q] = 0.0f;
+
+    // The row path: the block's pixels are windows whose top-left inputs lie in a run of input
+    // pixels p0 .. p0 + TILE; all TILE positions of the run are computed (those that are no
+    // window of the block are dropped at the store), so tap (i, j) of position v is input pixel
+    // p0 + v + i * cols + j, and the B tile of tap (i, j) is the slab of kernel row i shifted by
+    // j rows: a descriptor j * 128 bytes further. The conditions are the mma.sync path's, and a
+    // run of at most TILE positions (a block whose pixels span two images falls back).
+    int p0 = pixel(d, m0), plast = pixel(d, mend - 1), span = plast - p0 + d.kc;
+    bool rows = wide && d.ic % BLOCK_K == 0 && d.kc >= STAGES - 1 && plast - p0 < TILE &&
+                span <= SLAB_ROWS;
+    // table[v]: the output pixel that D's column v is, or -1.
+    for (int v = threadIdx.x; v < TILE; v += THREADS) {
+        int m = -1;
+        if (rows) {
+            int q = p0 + v, c = q % d.cols, r = q / d.cols % d.rows, b = q / (d.cols * d.rows);
+            int at = (b * d.out_rows + r) * d.out_cols + c;
+            m = c < d.out_cols && r < d.out_rows && at >= m0 && at < mend ? at : -1;
+        } else if (v < BLOCK_M && m0 + v < mend) {
+            m = m0 + v;
+        }
+        table[v] = m;
+    }
+
+    // ANCHOR: wgmma_pipeline
+    // The pipeline: STAGES - 1 steps in flight; per step, once its stage is ready, the wgmma's
+    // start first, the copies of the step STAGES - 1 ahead go out while the tensor cores work
+    // (into the stage of the step before, whose wgmma's everyone waited for), then the wait.
+    // Copies issued before the wgmma's would hold them back: issuing a copy can stall.
+    if (rows) {
+        int chunks = d.ic / BLOCK_K, steps = kernel_rows * chunks * d.kc;
+        Step next = {0, 0, 0, 0};
+        for (int s = 0; s < STAGES - 1; s++) {
+            if (s < steps) {
+                load_step(base, wbase + s * W_BYTES, input, weight, d, n0, p0, span, next, chunks);
+            }
+            asm volatile("cp.async.commit_group;");
+        }
+        for (int s = 0; s < steps; s++) {
+            stage_ready();
+            start_tile(acc, wtiles + s % STAGES * (W_BYTES / 4),
+                       base + s / d.kc % 2 * SLAB_BYTES + s % d.kc * 128, ocw);
+            if (s + STAGES - 1 < steps) {
+                load_step(base, wbase + (s + STAGES - 1) % STAGES * W_BYTES, input, weight, d, n0,
+                          p0, span, next, chunks);
+            }
+            asm volatile("cp.async.commit_group;");
+            finish_tile();
+        }
+        // ANCHOR_END: wgmma_pipeline
+    } else {
+        int win[A_ROWS];
+#pragma unroll
+        for (int r = 0; r < A_ROWS; r++) {
+            int row = threadIdx.x / 8 + r * A_ROW_STEP, m = m0 + row;
+            win[r] = row < BLOCK_M && m < d.m ? pixel(d, m) * d.ic : -1;
+        }
+        Cursor at;
+        at.k = threadIdx.x % 8 * 4;
+        at.ch = at.k % d.ic;
+        at.j = at.k / d.ic % d.kc;
+        at.i = at.k / (d.ic * d.kc);
+        int tiles = (d.k + BLOCK_K - 1) / BLOCK_K;
+#pragma unroll
+        for (int s = 0; s < STAGES - 1; s++) {
+            if (s < tiles) {
+                load_tile(base + s * A_BYTES, wbase + s * W_BYTES, input, weight, d, m0, n0,
+                          s * BLOCK_K, wide, win, at);
+            }
+            asm volatile("cp.async.commit_group;");
+        }
+        for (int kt = 0; kt < tiles; kt++) {
+            stage_ready();
+            int s = kt % STAGES, next = kt + STAGES - 1;
+            start_tile(acc, wtiles + s * (W_BYTES / 4), base + s * A_BYTES, ocw);
+            if (next < tiles) {
+                int n = next % STAGES;
+                load_tile(base + n * A_BYTES, wbase + n * W_BYTES, input, weight, d, m0, n0,
+                          next * BLOCK_K, wide, win, at);
+            }
+            asm volatile("cp.async.commit_group;");
+            finish_tile();
+        }
+    }
+
+    // Accumulator q of n8 chunk j (acc[h][4j + q]) is D^T's row g + 8 (q / 2) of the warp's 16,
+    // column 8j + 2t + q % 2: output channel ocw + q / 2 of column 128h + 8j + 2t + q % 2. So a
+    // thread stores two neighbouring channels of a pixel at once.
+    int oc = n0 + ocw;
+#pragma unroll // a wgmma operand: must unroll
+    for (int h = 0; h < TILE / 128; h++) {
+#pragma unroll // a wgmma operand: must unroll
+        for (int j = 0; j < 16; j++) {
+#pragma unroll // a wgmma operand: must unroll
+            for (int e = 0; e < 2; e++) {
+                int m = table[128 * h + 8 * j + 2 * t + e];
+                if (m < 0 || oc >= d.n) {
+                    continue;
+                }
+                float* row = output + (size_t)m * d.n;
+                float v0 = acc[h][4 * j + e], v1 = acc[h][4 * j + 2 + e];
+                if (oc + 1 < d.n && d.n % 2 == 0) {
+                    *(float2*)&row[oc] = make_float2(v0, v1);
+                } else {
+                    row[oc] = v0;
+                    if (oc + 1 < d.n) {
+                        row[oc + 1] = v1;
+                    }
+                }
+            }
+        }
+    }
+}
+// ANCHOR_END: hopper
+#else
 // ANCHOR: load_tile
 // weight[k0 .. + BLOCK_K, n0 .. n0 + BLOCK_N], 16 bytes a copy.
 __device__ __forceinline__ void load_weight(float* sb, const float* weight, const Dims& d, int n0,
@@ -517,332 +848,5 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     }
     // ANCHOR_END: store
 }
-#else
-// ANCHOR: hopper
-// ANCHOR: swizzle
-// The 128-byte swizzle: a tile row is 128 bytes (32 floats of K), and its 16-byte chunk q is
-// stored at chunk q ^ (row % 8), so that the 8 rows a wgmma reads together hit all 32 banks. The
-// hardware undoes it on the address bits, so a descriptor may start at any row of a slab.
-__device__ __forceinline__ unsigned swizzled(int row, int kk)
-{
-    return row * 128 + (((kk >> 2) ^ (row & 7)) << 4) + (kk & 3) * 4;
-}
-
-// The descriptor of a K-major, 128-byte-swizzled tile at shared address `addr`: start address
-// / 16 (bits 0-13), leading byte offset 16 (unused by this layout), stride byte offset 1024 (from
-// one 8-row group to the next; bits 32-45), swizzle mode 1 = 128 bytes (bits 62-63).
-__device__ __forceinline__ unsigned long long descriptor(unsigned addr)
-{
-    unsigned long long start = (addr & 0x3FFFF) >> 4;
-    return start | (1ull << 16) | (64ull << 32) | (1ull << 62);
-}
-// ANCHOR_END: swizzle
-
-// d[0 .. 64) += A x B: A the warpgroup's 64 x 8 tile of W^T in registers (this thread's four
-// words, in mma.sync's A layout for its warp's 16 rows), B the 8 x 128 tile of im2col^T whose
-// shared-memory descriptor is `b`. Asynchronous: it only starts the product.
-__device__ __forceinline__ void wgmma_m64n128k8(float* d, const unsigned* a, unsigned long long b)
-{
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {%0, %1, %2, %3, %4, %5,"
-                 "%6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21,"
-                 "%22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37,"
-                 "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53,"
-                 "%54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
-                 "{%64, %65, %66, %67}, %68, p, 1, 1;\n}"
-                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),
-                   "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
-                   "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]),
-                   "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-                   "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]),
-                   "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]),
-                   "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
-                   "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-                   "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]),
-                   "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]),
-                   "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(1));
-}
-
-// weight[k0 .. + BLOCK_K, n0 .. + BLOCK_N] into a [k][oc] tile of W_STRIDE floats a row; zeros
-// past K and N. L2 only (.cg): every block reads the same weight tiles.
-__device__ __forceinline__ void load_weight(unsigned sw, const float* weight, const Dims& d, int n0,
-                                            int k0, bool wide)
-{
-    if (wide) {
-        int nq = threadIdx.x % (BLOCK_N / 4) * 4;
-#pragma unroll
-        for (int r = 0; r < BLOCK_K * BLOCK_N / 4 / THREADS; r++) {
-            int kk = threadIdx.x / (BLOCK_N / 4) + r * (THREADS / (BLOCK_N / 4));
-            bool valid = k0 + kk < d.k && n0 + nq < d.n;
-            copy_async(sw + (kk * W_STRIDE + nq) * 4,
-                       weight + (valid ? (k0 + kk) * d.n + n0 + nq : 0), valid, 16, false);
-        }
-    } else {
-        for (int e = threadIdx.x; e < BLOCK_K * BLOCK_N; e += THREADS) {
-            int kk = e / BLOCK_N, nn = e % BLOCK_N;
-            bool valid = k0 + kk < d.k && n0 + nn < d.n;
-            copy_async(sw + (kk * W_STRIDE + nn) * 4,
-                       weight + (valid ? (k0 + kk) * d.n + n0 + nn : 0), valid, 4);
-        }
-    }
-}
-
-// A thread's rows of the im2col tile in the wide copy: row t / 8 + r * A_ROW_STEP, r < A_ROWS.
-#define A_ROW_STEP (THREADS / 8)
-#define A_ROWS (TILE / A_ROW_STEP)
-
-// The im2col path's copy of K tile k0: rows m0 .. m0 + BLOCK_M of A (zeros past them and past
-// K), swizzled, and the weight's tile.
-__device__ __forceinline__ void load_tile(unsigned sa, unsigned sw, const float* input,
-                                          const float* weight, const Dims& d, int m0, int n0,
-                                          int k0, bool wide, const int* win, Cursor& at)
-{
-    if (wide) {
-        int kq = threadIdx.x % 8 * 4, k = at.k;
-        int off = k < d.k ? at.offset(d) : 0;
-        at.advance(d);
-#pragma unroll
-        for (int r = 0; r < A_ROWS; r++) {
-            int row = threadIdx.x / 8 + r * A_ROW_STEP;
-            bool valid = win[r] >= 0 && k < d.k;
-            copy_async(sa + swizzled(row, kq), input + (valid ? win[r] + off : 0), valid, 16,
-                       true);
-        }
-    } else {
-        for (int e = threadIdx.x; e < TILE * BLOCK_K; e += THREADS) {
-            int row = e / BLOCK_K, kk = e % BLOCK_K, m = m0 + row, k = k0 + kk;
-            bool valid = row < BLOCK_M && m < d.m && k < d.k;
-            copy_async(sa + swizzled(row, kk),
-                       input + (valid ? pixel(d, m) * d.ic + tap(d, k) : 0), valid, 4);
-        }
-    }
-    load_weight(sw, weight, d, n0, k0, wide);
-}
-
-struct Step {
-    int i, c, j, g;
-};
-
-// The row path's copies of one step (kernel row i, channel chunk c, kernel column j; g counts
-// the slabs begun), as the mma.sync path's: at j = 0 the slab of kernel row i, chunk c (span
-// input pixels from p0 + i * cols; the rows after them that the last taps read, zeros) into slab
-// g % 2; always the weight's tile of (i, j, c).
-__device__ __forceinline__ void load_step(unsigned slabs, unsigned sw, const float* input,
-                                          const float* weight, const Dims& d, int n0, int p0,
-                                          int span, Step& at, int chunks)
-{
-    if (at.j == 0) {
-        unsigned slab = slabs + at.g % 2 * SLAB_BYTES;
-        const float* src = input + (p0 + at.i * d.cols) * d.ic + at.c * BLOCK_K;
-        int used = min(TILE + d.kc - 1, SLAB_ROWS);
-        for (int e = threadIdx.x; e < used * 8; e += THREADS) {
-            int p = e / 8, q = e % 8 * 4;
-            copy_async(slab + swizzled(p, q), src + (p < span ? p * d.ic + q : 0), p < span, 16,
-                       true);
-        }
-    }
-    load_weight(sw, weight, d, n0, (at.i * d.kc + at.j) * d.ic + at.c * BLOCK_K, true);
-    if (++at.j == d.kc) {
-        at.j = 0;
-        at.g++;
-        if (++at.c == chunks) {
-            at.c = 0;
-            at.i++;
-        }
-    }
-}
-
-// ANCHOR: wgmma
-// One K tile: the thread's words of W^T from the weight tile `sw` (rows 2g and 2g + 1 of its
-// warp's 16, that is output channels ocw and ocw + 1; K columns t and t + 4 of each k8 step:
-// two 8-byte loads), rounded to tf32 as the mma.sync path does, then the 4 x 2 wgmma's on the
-// B tile whose pixel row 0 is at `sb`, committed as one group. B is not rounded: the tensor core
-// reads the top 19 bits of each float (truncation), within the tolerance (see the chapter).
-__device__ __forceinline__ void start_tile(float (*acc)[64], const float* sw, unsigned sb, int ocw)
-{
-    int t = threadIdx.x % 4;
-    unsigned a[BLOCK_K / 8][4];
-#pragma unroll
-    for (int kb = 0; kb < BLOCK_K / 8; kb++) {
-        float2 lo = *(const float2*)&sw[(kb * 8 + t) * W_STRIDE + ocw];
-        float2 hi = *(const float2*)&sw[(kb * 8 + t + 4) * W_STRIDE + ocw];
-        a[kb][0] = __float_as_uint(lo.x) + 0x1000u;
-        a[kb][1] = __float_as_uint(lo.y) + 0x1000u;
-        a[kb][2] = __float_as_uint(hi.x) + 0x1000u;
-        a[kb][3] = __float_as_uint(hi.y) + 0x1000u;
-    }
-    asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-#pragma unroll
-    for (int kb = 0; kb < BLOCK_K / 8; kb++) {
-#pragma unroll
-        for (int h = 0; h < TILE / 128; h++) {
-            wgmma_m64n128k8(acc[h], a[kb], descriptor(sb + h * 128 * 128 + kb * 32));
-        }
-    }
-    asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
-}
-
-__device__ __forceinline__ void finish_tile()
-{
-    asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
-}
-// ANCHOR_END: wgmma
-
-// Everyone's copies of the oldest stage have landed and are visible to the tensor cores (the
-// async proxy), and everyone is done with the stage the next copy overwrites.
-__device__ __forceinline__ void stage_ready()
-{
-    asm volatile("cp.async.wait_group %0;" ::"n"(STAGES - 2) : "memory");
-    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-    __syncthreads();
-}
-
-extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
-    conv2d_nhwc(const float* input, const float* weight, float* output, int batch, int input_rows,
-                int input_cols, int input_channels, int output_channels, int kernel_rows,
-                int kernel_cols)
-{
-    extern __shared__ float4 shared4[];
-    unsigned raw = (unsigned)__cvta_generic_to_shared(shared4);
-    unsigned base = (raw + 1023) & ~1023u, wbase = base + A_REGION;
-    const float* wtiles = (const float*)((char*)shared4 + (wbase - raw));
-    int* table = (int*)(wtiles + STAGES * W_BYTES / 4);
-    Dims d;
-    d.out_rows = input_rows - kernel_rows + 1;
-    d.out_cols = input_cols - kernel_cols + 1;
-    d.m = batch * d.out_rows * d.out_cols;
-    d.k = kernel_rows * kernel_cols * input_channels;
-    d.n = output_channels;
-    d.ic = input_channels;
-    d.kc = kernel_cols;
-    d.cols = input_cols;
-    d.rows = input_rows;
-    int m0 = blockIdx.x * BLOCK_M, n0 = blockIdx.y * BLOCK_N, mend = min(m0 + BLOCK_M, d.m);
-    bool wide = input_channels % 4 == 0 && output_channels % 4 == 0;
-    int warp = threadIdx.x / 32, g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
-    int ocw = warp / 4 * 64 + warp % 4 * 16 + 2 * g; // this thread's output channels: + 0, + 1
-    // (A warpgroup past the last output channel computes zeros rather than branch around its
-    // wgmma's: a branch there makes the compiler serialize them.)
-
-    float acc[TILE / 128][64];
-#pragma unroll
-    for (int h = 0; h < TILE / 128; h++)
-#pragma unroll
-        for (int q = 0; q < 64; q++)
-            acc[h][q] = 0.0f;
-
-    // The row path: the block's pixels are windows whose top-left inputs lie in a run of input
-    // pixels p0 .. p0 + TILE; all TILE positions of the run are computed (those that are no
-    // window of the block are dropped at the store), so tap (i, j) of position v is input pixel
-    // p0 + v + i * cols + j, and the B tile of tap (i, j) is the slab of kernel row i shifted by
-    // j rows: a descriptor j * 128 bytes further. The conditions are the mma.sync path's, and a
-    // run of at most TILE positions (a block whose pixels span two images falls back).
-    int p0 = pixel(d, m0), plast = pixel(d, mend - 1), span = plast - p0 + d.kc;
-    bool rows = wide && d.ic % BLOCK_K == 0 && d.kc >= STAGES - 1 && plast - p0 < TILE &&
-                span <= SLAB_ROWS;
-    // table[v]: the output pixel that D's column v is, or -1.
-    for (int v = threadIdx.x; v < TILE; v += THREADS) {
-        int m = -1;
-        if (rows) {
-            int q = p0 + v, c = q % d.cols, r = q / d.cols % d.rows, b = q / (d.cols * d.rows);
-            int at = (b * d.out_rows + r) * d.out_cols + c;
-            m = c < d.out_cols && r < d.out_rows && at >= m0 && at < mend ? at : -1;
-        } else if (v < BLOCK_M && m0 + v < mend) {
-            m = m0 + v;
-        }
-        table[v] = m;
-    }
-
-    // ANCHOR: wgmma_pipeline
-    // The pipeline: STAGES - 1 steps in flight; per step, once its stage is ready, the wgmma's
-    // start first, the copies of the step STAGES - 1 ahead go out while the tensor cores work
-    // (into the stage of the step before, whose wgmma's everyone waited for), then the wait.
-    // Copies issued before the wgmma's would hold them back: issuing a copy can stall.
-    if (rows) {
-        int chunks = d.ic / BLOCK_K, steps = kernel_rows * chunks * d.kc;
-        Step next = {0, 0, 0, 0};
-        for (int s = 0; s < STAGES - 1; s++) {
-            if (s < steps) {
-                load_step(base, wbase + s * W_BYTES, input, weight, d, n0, p0, span, next, chunks);
-            }
-            asm volatile("cp.async.commit_group;");
-        }
-        for (int s = 0; s < steps; s++) {
-            stage_ready();
-            start_tile(acc, wtiles + s % STAGES * (W_BYTES / 4),
-                       base + s / d.kc % 2 * SLAB_BYTES + s % d.kc * 128, ocw);
-            if (s + STAGES - 1 < steps) {
-                load_step(base, wbase + (s + STAGES - 1) % STAGES * W_BYTES, input, weight, d, n0,
-                          p0, span, next, chunks);
-            }
-            asm volatile("cp.async.commit_group;");
-            finish_tile();
-        }
-        // ANCHOR_END: wgmma_pipeline
-    } else {
-        int win[A_ROWS];
-#pragma unroll
-        for (int r = 0; r < A_ROWS; r++) {
-            int row = threadIdx.x / 8 + r * A_ROW_STEP, m = m0 + row;
-            win[r] = row < BLOCK_M && m < d.m ? pixel(d, m) * d.ic : -1;
-        }
-        Cursor at;
-        at.k = threadIdx.x % 8 * 4;
-        at.ch = at.k % d.ic;
-        at.j = at.k / d.ic % d.kc;
-        at.i = at.k / (d.ic * d.kc);
-        int tiles = (d.k + BLOCK_K - 1) / BLOCK_K;
-#pragma unroll
-        for (int s = 0; s < STAGES - 1; s++) {
-            if (s < tiles) {
-                load_tile(base + s * A_BYTES, wbase + s * W_BYTES, input, weight, d, m0, n0,
-                          s * BLOCK_K, wide, win, at);
-            }
-            asm volatile("cp.async.commit_group;");
-        }
-        for (int kt = 0; kt < tiles; kt++) {
-            stage_ready();
-            int s = kt % STAGES, next = kt + STAGES - 1;
-            start_tile(acc, wtiles + s * (W_BYTES / 4), base + s * A_BYTES, ocw);
-            if (next < tiles) {
-                int n = next % STAGES;
-                load_tile(base + n * A_BYTES, wbase + n * W_BYTES, input, weight, d, m0, n0,
-                          next * BLOCK_K, wide, win, at);
-            }
-            asm volatile("cp.async.commit_group;");
-            finish_tile();
-        }
-    }
-
-    // Accumulator q of n8 chunk j (acc[h][4j + q]) is D^T's row g + 8 (q / 2) of the warp's 16,
-    // column 8j + 2t + q % 2: output channel ocw + q / 2 of column 128h + 8j + 2t + q % 2. So a
-    // thread stores two neighbouring channels of a pixel at once.
-    int oc = n0 + ocw;
-#pragma unroll
-    for (int h = 0; h < TILE / 128; h++) {
-#pragma unroll
-        for (int j = 0; j < 16; j++) {
-#pragma unroll
-            for (int e = 0; e < 2; e++) {
-                int m = table[128 * h + 8 * j + 2 * t + e];
-                if (m < 0 || oc >= d.n) {
-                    continue;
-                }
-                float* row = output + (size_t)m * d.n;
-                float v0 = acc[h][4 * j + e], v1 = acc[h][4 * j + 2 + e];
-                if (oc + 1 < d.n && d.n % 2 == 0) {
-                    *(float2*)&row[oc] = make_float2(v0, v1);
-                } else {
-                    row[oc] = v0;
-                    if (oc + 1 < d.n) {
-                        row[oc + 1] = v1;
-                    }
-                }
-            }
-        }
-    }
-}
-// ANCHOR_END: hopper
 #endif
 // ANCHOR_END: solve
