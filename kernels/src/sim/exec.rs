@@ -260,6 +260,10 @@ impl Machine<'_> {
                 ));
             }
             self.issued(w.first_tid / 32, pc, w.active, exec);
+            if inst.wgmma_sync && exec != 0 && !w.wgmma.is_empty() {
+                // ptxas waits here for the wgmma's whose registers this instruction names.
+                self.wgmma_retire(w, shared, |_, _| true)?;
+            }
             match &inst.op {
                 Op::Bra { target } => {
                     let fall = w.active & !exec;

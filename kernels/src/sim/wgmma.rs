@@ -9,14 +9,20 @@
 //! warp's part of the product needs only its own rows of A and all of B, so each warp executes
 //! its own instruction.
 //!
-//! The op is asynchronous, and modelled so: `mma_async` reads its descriptors and the scale-d
-//! predicate when issued, and is kept with the warp, tagged with the warp's open group; it runs
-//! (reading A's registers, the accumulators and shared memory, writing D) when a
-//! `wgmma.wait_group n` retires its group (all but the `n` most recently committed). A kernel
-//! that overwrites the tile it multiplies, or reads D, before waiting sees the old values, as on
-//! a GPU where the result is then undefined. Ops still in flight when the warp exits are dropped
-//! (nothing can read their result). Shared-memory reads go through the checked path at the
-//! `mma_async` line, on behalf of the lane that holds the element's row in the fragments.
+//! The op is asynchronous, and modelled as the H100 runs it: `mma_async` reads its descriptors
+//! and the scale-d predicate when issued, and is kept with the warp, tagged with the warp's open
+//! group; it runs (reading A's registers, the accumulators and shared memory, writing D) when a
+//! `wgmma.wait_group n` retires its group (all but the `n` most recently committed). Shared
+//! memory is therefore read late: a kernel that overwrites the tile it multiplies before waiting
+//! gets the new values (and a race at the `mma_async` line). Registers are not: `ptxas` makes any
+//! other instruction that names an in-flight accumulator or A register wait for the
+//! warpgroup's wgmma's first (a `WARPGROUP.DEPBAR` in the SASS; measured: D stored between
+//! `commit_group` and `wait_group` is the final result on the H100), so such an instruction
+//! (`Inst::wgmma_sync`, found at decode) retires every op in flight of its warp before it runs.
+//! Ops still in flight when the warp exits are dropped (nothing can read their result).
+//! Shared-memory reads go through the checked path at the `mma_async` line, on behalf of the
+//! lane 4 (r % 8) + k % 4 for A's element (r, k) of the warp's rows and 4 (n % 8) + k % 4 for
+//! B's (k, n), as in `mma.sync`'s tf32 fragments.
 //!
 //! Descriptor (PTX ISA "Matrix Descriptor Format"): bits 0-13 start address >> 4, 16-29 leading
 //! byte offset >> 4, 32-45 stride byte offset >> 4, 49-51 base offset, 62-63 swizzle (0 none,
@@ -60,6 +66,23 @@ pub enum WgOp {
         neg_a: bool,
         neg_b: bool,
     },
+}
+
+impl WgOp {
+    /// The registers an `mma_async` reads or writes after it was issued: D, and A's fragment.
+    pub fn async_regs(&self) -> Vec<Slot> {
+        let WgOp::Mma { d, a, .. } = self else {
+            return Vec::new();
+        };
+        let mut r = d.clone();
+        if let AFrom::Regs(s) = a {
+            r.extend(s.iter().filter_map(|x| match x {
+                Src::Reg(s) => Some(*s),
+                _ => None,
+            }));
+        }
+        r
+    }
 }
 
 /// One `mma_async` in flight for one warp.
