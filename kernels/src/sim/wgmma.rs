@@ -33,13 +33,12 @@
 //! 4.. with bits 7.. (1, 2 or 3 bits), on the shared address itself as the hardware does.
 
 use super::decode::{Ctx as DCtx, DecodeError};
-use super::exec::{Machine, Warp, WarpRegs};
+use super::exec::{Machine, Warp};
 use super::fault::{Fault, Located};
 use super::ir::*;
 use super::mma_num::{Elem, MODEL, dot_add};
 use super::opcode::Word;
 use super::parse::Operand;
-use super::step::Ctx;
 
 /// Where A comes from.
 #[derive(Clone, Debug, PartialEq)]
@@ -251,14 +250,6 @@ impl Machine<'_> {
         pc: usize,
         op: &WgOp,
     ) -> Result<(), Located> {
-        let cx = Ctx {
-            w: WarpRegs {
-                regs: &mut w.regs,
-                preds: &mut w.preds,
-            },
-            exec,
-            clock: self.executed,
-        };
         match op {
             WgOp::Fence => Ok(()),
             WgOp::Commit => {
@@ -267,20 +258,22 @@ impl Machine<'_> {
             }
             &WgOp::Wait { keep } => self.wgmma_retire(w, shared, |g, open| g + keep < open),
             WgOp::Mma { a, b, scale_d, .. } => {
-                if let Err((fault, lane)) = super::mma_step::whole_warp(&cx, "wgmma.mma_async") {
-                    return Err(self.fault(fault, Some(pc), Some(w), lane));
-                }
-                let a_desc = match a {
-                    AFrom::Desc(s) => cx.get(*s)[0],
-                    AFrom::Regs(_) => 0,
-                };
+                let group = w.wg_open;
+                let cx = w.ctx(exec, self.executed);
+                let whole = super::mma_step::whole_warp(&cx, "wgmma.mma_async");
                 let pending = Pending {
-                    group: w.wg_open,
+                    group,
                     pc: pc as u32,
-                    a_desc,
+                    a_desc: match a {
+                        AFrom::Desc(s) => cx.get(*s)[0],
+                        AFrom::Regs(_) => 0,
+                    },
                     b_desc: cx.get(*b)[0],
                     scale_d: cx.pred(*scale_d) & 1 == 1,
                 };
+                if let Err((fault, lane)) = whole {
+                    return Err(self.fault(fault, Some(pc), Some(w), lane));
+                }
                 w.wgmma.push(pending);
                 Ok(())
             }
@@ -375,14 +368,7 @@ impl Machine<'_> {
                 }
             }
             AFrom::Regs(regs) => {
-                let cx = Ctx {
-                    w: WarpRegs {
-                        regs: &mut w.regs,
-                        preds: &mut w.preds,
-                    },
-                    exec: u32::MAX,
-                    clock: 0,
-                };
+                let cx = w.ctx(u32::MAX, 0);
                 let av = regs.map(|s| cx.get(s));
                 for (r, ar) in amat.iter_mut().enumerate() {
                     for (j, x) in ar.iter_mut().enumerate().take(k) {
@@ -398,14 +384,7 @@ impl Machine<'_> {
                 }
             }
         }
-        let mut cx = Ctx {
-            w: WarpRegs {
-                regs: &mut w.regs,
-                preds: &mut w.preds,
-            },
-            exec: u32::MAX,
-            clock: 0,
-        };
+        let mut cx = w.ctx(u32::MAX, 0);
         for (i, &slot) in d.iter().enumerate() {
             let old = cx.get(Src::Reg(slot));
             let mut out = [0u64; 32];
