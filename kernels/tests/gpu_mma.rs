@@ -342,3 +342,25 @@ fn wgmma_matches_the_device_on_random_operands() {
     all.report("wgmma, every form, on the device vs the simulator");
     assert_eq!(beyond, 0, "elements beyond tf32 tolerance");
 }
+
+#[test]
+#[ignore = "needs a CUDA GPU: run with --ignored on a GPU machine"]
+fn wgmma_read_before_wait_on_the_device() {
+    // Not a check: what the device gives for D stored between commit_group and wait_group
+    // (undefined in the PTX ISA; the simulator gives the old accumulators).
+    let ctx = require_gpu();
+    let m = module(&ctx, "wgmma");
+    let name = "wg_tf32_n8_b128_nowait";
+    let mut r = Rng::new(9091);
+    let (inputs, want, _) = tensor::wgmma::case(name, &mut r, true, true);
+    let dev = gpu(&m, name, &inputs, 512, 128);
+    let old = (0..512)
+        .filter(|&i| dev[i] == inputs[2][i].to_bits())
+        .count();
+    let done = (0..512)
+        .filter(|&i| f32::from_bits(dev[i]) == want[i] as f32)
+        .count();
+    println!(
+        "wgmma D read before wait_group on the device: {old}/512 old accumulators, {done}/512 final results"
+    );
+}

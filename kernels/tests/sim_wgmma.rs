@@ -53,17 +53,34 @@ fn wide_operands_are_within_tf32_tolerance() {
 }
 
 #[test]
-fn reading_d_before_wait_group_gives_the_old_accumulators() {
+fn reading_d_before_wait_group_waits_as_ptxas_makes_it() {
+    // The kernel stores D between commit_group and wait_group; ptxas puts a wait for the
+    // warpgroup's wgmma's before the stores (WARPGROUP.DEPBAR in the H100's SASS), and the
+    // device gives the final result (gpu_mma's `wgmma_read_before_wait_on_the_device`).
     let name = "wg_tf32_n8_b128_nowait";
     let mut r = Rng::new(92);
     let (inputs, want, _) = case(name, &mut r, true, true);
     let got = sim("wgmma", name, &inputs, want.len(), 128);
-    // The kernel stores D between commit_group and wait_group: the op has not run yet.
-    let c: Vec<u32> = inputs[2].iter().map(|x| x.to_bits()).collect();
-    assert_eq!(got, c);
-    assert!(
-        got.iter()
-            .zip(&want)
-            .any(|(g, w)| f32::from_bits(*g) != *w as f32)
+    for (g, w) in got.iter().zip(&want) {
+        assert_eq!(f32::from_bits(*g), *w as f32);
+    }
+}
+
+#[test]
+fn overwriting_the_tile_before_wait_group_is_caught() {
+    // Shared memory is read when the group retires: zeros written into B's tile before the
+    // wait reach the product, and the writes race with the wgmma's reads.
+    let name = "wg_tf32_n8_b128_clobber";
+    let mut r = Rng::new(93);
+    let (inputs, want, _) = case(name, &mut r, true, true);
+    let o = kernels::sim::run(
+        &tensor::ptx("wgmma"),
+        &tensor::job(name, &inputs, want.len(), 128),
     );
+    let wrong = o.outputs[0].iter().zip(&want).any(|(g, w)| *g != *w as f32);
+    let race = o
+        .diagnostics
+        .iter()
+        .any(|d| d.kind == kernels::diag::Kind::Race);
+    assert!(wrong && race, "{:#?}", o.diagnostics);
 }

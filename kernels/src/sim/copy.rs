@@ -9,10 +9,9 @@
 //! without the wait and a barrier in between races with the copy, at the copy's line. A thread
 //! that exits with copies outstanding has them land then (a GPU finishes them as well).
 
-use super::exec::{Machine, Warp, WarpRegs};
+use super::exec::{Machine, Warp};
 use super::fault::Located;
 use super::ir::*;
-use super::step::Ctx;
 
 /// One copy in flight for one lane.
 pub(super) struct Pending {
@@ -48,14 +47,7 @@ impl Machine<'_> {
         };
         // Per lane: the two addresses and the bytes to read from the source.
         let (dsts, srcs, valid) = {
-            let cx = Ctx {
-                w: WarpRegs {
-                    regs: &mut w.regs,
-                    preds: &mut w.preds,
-                },
-                exec,
-                clock: self.executed,
-            };
+            let cx = w.ctx(exec, self.executed);
             let at = |a: Addr| {
                 a.base
                     .map_or([0; 32], |b| cx.get(Src::Reg(b)))

@@ -328,6 +328,9 @@ pub(super) fn body(cx: &mut Ctx, entry: &Entry) -> Result<(), DecodeError> {
         }
     }
     let (mut file, mut line, mut pragma) = (0u32, 0u32, None);
+    // The registers each instruction names, and those `wgmma.mma_async` uses asynchronously.
+    let first = cx.prog.insts.len();
+    let (mut named, mut async_regs) = (Vec::new(), std::collections::HashSet::new());
     for s in &entry.body {
         match s {
             Stmt::Pragma(text) => pragma = Some(text.as_str()),
@@ -363,6 +366,12 @@ pub(super) fn body(cx: &mut Ctx, entry: &Entry) -> Result<(), DecodeError> {
                     None => None,
                 };
                 let mut op = decode_op(cx, opcode, operands, *ptx_line)?;
+                if let Op::Wgmma(w) = &op {
+                    async_regs.extend(w.async_regs());
+                    named.push(Vec::new());
+                } else {
+                    named.push(register_names(cx, operands));
+                }
                 super::opcode_mem::apply_pragma(&mut op, pragma.take());
                 cx.prog.texts.push(opcode.clone());
                 let text = cx.prog.texts.len() as u32 - 1;
@@ -372,10 +381,37 @@ pub(super) fn body(cx: &mut Ctx, entry: &Entry) -> Result<(), DecodeError> {
                     file,
                     line,
                     text,
+                    wgmma_sync: false,
                 });
             }
             Stmt::Label(_) | Stmt::Var(_) => {}
         }
     }
+    if !async_regs.is_empty() {
+        for (inst, regs) in cx.prog.insts[first..].iter_mut().zip(named) {
+            inst.wgmma_sync = regs.iter().any(|r| async_regs.contains(r));
+        }
+    }
     Ok(())
+}
+
+/// The register slots an instruction's operands name.
+fn register_names(cx: &Ctx, operands: &[Operand]) -> Vec<Slot> {
+    let mut names: Vec<&str> = Vec::new();
+    for o in operands {
+        match o {
+            Operand::Word { w, .. } => names.push(w),
+            Operand::Addr { base: Some(b), .. } => names.push(b),
+            Operand::Addr { base: None, .. } => {}
+            Operand::Vec(v) => names.extend(v.iter().map(String::as_str)),
+            Operand::Pair(a, b) => names.extend([a.as_str(), b.as_str()]),
+        }
+    }
+    names
+        .into_iter()
+        .filter_map(|n| match cx.lookup(n) {
+            Some(Name::Reg(s)) => Some(s),
+            _ => None,
+        })
+        .collect()
 }

@@ -18,6 +18,7 @@ use super::check::Checks;
 use super::fault::{Fault, Located};
 use super::ir::*;
 use super::memory::{Memory, Spaces, window_base};
+use super::step::Ctx;
 use super::{convert, ops};
 
 pub(super) type Lanes = [u64; 32];
@@ -260,6 +261,10 @@ impl Machine<'_> {
                 ));
             }
             self.issued(w.first_tid / 32, pc, w.active, exec);
+            if inst.wgmma_sync && exec != 0 && !w.wgmma.is_empty() {
+                // ptxas waits here for the wgmma's whose registers this instruction names.
+                self.wgmma_retire(w, shared, |_, _| true)?;
+            }
             match &inst.op {
                 Op::Bra { target } => {
                     let fall = w.active & !exec;
@@ -412,6 +417,20 @@ impl Machine<'_> {
 pub(super) struct WarpRegs<'a> {
     pub regs: &'a mut [u64],
     pub preds: &'a mut [u32],
+}
+
+impl Warp {
+    /// The warp's registers as a [`Ctx`] over the lanes in `exec`.
+    pub(super) fn ctx(&mut self, exec: u32, clock: u64) -> Ctx<'_> {
+        Ctx {
+            w: WarpRegs {
+                regs: &mut self.regs,
+                preds: &mut self.preds,
+            },
+            exec,
+            clock,
+        }
+    }
 }
 
 /// Makes the lowest-pc group current, merging groups at the same pc. False if none can run.

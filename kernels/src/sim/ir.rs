@@ -237,6 +237,10 @@ pub struct Inst {
     pub line: u32,
     /// The PTX text of the instruction, for diagnostics.
     pub text: u32,
+    /// Whether it is not a `wgmma` and names a register that a `wgmma.mma_async` of its
+    /// function reads or writes asynchronously (an accumulator, an A fragment): `ptxas` makes
+    /// it wait for the warp's `wgmma`s in flight, and so does the simulator (see `wgmma`).
+    pub wgmma_sync: bool,
 }
 
 /// A named byte range in a state space, for diagnostics.

@@ -9,14 +9,20 @@
 //! warp's part of the product needs only its own rows of A and all of B, so each warp executes
 //! its own instruction.
 //!
-//! The op is asynchronous, and modelled so: `mma_async` reads its descriptors and the scale-d
-//! predicate when issued, and is kept with the warp, tagged with the warp's open group; it runs
-//! (reading A's registers, the accumulators and shared memory, writing D) when a
-//! `wgmma.wait_group n` retires its group (all but the `n` most recently committed). A kernel
-//! that overwrites the tile it multiplies, or reads D, before waiting sees the old values, as on
-//! a GPU where the result is then undefined. Ops still in flight when the warp exits are dropped
-//! (nothing can read their result). Shared-memory reads go through the checked path at the
-//! `mma_async` line, on behalf of the lane that holds the element's row in the fragments.
+//! The op is asynchronous, and modelled as the H100 runs it: `mma_async` reads its descriptors
+//! and the scale-d predicate when issued, and is kept with the warp, tagged with the warp's open
+//! group; it runs (reading A's registers, the accumulators and shared memory, writing D) when a
+//! `wgmma.wait_group n` retires its group (all but the `n` most recently committed). Shared
+//! memory is therefore read late: a kernel that overwrites the tile it multiplies before waiting
+//! gets the new values (and a race at the `mma_async` line). Registers are not: `ptxas` makes any
+//! other instruction that names an in-flight accumulator or A register wait for the
+//! warpgroup's wgmma's first (a `WARPGROUP.DEPBAR` in the SASS; measured: D stored between
+//! `commit_group` and `wait_group` is the final result on the H100), so such an instruction
+//! (`Inst::wgmma_sync`, found at decode) retires every op in flight of its warp before it runs.
+//! Ops still in flight when the warp exits are dropped (nothing can read their result).
+//! Shared-memory reads go through the checked path at the `mma_async` line, on behalf of the
+//! lane 4 (r % 8) + k % 4 for A's element (r, k) of the warp's rows and 4 (n % 8) + k % 4 for
+//! B's (k, n), as in `mma.sync`'s tf32 fragments.
 //!
 //! Descriptor (PTX ISA "Matrix Descriptor Format"): bits 0-13 start address >> 4, 16-29 leading
 //! byte offset >> 4, 32-45 stride byte offset >> 4, 49-51 base offset, 62-63 swizzle (0 none,
@@ -27,13 +33,12 @@
 //! 4.. with bits 7.. (1, 2 or 3 bits), on the shared address itself as the hardware does.
 
 use super::decode::{Ctx as DCtx, DecodeError};
-use super::exec::{Machine, Warp, WarpRegs};
+use super::exec::{Machine, Warp};
 use super::fault::{Fault, Located};
 use super::ir::*;
 use super::mma_num::{Elem, MODEL, dot_add};
 use super::opcode::Word;
 use super::parse::Operand;
-use super::step::Ctx;
 
 /// Where A comes from.
 #[derive(Clone, Debug, PartialEq)]
@@ -60,6 +65,23 @@ pub enum WgOp {
         neg_a: bool,
         neg_b: bool,
     },
+}
+
+impl WgOp {
+    /// The registers an `mma_async` reads or writes after it was issued: D, and A's fragment.
+    pub fn async_regs(&self) -> Vec<Slot> {
+        let WgOp::Mma { d, a, .. } = self else {
+            return Vec::new();
+        };
+        let mut r = d.clone();
+        if let AFrom::Regs(s) = a {
+            r.extend(s.iter().filter_map(|x| match x {
+                Src::Reg(s) => Some(*s),
+                _ => None,
+            }));
+        }
+        r
+    }
 }
 
 /// One `mma_async` in flight for one warp.
@@ -228,14 +250,6 @@ impl Machine<'_> {
         pc: usize,
         op: &WgOp,
     ) -> Result<(), Located> {
-        let cx = Ctx {
-            w: WarpRegs {
-                regs: &mut w.regs,
-                preds: &mut w.preds,
-            },
-            exec,
-            clock: self.executed,
-        };
         match op {
             WgOp::Fence => Ok(()),
             WgOp::Commit => {
@@ -244,20 +258,22 @@ impl Machine<'_> {
             }
             &WgOp::Wait { keep } => self.wgmma_retire(w, shared, |g, open| g + keep < open),
             WgOp::Mma { a, b, scale_d, .. } => {
-                if let Err((fault, lane)) = super::mma_step::whole_warp(&cx, "wgmma.mma_async") {
-                    return Err(self.fault(fault, Some(pc), Some(w), lane));
-                }
-                let a_desc = match a {
-                    AFrom::Desc(s) => cx.get(*s)[0],
-                    AFrom::Regs(_) => 0,
-                };
+                let group = w.wg_open;
+                let cx = w.ctx(exec, self.executed);
+                let whole = super::mma_step::whole_warp(&cx, "wgmma.mma_async");
                 let pending = Pending {
-                    group: w.wg_open,
+                    group,
                     pc: pc as u32,
-                    a_desc,
+                    a_desc: match a {
+                        AFrom::Desc(s) => cx.get(*s)[0],
+                        AFrom::Regs(_) => 0,
+                    },
                     b_desc: cx.get(*b)[0],
                     scale_d: cx.pred(*scale_d) & 1 == 1,
                 };
+                if let Err((fault, lane)) = whole {
+                    return Err(self.fault(fault, Some(pc), Some(w), lane));
+                }
                 w.wgmma.push(pending);
                 Ok(())
             }
@@ -352,14 +368,7 @@ impl Machine<'_> {
                 }
             }
             AFrom::Regs(regs) => {
-                let cx = Ctx {
-                    w: WarpRegs {
-                        regs: &mut w.regs,
-                        preds: &mut w.preds,
-                    },
-                    exec: u32::MAX,
-                    clock: 0,
-                };
+                let cx = w.ctx(u32::MAX, 0);
                 let av = regs.map(|s| cx.get(s));
                 for (r, ar) in amat.iter_mut().enumerate() {
                     for (j, x) in ar.iter_mut().enumerate().take(k) {
@@ -375,14 +384,7 @@ impl Machine<'_> {
                 }
             }
         }
-        let mut cx = Ctx {
-            w: WarpRegs {
-                regs: &mut w.regs,
-                preds: &mut w.preds,
-            },
-            exec: u32::MAX,
-            clock: 0,
-        };
+        let mut cx = w.ctx(u32::MAX, 0);
         for (i, &slot) in d.iter().enumerate() {
             let old = cx.get(Src::Reg(slot));
             let mut out = [0u64; 32];
