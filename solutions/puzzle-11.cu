@@ -333,7 +333,7 @@ __device__ __forceinline__ void start_tile(float (*acc)[64], const float* sw, un
 {
     int t = threadIdx.x % 4;
     unsigned a[BLOCK_K / 8][4];
-#pragma unroll // a wgmma operand: must unroll
+#pragma unroll
     for (int kb = 0; kb < BLOCK_K / 8; kb++) {
         float2 lo = *(const float2*)&sw[(kb * 8 + t) * W_STRIDE + ocw];
         float2 hi = *(const float2*)&sw[(kb * 8 + t + 4) * W_STRIDE + ocw];
@@ -343,9 +343,9 @@ __device__ __forceinline__ void start_tile(float (*acc)[64], const float* sw, un
         a[kb][3] = __float_as_uint(hi.y) + 0x1000u;
     }
     asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
-#pragma unroll // a wgmma operand: must unroll
+#pragma unroll
     for (int kb = 0; kb < BLOCK_K / 8; kb++) {
-#pragma unroll // a wgmma operand: must unroll
+#pragma unroll
         for (int h = 0; h < TILE / 128; h++) {
             wgmma_m64n128k8(acc[h], a[kb], descriptor(sb + h * 128 * 128 + kb * 32));
         }
@@ -395,14 +395,10 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     // (A warpgroup past the last output channel computes zeros rather than branch around its
     // wgmma's: a branch there makes the compiler serialize them.)
 
-    // wgmma reads A's registers and reads and writes these accumulators while it runs, until the
-    // wgmma.wait_group that retires it: every loop over them must unroll (the pragmas marked "a
-    // wgmma operand"), or the compiler moves them through local memory while the op is in
-    // flight, which the PTX ISA leaves undefined.
     float acc[TILE / 128][64];
-#pragma unroll // a wgmma operand: must unroll
+#pragma unroll
     for (int h = 0; h < TILE / 128; h++)
-#pragma unroll // a wgmma operand: must unroll
+#pragma unroll
         for (int q = 0; q < 64; q++)
             acc[h][q] = 0.0f;
 
@@ -493,11 +489,11 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     // column 8j + 2t + q % 2: output channel ocw + q / 2 of column 128h + 8j + 2t + q % 2. So a
     // thread stores two neighbouring channels of a pixel at once.
     int oc = n0 + ocw;
-#pragma unroll // a wgmma operand: must unroll
+#pragma unroll
     for (int h = 0; h < TILE / 128; h++) {
-#pragma unroll // a wgmma operand: must unroll
+#pragma unroll
         for (int j = 0; j < 16; j++) {
-#pragma unroll // a wgmma operand: must unroll
+#pragma unroll
             for (int e = 0; e < 2; e++) {
                 int m = table[128 * h + 8 * j + 2 * t + e];
                 if (m < 0 || oc >= d.n) {

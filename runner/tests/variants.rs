@@ -9,10 +9,7 @@
 //! A rewrite that leaves a solution unchanged is not run (puzzle 01 has no `#pragma unroll` to
 //! remove); `volatile` is not applied where the solution reinterprets shared memory as vectors,
 //! which C++ does not allow through a volatile pointer, and only after the first kernel's
-//! signature. The loop rewrites keep a `#pragma unroll` marked `a wgmma operand` (puzzle 11's
-//! Hopper path): `wgmma` reads and writes those registers while it runs, and a loop over them
-//! that stays rolled moves them through local memory in flight, which the PTX ISA leaves
-//! undefined (the simulator computes zeros), so that rewrite is no longer the same kernel.
+//! signature (puzzle 11's Hopper path comes before it and is left as it is).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -35,20 +32,13 @@ fn is_unroll(line: &str) -> bool {
     line.trim_start().starts_with("#pragma unroll")
 }
 
-/// A `#pragma unroll` the loop rewrites leave alone (see the module's comment).
-fn is_kept(line: &str) -> bool {
-    is_unroll(line) && line.contains("a wgmma operand")
-}
-
 const REWRITES: [(&str, Rewrite); 4] = [
     ("no-unroll", |s| {
-        Some(map_lines(s, |l| {
-            (!is_unroll(l) || is_kept(l)).then(|| l.to_string())
-        }))
+        Some(map_lines(s, |l| (!is_unroll(l)).then(|| l.to_string())))
     }),
     ("rolled", |s| {
         Some(map_lines(s, |l| {
-            Some(if is_unroll(l) && !is_kept(l) {
+            Some(if is_unroll(l) {
                 "#pragma unroll 1".into()
             } else {
                 l.to_string()
