@@ -171,6 +171,11 @@ __device__ __forceinline__ int tap(const Dims& d, int k)
 // BLOCK_K further on, with no division.
 struct Cursor {
     int k, ch, j, i;
+    // The cursor at column k of K.
+    __device__ __forceinline__ static Cursor start(const Dims& d, int k)
+    {
+        return {k, k % d.ic, k / d.ic % d.kc, k / (d.ic * d.kc)};
+    }
     __device__ __forceinline__ int offset(const Dims& d) const { return (i * d.cols + j) * d.ic + ch; }
     __device__ __forceinline__ void advance(const Dims& d)
     {
@@ -457,11 +462,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
             int row = threadIdx.x / 8 + r * A_ROW_STEP, m = m0 + row;
             win[r] = row < BLOCK_M && m < d.m ? pixel(d, m) * d.ic : -1;
         }
-        Cursor at;
-        at.k = threadIdx.x % 8 * 4;
-        at.ch = at.k % d.ic;
-        at.j = at.k / d.ic % d.kc;
-        at.i = at.k / (d.ic * d.kc);
+        Cursor at = Cursor::start(d, threadIdx.x % 8 * 4);
         int tiles = (d.k + BLOCK_K - 1) / BLOCK_K;
 #pragma unroll
         for (int s = 0; s < STAGES - 1; s++) {
@@ -766,11 +767,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
             int m = m0 + threadIdx.x / (BLOCK_K / 4) + r * A_ROW_STEP;
             win[r] = m < d.m ? window(d, m) : -1;
         }
-        Cursor at;
-        at.k = threadIdx.x % (BLOCK_K / 4) * 4;
-        at.ch = at.k % d.ic;
-        at.j = at.k / d.ic % d.kc;
-        at.i = at.k / (d.ic * d.kc);
+        Cursor at = Cursor::start(d, threadIdx.x % (BLOCK_K / 4) * 4);
 
         // ANCHOR: pipeline
         // STAGES - 1 tiles in flight before the first is used; then, per K tile: wait for the

@@ -329,6 +329,11 @@ pub(super) fn body(cx: &mut Ctx, entry: &Entry) -> Result<(), DecodeError> {
     }
     let (mut file, mut line, mut pragma) = (0u32, 0u32, None);
     // The registers each instruction names, and those `wgmma.mma_async` uses asynchronously.
+    // Only a function with a `wgmma` collects them.
+    let hopper = entry
+        .body
+        .iter()
+        .any(|s| matches!(s, Stmt::Instr { opcode, .. } if opcode.starts_with("wgmma")));
     let first = cx.prog.insts.len();
     let (mut named, mut async_regs) = (Vec::new(), std::collections::HashSet::new());
     for s in &entry.body {
@@ -366,11 +371,13 @@ pub(super) fn body(cx: &mut Ctx, entry: &Entry) -> Result<(), DecodeError> {
                     None => None,
                 };
                 let mut op = decode_op(cx, opcode, operands, *ptx_line)?;
-                if let Op::Wgmma(w) = &op {
-                    async_regs.extend(w.async_regs());
-                    named.push(Vec::new());
-                } else {
-                    named.push(register_names(cx, operands));
+                if hopper {
+                    if let Op::Wgmma(w) = &op {
+                        async_regs.extend(w.async_regs());
+                        named.push(Vec::new());
+                    } else {
+                        named.push(register_names(cx, operands));
+                    }
                 }
                 super::opcode_mem::apply_pragma(&mut op, pragma.take());
                 cx.prog.texts.push(opcode.clone());

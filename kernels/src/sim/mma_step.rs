@@ -13,6 +13,7 @@
 //! `ldmatrix` reads each row through the checked memory path on behalf of the lane that gave
 //! the row's address, so a row nobody wrote is an `uninitialized_read` naming that lane.
 
+use super::exec::Lanes;
 use super::fault::Fault;
 use super::ir::*;
 use super::memory::Spaces;
@@ -22,12 +23,25 @@ use super::mma_num::{Elem, MODEL, dot_add, to_tf32};
 use super::step::{Ctx, StepResult, oob};
 
 /// The lane and register of A's element (row, col) and whether it is a register's high half.
-pub(super) fn a_at(elem: Elem, row: usize, col: usize) -> (usize, usize, bool) {
+fn a_at(elem: Elem, row: usize, col: usize) -> (usize, usize, bool) {
     let (g, hi) = (row % 8, row / 8);
     match elem {
         Elem::Tf32 => (g * 4 + col % 4, hi + 2 * (col / 4), false),
         _ => (g * 4 + (col % 8) / 2, hi + 2 * (col / 8), col % 2 == 1),
     }
+}
+
+/// A's 16 rows from the fragment registers `av`: k elements a row, the rest zero.
+pub(super) fn a_matrix(elem: Elem, k: usize, av: &[Lanes; 4]) -> [[f64; 16]; 16] {
+    std::array::from_fn(|r| {
+        std::array::from_fn(|j| {
+            if j >= k {
+                return 0.0;
+            }
+            let (l, i, hi) = a_at(elem, r, j);
+            elem.value(part(elem, av[i][l], hi))
+        })
+    })
 }
 
 /// The lane and register of B's element (k, n) and whether it is a register's high half.
@@ -39,7 +53,7 @@ fn b_at(elem: Elem, k: usize, n: usize) -> (usize, usize, bool) {
 }
 
 /// The lane and register of C's and D's element (row, col).
-fn c_at(row: usize, col: usize) -> (usize, usize) {
+pub(super) fn c_at(row: usize, col: usize) -> (usize, usize) {
     ((row % 8) * 4 + col / 2, 2 * (row / 8) + col % 2)
 }
 
@@ -106,17 +120,7 @@ pub(super) fn step_mma(op: &MmaOp, cx: &mut Ctx<'_>, sp: &mut Spaces<'_>) -> Ste
                 c.map(|s| cx.get(s)),
             );
             let k = k as usize;
-            let amat: Vec<[f64; 16]> = (0..16)
-                .map(|r| {
-                    std::array::from_fn(|j| {
-                        if j >= k {
-                            return 0.0;
-                        }
-                        let (l, i, hi) = a_at(elem, r, j);
-                        elem.value(part(elem, av[i][l], hi))
-                    })
-                })
-                .collect();
+            let amat = a_matrix(elem, k, &av);
             let bmat: Vec<[f64; 16]> = (0..8)
                 .map(|n| {
                     std::array::from_fn(|j| {

@@ -33,10 +33,11 @@
 //! 4.. with bits 7.. (1, 2 or 3 bits), on the shared address itself as the hardware does.
 
 use super::decode::{Ctx as DCtx, DecodeError};
-use super::exec::{Machine, Warp};
+use super::exec::{Lanes, Machine, Warp};
 use super::fault::{Fault, Located};
 use super::ir::*;
 use super::mma_num::{Elem, MODEL, dot_add};
+use super::mma_step::{a_matrix, c_at};
 use super::opcode::Word;
 use super::parse::Operand;
 
@@ -326,10 +327,8 @@ impl Machine<'_> {
         else {
             return Ok(());
         };
-        for (what, desc) in [("A", p.a_desc), ("B", p.b_desc)] {
-            if matches!(a, AFrom::Regs(_)) && what == "A" {
-                continue;
-            }
+        let a_desc = matches!(a, AFrom::Desc(_)).then_some(("A", p.a_desc));
+        for (what, desc) in a_desc.into_iter().chain([("B", p.b_desc)]) {
             if desc >> 49 & 7 != 0 {
                 return Err((
                     Fault::Unsupported {
@@ -346,7 +345,7 @@ impl Machine<'_> {
         let rank = (w.first_tid / 32 % 4) as usize;
         let mut sp = self.spaces(shared, &mut w.local, w.first_tid, p.pc as usize);
         let size = elem.bits() as usize / 8;
-        let sign = |neg: bool| if neg { -1.0 } else { 1.0 };
+        let sign_b = if neg_b { -1.0 } else { 1.0 };
         let mut read = |desc: u64, row: usize, j: usize, lane: usize| {
             sp.load(Space::Shared, element_addr(desc, elem, row, j), size, lane)
                 .map(|v| elem.value(v as u32))
@@ -355,52 +354,46 @@ impl Machine<'_> {
         let mut bmat = vec![[0.0f64; 16]; n];
         for (col, bc) in bmat.iter_mut().enumerate() {
             for (j, x) in bc.iter_mut().enumerate().take(k) {
-                *x = sign(neg_b) * read(p.b_desc, col, j, (col % 8) * 4 + j % 4)?;
+                *x = sign_b * read(p.b_desc, col, j, (col % 8) * 4 + j % 4)?;
             }
         }
-        let mut amat = [[0.0f64; 16]; 16];
-        match a {
+        let mut amat = match a {
             AFrom::Desc(_) => {
+                let mut amat = [[0.0f64; 16]; 16];
                 for (r, ar) in amat.iter_mut().enumerate() {
                     for (j, x) in ar.iter_mut().enumerate().take(k) {
-                        *x = sign(neg_a) * read(p.a_desc, 16 * rank + r, j, (r % 8) * 4 + j % 4)?;
+                        *x = read(p.a_desc, 16 * rank + r, j, (r % 8) * 4 + j % 4)?;
                     }
                 }
+                amat
             }
             AFrom::Regs(regs) => {
                 let cx = w.ctx(u32::MAX, 0);
-                let av = regs.map(|s| cx.get(s));
-                for (r, ar) in amat.iter_mut().enumerate() {
-                    for (j, x) in ar.iter_mut().enumerate().take(k) {
-                        let (l, i, hi) = super::mma_step::a_at(elem, r, j);
-                        let word = av[i][l];
-                        let bits = match (elem, hi) {
-                            (Elem::Tf32, _) => word as u32,
-                            (_, false) => (word & 0xffff) as u32,
-                            (_, true) => (word >> 16 & 0xffff) as u32,
-                        };
-                        *x = sign(neg_a) * elem.value(bits);
-                    }
-                }
+                a_matrix(elem, k, &regs.map(|s| cx.get(s)))
             }
+        };
+        if neg_a {
+            amat.iter_mut().flatten().for_each(|x| *x = -*x);
         }
+        // D's 16 rows: mma.sync's C/D layout for each 8 columns, four registers a column block.
         let mut cx = w.ctx(u32::MAX, 0);
-        for (i, &slot) in d.iter().enumerate() {
-            let old = cx.get(Src::Reg(slot));
-            let mut out = [0u64; 32];
-            for (l, o) in out.iter_mut().enumerate() {
-                let (g, t) = (l / 4, l % 4);
-                let row = g + 8 * ((i % 4) / 2);
-                let col = 8 * (i / 4) + 2 * t + i % 2;
+        let old: Vec<Lanes> = d.iter().map(|&s| cx.get(Src::Reg(s))).collect();
+        let mut out = vec![[0u64; 32]; d.len()];
+        for (row, arow) in amat.iter().enumerate() {
+            for (col, bcol) in bmat.iter().enumerate() {
+                let (l, i) = c_at(row, col % 8);
+                let i = 4 * (col / 8) + i;
                 let acc = if p.scale_d {
-                    f32::from_bits(old[l] as u32)
+                    f32::from_bits(old[i][l] as u32)
                 } else {
                     0.0
                 };
-                let v = dot_add(&amat[row][..k], &bmat[col][..k], acc, elem, MODEL);
-                *o = u64::from(v.to_bits());
+                let v = dot_add(&arow[..k], &bcol[..k], acc, elem, MODEL);
+                out[i][l] = u64::from(v.to_bits());
             }
-            cx.put(slot, &out);
+        }
+        for (&slot, o) in d.iter().zip(&out) {
+            cx.put(slot, o);
         }
         Ok(())
     }
