@@ -89,7 +89,7 @@ extern "C" __device__ const int launch_shape[4] = {THREADS, BLOCK_M, BLOCK_N, SH
 // A^T's columns are im2col rows, channels contiguous: K-major already. W^T comes from registers
 // (each thread reads its words from a [k][oc] tile, as mma.sync's A fragment), so the HWIO weight
 // needs no transpose. A block is two warpgroups, one per 64 output channels, over a run of
-// TILE = 256 pixel columns (two m64n128k8 per k8 step), 128 accumulators a thread.
+// TILE = 256 pixel columns (one m64n256k8 per k8 step), 128 accumulators a thread.
 #define TILE 256
 #define BLOCK_M (TILE - 8) // pixels a block owns (the row path computes a run of TILE)
 #define BLOCK_N 128
@@ -107,6 +107,7 @@ extern "C" __device__ const int launch_shape[4] = {THREADS, BLOCK_M, BLOCK_N, SH
 #define SHARED_BYTES (A_REGION + STAGES * W_BYTES + TILE * 4 + 1024)
 
 static_assert(W_BYTES % 1024 == 0 && A_BYTES % 1024 == 0, "tiles stay 1024-byte aligned");
+static_assert(TILE == 256, "one m64n256k8 a k8 step covers the tile");
 
 extern "C" __device__ const int launch_shape[4] = {THREADS, BLOCK_M, BLOCK_N, SHARED_BYTES};
 // ANCHOR_END: hopper_shape
@@ -213,18 +214,23 @@ __device__ __forceinline__ unsigned long long descriptor(unsigned addr)
 }
 // ANCHOR_END: swizzle
 
-// d[0 .. 64) += A x B: A the warpgroup's 64 x 8 tile of W^T in registers (this thread's four
-// words, in mma.sync's A layout for its warp's 16 rows), B the 8 x 128 tile of im2col^T whose
+// d[0 .. 128) += A x B: A the warpgroup's 64 x 8 tile of W^T in registers (this thread's four
+// words, in mma.sync's A layout for its warp's 16 rows), B the 8 x 256 tile of im2col^T whose
 // shared-memory descriptor is `b`. Asynchronous: it only starts the product.
-__device__ __forceinline__ void wgmma_m64n128k8(float* d, const unsigned* a, unsigned long long b)
+__device__ __forceinline__ void wgmma_m64n256k8(float* d, const unsigned* a, unsigned long long b)
 {
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {%0, %1, %2, %3, %4, %5,"
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {%0, %1, %2, %3, %4, %5,"
                  "%6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21,"
                  "%22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37,"
                  "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53,"
-                 "%54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
-                 "{%64, %65, %66, %67}, %68, p, 1, 1;\n}"
+                 "%54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69,"
+                 "%70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85,"
+                 "%86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100,"
+                 "%101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113,"
+                 "%114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126,"
+                 "%127}, "
+                 "{%128, %129, %130, %131}, %132, p, 1, 1;\n}"
                  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),
                    "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
                    "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]),
@@ -235,7 +241,19 @@ __device__ __forceinline__ void wgmma_m64n128k8(float* d, const unsigned* a, uns
                    "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
                    "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]),
                    "+f"(d[54]), "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]),
-                   "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+                   "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), "+f"(d[64]), "+f"(d[65]),
+                   "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]),
+                   "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]),
+                   "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]),
+                   "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]),
+                   "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]),
+                   "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]),
+                   "+f"(d[102]), "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]),
+                   "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]),
+                   "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]),
+                   "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]),
+                   "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]),
+                   "+f"(d[127])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(1));
 }
 
@@ -331,10 +349,11 @@ __device__ __forceinline__ void load_step(unsigned slabs, unsigned sw, const flo
 // ANCHOR: wgmma
 // One K tile: the thread's words of W^T from the weight tile `sw` (rows 2g and 2g + 1 of its
 // warp's 16, that is output channels ocw and ocw + 1; K columns t and t + 4 of each k8 step:
-// two 8-byte loads), rounded to tf32 as the mma.sync path does, then the 4 x 2 wgmma's on the
-// B tile whose pixel row 0 is at `sb`, committed as one group. B is not rounded: the tensor core
-// reads the top 19 bits of each float (truncation), within the tolerance (see the chapter).
-__device__ __forceinline__ void start_tile(float (*acc)[64], const float* sw, unsigned sb, int ocw)
+// two 8-byte loads), rounded to tf32 as the mma.sync path does, then the four wgmma's (one a
+// k8 step) on the B tile whose pixel row 0 is at `sb`, committed as one group. B is not rounded:
+// the tensor core reads the top 19 bits of each float (truncation), within the tolerance (see
+// the chapter).
+__device__ __forceinline__ void start_tile(float* acc, const float* sw, unsigned sb, int ocw)
 {
     int t = threadIdx.x % 4;
     unsigned a[BLOCK_K / 8][4];
@@ -350,10 +369,7 @@ __device__ __forceinline__ void start_tile(float (*acc)[64], const float* sw, un
     asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 #pragma unroll
     for (int kb = 0; kb < BLOCK_K / 8; kb++) {
-#pragma unroll
-        for (int h = 0; h < TILE / 128; h++) {
-            wgmma_m64n128k8(acc[h], a[kb], descriptor(sb + h * 128 * 128 + kb * 32));
-        }
+        wgmma_m64n256k8(acc, a[kb], descriptor(sb + kb * 32));
     }
     asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
 }
@@ -400,12 +416,11 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     // (A warpgroup past the last output channel computes zeros rather than branch around its
     // wgmma's: a branch there makes the compiler serialize them.)
 
-    float acc[TILE / 128][64];
+    float acc[TILE / 2];
 #pragma unroll
-    for (int h = 0; h < TILE / 128; h++)
-#pragma unroll
-        for (int q = 0; q < 64; q++)
-            acc[h][q] = 0.0f;
+    for (int q = 0; q < TILE / 2; q++) {
+        acc[q] = 0.0f;
+    }
 
     // The row path: the block's pixels are windows whose top-left inputs lie in a run of input
     // pixels p0 .. p0 + TILE; all TILE positions of the run are computed (those that are no
@@ -486,29 +501,26 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
         }
     }
 
-    // Accumulator q of n8 chunk j (acc[h][4j + q]) is D^T's row g + 8 (q / 2) of the warp's 16,
-    // column 8j + 2t + q % 2: output channel ocw + q / 2 of column 128h + 8j + 2t + q % 2. So a
-    // thread stores two neighbouring channels of a pixel at once.
+    // Accumulator q of n8 chunk j (acc[4j + q]) is D^T's row g + 8 (q / 2) of the warp's 16,
+    // column 8j + 2t + q % 2: output channel ocw + q / 2 of column 8j + 2t + q % 2. So a thread
+    // stores two neighbouring channels of a pixel at once.
     int oc = n0 + ocw;
 #pragma unroll
-    for (int h = 0; h < TILE / 128; h++) {
+    for (int j = 0; j < TILE / 8; j++) {
 #pragma unroll
-        for (int j = 0; j < 16; j++) {
-#pragma unroll
-            for (int e = 0; e < 2; e++) {
-                int m = table[128 * h + 8 * j + 2 * t + e];
-                if (m < 0 || oc >= d.n) {
-                    continue;
-                }
-                float* row = output + (size_t)m * d.n;
-                float v0 = acc[h][4 * j + e], v1 = acc[h][4 * j + 2 + e];
-                if (oc + 1 < d.n && d.n % 2 == 0) {
-                    *(float2*)&row[oc] = make_float2(v0, v1);
-                } else {
-                    row[oc] = v0;
-                    if (oc + 1 < d.n) {
-                        row[oc + 1] = v1;
-                    }
+        for (int e = 0; e < 2; e++) {
+            int m = table[8 * j + 2 * t + e];
+            if (m < 0 || oc >= d.n) {
+                continue;
+            }
+            float* row = output + (size_t)m * d.n;
+            float v0 = acc[4 * j + e], v1 = acc[4 * j + 2 + e];
+            if (oc + 1 < d.n && d.n % 2 == 0) {
+                *(float2*)&row[oc] = make_float2(v0, v1);
+            } else {
+                row[oc] = v0;
+                if (oc + 1 < d.n) {
+                    row[oc + 1] = v1;
                 }
             }
         }

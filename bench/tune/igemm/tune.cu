@@ -65,6 +65,9 @@ int main(int argc, char** argv)
         direct<<<(outn + 255) / 256, 256>>>(xs[0], ws[0], ref, batch, n, n, ic, oc, k, k);
         long long m = (long long)batch * on * on;
         dim3 grid((m + block_m - 1) / block_m, (oc + block_n - 1) / block_n);
+#ifdef GRID_X_MULTIPLE
+        grid.x = (grid.x + GRID_X_MULTIPLE - 1) / GRID_X_MULTIPLE * GRID_X_MULTIPLE;
+#endif
         CHECK(cudaMemset(outs[0], 0xff, outn * 4));
         conv2d_nhwc<<<grid, threads, smem>>>(xs[0], ws[0], outs[0], batch, n, n, ic, oc, k, k);
         CHECK(cudaGetLastError());

@@ -43,6 +43,9 @@ int main(int argc, char** argv)
         direct<<<(outn + 255) / 256, 256>>>(x, w, ref, batch, rows, cols, ic, oc, kr, kc);
         long long m = (long long)batch * orow * ocol;
         dim3 grid((m + block_m - 1) / block_m, (oc + block_n - 1) / block_n);
+#ifdef GRID_X_MULTIPLE
+        grid.x = (grid.x + GRID_X_MULTIPLE - 1) / GRID_X_MULTIPLE * GRID_X_MULTIPLE;
+#endif
         conv2d_nhwc<<<grid, threads, smem>>>(x, w, out, batch, rows, cols, ic, oc, kr, kc);
         cudaError_t err = cudaDeviceSynchronize();
         std::vector<float> got(outn), want(outn);

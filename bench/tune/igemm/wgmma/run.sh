@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Device: builds the wgmma variants (sm_90a) and the mma.sync solution, checks them on odd shapes,
 # times them on the three full shapes (../tune.cu), then cuDNN's anchors in the same call.
-# Usage: bash bench/tune/igemm/wgmma/run.sh $OUT
+# Usage: [VARIANTS="name:flags|..."] [NCU="names"] [NCU_METRICS=a,b] [NCU_ARGS=...] [ANCHORS=0]
+#   bash bench/tune/igemm/wgmma/run.sh $OUT
 set -u
 OUT=${1:-/tmp/out}; mkdir -p $OUT
 ROOT=$PWD # the repository root
 cd "$(dirname "$0")"
 B=/tmp/wg; mkdir -p $B
 ARCH="-gencode=arch=compute_90a,code=sm_90a"
-VARIANTS=(${VARIANTS:-"t128mb2ca:-DGROUP=0 -DFIRST=1 -DBUSY=0 -DTILE=128 -DMIN_BLOCKS=2" "t128mb2cg:-DGROUP=0 -DFIRST=1 -DBUSY=0 -DTILE=128 -DMIN_BLOCKS=2 -DWCG=1" "t128mb2ca-s2:-DGROUP=0 -DFIRST=1 -DBUSY=0 -DTILE=128 -DMIN_BLOCKS=2 -DSTAGES=2"})
+# VARIANTS: name:flags entries separated by |
+IFS="|" read -ra VARIANTS <<< "${VARIANTS:-t128mb2ca:-DGROUP=0 -DFIRST=1 -DBUSY=0 -DTILE=128 -DMIN_BLOCKS=2|t128mb2cg:-DGROUP=0 -DFIRST=1 -DBUSY=0 -DTILE=128 -DMIN_BLOCKS=2 -DWCG=1|t128mb2ca-s2:-DGROUP=0 -DFIRST=1 -DBUSY=0 -DTILE=128 -DMIN_BLOCKS=2 -DSTAGES=2}"
 for v in "${VARIANTS[@]}"; do
   name=${v%%:*}; flags=${v#*:}
   ( eval nvcc -O3 $ARCH $flags -DSOLUTION='\"wgmma/wgmma.cu\"' -Xptxas -v -o $B/$name ../tune.cu > $B/$name.log 2>&1 || { echo "$name: build failed"; head -30 $B/$name.log; }
@@ -31,7 +33,7 @@ done
 [ "${ANCHORS:-1}" = 1 ] && python3 $ROOT/bench/igemm_anchors.py --json $OUT/anchors.json
 if [ -n "${NCU:-}" ]; then
   for n in $NCU; do
-    ncu -k conv2d_nhwc --launch-skip 113 -c 1 --section SpeedOfLight --section WarpStateStats --section MemoryWorkloadAnalysis --section SchedulerStats --section Occupancy --metrics regex:smsp__average_warps_issue_stalled_.*_per_issue_active.ratio $B/$n $n > $OUT/ncu-$n.txt 2>&1
+    ncu -k conv2d_nhwc --launch-skip 113 -c 1 --section SpeedOfLight --section WarpStateStats --section MemoryWorkloadAnalysis --section SchedulerStats --section Occupancy --metrics regex:smsp__average_warps_issue_stalled_.*_per_issue_active.ratio${NCU_METRICS:+,$NCU_METRICS} ${NCU_ARGS:-} $B/$n $n > $OUT/ncu-$n.txt 2>&1
     grep -E "stalled|Duration|Throughput|Stall|Warp Cycles|Issued|Eligible|Hit Rate|Achieved Occ|Theoretical Occ|Block Limit" $OUT/ncu-$n.txt | head -60
   done
 fi
