@@ -134,7 +134,13 @@
 #define WH_STRIDE 72 // floats a row of a half weight tile (64 + 8)
 #define WH_BYTES (BLOCK_K * WH_STRIDE * 4)
 #define PREF_BYTES (PREF ? 3 * SLAB_BYTES + PS * WH_BYTES : 0)
-#define REGION (A_REGION + W_TILES * W_BYTES > PREF_BYTES ? A_REGION + W_TILES * W_BYTES : PREF_BYTES)
+#ifndef BK64
+#define BK64 0 // the row path: 64 channels a K step (two slabs, a 64-row weight tile, 8 wgmma's)
+#endif
+#define W64_BYTES (64 * W_STRIDE * 4)
+#define BK64_BYTES (BK64 ? 4 * SLAB_BYTES + 2 * W64_BYTES : 0)
+#define REGION0 (A_REGION + W_TILES * W_BYTES > PREF_BYTES ? A_REGION + W_TILES * W_BYTES : PREF_BYTES)
+#define REGION (REGION0 > BK64_BYTES ? REGION0 : BK64_BYTES)
 #define SHARED_BYTES (REGION + TILE * 4 + 1024)
 
 #define LOOKAHEAD (STAGES - 1 - INFLIGHT) // K steps whose copies are in flight
@@ -933,6 +939,58 @@ __device__ __forceinline__ void conv_tile(const float* input, const float* weigh
                 commit_tile();
                 wait_tile();
             }
+        }
+    } else
+#endif
+#if BK64
+    if (rows && d.ic % 64 == 0) {
+        // K steps of 64 channels: step s is kernel row i, 64-channel chunk cc, kernel column j
+        // (j fastest); the slab pair of (i, cc) (two 32-channel slabs) lands at j = 0 into pair
+        // buffer g % 2; the weight's 64-row tile of every step into one of two stages. One step
+        // ahead (LOOKAHEAD 1): a step is twice the work of a 32-channel one.
+        int chunks = d.ic / 64, steps = kernel_rows * chunks * d.kc;
+        unsigned pairs = base, w64 = base + 4 * SLAB_BYTES;
+        const float* w64g = (const float*)((char*)shared4 + (w64 - raw));
+        int used = min(TILE + d.kc - 1, SLAB_ROWS);
+        auto copy = [&](int x) {
+            int g = x / d.kc, j = x % d.kc, i = g / chunks, cc = g % chunks;
+            if (j == 0) {
+                const float* src = input + (p0 + i * d.cols) * d.ic + cc * 64;
+                for (int e = threadIdx.x; e < 2 * used * 8; e += CTHREADS) {
+                    int hh = e / (used * 8), p = e % (used * 8) / 8, q = e % 8 * 4;
+                    copy_async(pairs + g % 2 * 2 * SLAB_BYTES + hh * SLAB_BYTES + swz(p, q),
+                               src + (p < span ? p * d.ic + hh * 32 + q : 0), p < span, 16);
+                }
+            }
+            int k0 = (i * d.kc + j) * d.ic + cc * 64, nq = threadIdx.x % 32 * 4;
+            bool nok = n0 + nq < d.n;
+#pragma unroll
+            for (int r = 0; r < 8; r++) {
+                int kk = threadIdx.x / 32 + 8 * r;
+                copy_async(w64 + x % 2 * W64_BYTES + (kk * W_STRIDE + nq) * 4,
+                           weight + (nok ? (k0 + kk) * d.n + n0 + nq : 0), nok, 16, !WCG);
+            }
+        };
+        copy(0);
+        asm volatile("cp.async.commit_group;");
+        for (int s = 0; s < steps; s++) {
+            asm volatile("cp.async.wait_group 0;" ::: "memory");
+            asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+            __syncthreads();
+            int g = s / d.kc, j = s % d.kc;
+            unsigned sb = pairs + g % 2 * 2 * SLAB_BYTES + j * 128;
+            const float* sw = w64g + s % 2 * (W64_BYTES / 4);
+            unsigned a0[BLOCK_K / 8][4], a1[BLOCK_K / 8][4];
+            load_a(a0, sw, ocw);
+            load_a(a1, sw + 32 * W_STRIDE, ocw);
+            issue_tile(acc, a0, sb, true, false);
+            issue_tile(acc, a1, sb + SLAB_BYTES, false, true);
+            keep_live(a0);
+            if (s + 1 < steps) {
+                copy(s + 1);
+            }
+            asm volatile("cp.async.commit_group;");
+            wait_tile();
         }
     } else
 #endif
