@@ -141,10 +141,7 @@
 #define BK64_BYTES (BK64 ? 4 * SLAB_BYTES + 2 * W64_BYTES : 0)
 #define REGION0 (A_REGION + W_TILES * W_BYTES > PREF_BYTES ? A_REGION + W_TILES * W_BYTES : PREF_BYTES)
 #define REGION (REGION0 > BK64_BYTES ? REGION0 : BK64_BYTES)
-#ifndef MBAR
-#define MBAR 0 // WS: full/empty mbarriers per stage instead of named barriers
-#endif
-#define SHARED_BYTES (REGION + TILE * 4 + 1024 + 256 * MBAR)
+#define SHARED_BYTES (REGION + TILE * 4 + 1024)
 
 #define LOOKAHEAD (STAGES - 1 - INFLIGHT) // K steps whose copies are in flight
 static_assert(LOOKAHEAD >= 1, "a step in flight");
@@ -425,32 +422,6 @@ __device__ __forceinline__ void named_arrive(int id, int n)
     asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(n) : "memory");
 }
 
-// mbarriers (MBAR): an 8-byte object in shared memory at `bar`.
-__device__ __forceinline__ void mbar_init(unsigned bar, int count)
-{
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
-}
-
-__device__ __forceinline__ void mbar_arrive(unsigned bar)
-{
-    asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.shared::cta.b64 st, [%0];\n}" ::"r"(bar)
-                 : "memory");
-}
-
-// Arrives once this thread's earlier cp.async copies have landed.
-__device__ __forceinline__ void mbar_arrive_copies(unsigned bar)
-{
-    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(bar) : "memory");
-}
-
-// Waits until the phase of parity `parity` has completed.
-__device__ __forceinline__ void mbar_wait(unsigned bar, int parity)
-{
-    asm volatile("{\n.reg .pred p;\nWAIT_%=:\n"
-                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
-                 "@!p bra WAIT_%=;\n}" ::"r"(bar), "r"(parity) : "memory");
-}
-
 #if CLUSTER
 __device__ __forceinline__ unsigned cluster_rank()
 {
@@ -656,41 +627,12 @@ __device__ __forceinline__ void conv_tile(const float* input, const float* weigh
         return; // timing only: the setup alone (the rest of the code kept)
     }
 
-#if WS && MBAR
-    // full[s] (bars + 8 s): the producers' copies of the stage landed (128 arrivals, by
-    // cp.async.mbarrier.arrive); empty[s] (bars + 8 (STAGES + s)): the consumers are done with it
-    // (256 arrivals).
-    unsigned bars = base + REGION + TILE * 4;
-    if (threadIdx.x == 0) {
-        for (int s = 0; s < STAGES; s++) {
-            mbar_init(bars + 8 * s, 128);
-            mbar_init(bars + 8 * (STAGES + s), CTHREADS);
-        }
-    }
-    __syncthreads();
-#endif
 #if WS
     // The producer warpgroup gives its registers to the two that multiply, before anyone holds
     // accumulators.
     if (warp >= CTHREADS / 32) {
 #if MAXNREG
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
-#endif
-#if MBAR
-        if (rows) {
-            int chunks = d.ic / BLOCK_K, steps = kernel_rows * chunks * d.kc;
-            Step next = {0, 0, 0, 0};
-            for (int s = 0; s < steps; s++) {
-                if (s >= STAGES) {
-                    mbar_wait(bars + 8 * (STAGES + s % STAGES), (s / STAGES - 1) & 1);
-                }
-                produce_step(base, wbase + s % STAGES * W_BYTES, input, weight, d, n0, p0, span,
-                             next, chunks, threadIdx.x - CTHREADS);
-                mbar_arrive_copies(bars + 8 * (s % STAGES));
-            }
-            asm volatile("cp.async.wait_group 0;" ::: "memory");
-        }
-        return;
 #endif
         if (rows) {
             int chunks = d.ic / BLOCK_K, steps = kernel_rows * chunks * d.kc;
@@ -810,17 +752,6 @@ __device__ __forceinline__ void conv_tile(const float* input, const float* weigh
         int chunks = d.ic / BLOCK_K, steps = kernel_rows * chunks * d.kc;
         unsigned a0[BLOCK_K / 8][4], a1[BLOCK_K / 8][4];
         auto step = [&](int s, unsigned (&a)[BLOCK_K / 8][4]) {
-#if MBAR
-            mbar_wait(bars + 8 * (s % STAGES), (s / STAGES) & 1);
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-            load_a(a, wgen + s % STAGES * (W_BYTES / 4), ocw);
-            issue_tile(acc, a, base + s / d.kc % 2 * SLAB_BYTES + s % d.kc * 128);
-            asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
-            if (s > 0) {
-                mbar_arrive(bars + 8 * (STAGES + (s - 1) % STAGES));
-            }
-            return;
-#endif
             named_sync(1 + s % STAGES, THREADS);
             load_a(a, wgen + s % STAGES * (W_BYTES / 4), ocw);
             issue_tile(acc, a, base + s / d.kc % 2 * SLAB_BYTES + s % d.kc * 128);

@@ -634,6 +634,19 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
 #endif
 
+    // Gives step x's stage back (MC: to both blocks of the cluster).
+    auto release = [&](int x) {
+        unsigned empty = bars + 8 * (ROW_STAGES + x % ROW_STAGES);
+        if (mc) {
+            __syncwarp();
+            if (threadIdx.x % 32 == 0) {
+                mbar_arrive(empty);
+                mbar_arrive_remote(empty, rank ^ 1);
+            }
+        } else if (!ARRIVE_WARP || threadIdx.x % 32 == 0) {
+            mbar_arrive(empty);
+        }
+    };
     int gs = 0, gslab = 0;
     for (int tile = first; tile < total; tile += stride) {
         Tile T = tile_at(d, tile % gridDim.x, tile / gridDim.x, wide);
@@ -679,16 +692,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
                 asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(INFL) : "memory");
                 keep_live(other); // read by the group just retired: registers of its own till here
                 if (s > 0) {
-                    unsigned empty = bars + 8 * (ROW_STAGES + (x - 1) % ROW_STAGES);
-                    if (mc) {
-                        __syncwarp();
-                        if (threadIdx.x % 32 == 0) {
-                            mbar_arrive(empty);
-                            mbar_arrive_remote(empty, rank ^ 1);
-                        }
-                    } else if (!ARRIVE_WARP || threadIdx.x % 32 == 0) {
-                        mbar_arrive(empty);
-                    }
+                    release(x - 1);
                 }
             };
             int s = 0;
@@ -704,16 +708,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
             keep_live(a1);
             gs += steps;
             gslab += SS ? chunks : kernel_rows * chunks;
-            unsigned empty = bars + 8 * (ROW_STAGES + (gs - 1) % ROW_STAGES);
-            if (mc) {
-                __syncwarp();
-                if (threadIdx.x % 32 == 0) {
-                    mbar_arrive(empty);
-                    mbar_arrive_remote(empty, rank ^ 1);
-                }
-            } else if (!ARRIVE_WARP || threadIdx.x % 32 == 0) {
-                mbar_arrive(empty);
-            }
+            release(gs - 1);
         } else {
             named_sync(2, THREADS); // the producer has no copy in flight
             int win[A_ROWS];
