@@ -203,6 +203,12 @@ pub(super) fn decode(cx: &mut Dx, w: &Word<'_>, ops: &[Operand]) -> Result<Op, D
     Ok(Op::Mbar(Box::new(op)))
 }
 
+fn uninitialized(a: u32) -> String {
+    format!(
+        "uses the mbarrier at shared byte {a}, which no `mbarrier.init` has initialized (or which `mbarrier.inval` invalidated): initialize it once, then make the initialization visible (`__syncthreads()`) before any thread uses it"
+    )
+}
+
 impl Machine<'_> {
     /// One `mbarrier` instruction over the lanes `exec` of warp `w`, in lane order.
     pub(super) fn mbar(
@@ -248,12 +254,9 @@ impl Machine<'_> {
                 Some(l),
             )
         };
-        let uninit = |a: u32| {
-            format!(
-                "uses the mbarrier at shared byte {a}, which no `mbarrier.init` has initialized (or which `mbarrier.inval` invalidated): initialize it once, then make the initialization visible (`__syncthreads()`) before any thread uses it"
-            )
-        };
-        self.sync.mbars.generation += 1;
+        if !matches!(op, MbarOp::Wait { .. } | MbarOp::PendingCount { .. }) {
+            self.sync.mbars.generation += 1;
+        }
         let on = self.chk.on;
         match *op {
             MbarOp::Init { addr, space, count } => {
@@ -303,7 +306,7 @@ impl Machine<'_> {
                     let a = ats[l].clone().map_err(|e| fail(self, w, l, e))?;
                     match self.sync.mbars.objs.get_mut(&a) {
                         Some(m) if m.valid => m.valid = false,
-                        _ => return Err(fail(self, w, l, uninit(a))),
+                        _ => return Err(fail(self, w, l, uninitialized(a))),
                     }
                     self.chk.mbar_bytes.retain(|r| r.0 != a);
                 }
@@ -322,14 +325,8 @@ impl Machine<'_> {
             } => {
                 let ats = at(addr, space, w);
                 let n = count.map(|c| w.ctx(exec, 0).get(c));
-                let mut tokens = [0u64; 32];
-                for &l in &lanes {
-                    let a = ats[l].clone().map_err(|e| fail(self, w, l, e))?;
-                    let k = n.map_or(1, |n| n[l] as u32);
-                    tokens[l] = self
-                        .arrive(a, k, no_complete, wi)
-                        .map_err(|e| fail(self, w, l, e.unwrap_or_else(|| uninit(a))))?;
-                }
+                let k = std::array::from_fn(|l| n.map_or(1, |n| n[l] as u32));
+                let tokens = self.arrive_lanes(w, exec, pc, ats, k, no_complete)?;
                 if let Some(d) = d {
                     w.ctx(exec, 0).put(d, &tokens);
                 }
@@ -337,12 +334,7 @@ impl Machine<'_> {
             MbarOp::CpAsyncArrive { addr, space, noinc } => {
                 let ats = at(addr, space, w);
                 self.land(w, shared, exec, |_, _| true)?;
-                for &l in &lanes {
-                    let a = ats[l].clone().map_err(|e| fail(self, w, l, e))?;
-                    let k = u32::from(noinc);
-                    self.arrive(a, k, false, wi)
-                        .map_err(|e| fail(self, w, l, e.unwrap_or_else(|| uninit(a))))?;
-                }
+                self.arrive_lanes(w, exec, pc, ats, [u32::from(noinc); 32], false)?;
             }
             MbarOp::Wait {
                 p,
@@ -357,7 +349,7 @@ impl Machine<'_> {
                 for &l in &lanes {
                     let a = ats[l].clone().map_err(|e| fail(self, w, l, e))?;
                     let Some(m) = self.sync.mbars.objs.get(&a).filter(|m| m.valid) else {
-                        return Err(fail(self, w, l, uninit(a)));
+                        return Err(fail(self, w, l, uninitialized(a)));
                     };
                     let done = if parity {
                         u64::from(m.phase & 1) != t[l] & 1
@@ -390,6 +382,52 @@ impl Machine<'_> {
         }
         w.pc += 1;
         Ok(())
+    }
+
+    /// The arrivals of the lanes `exec` (lane `l` on the object at `ats[l]`, `k[l]` times), in
+    /// lane order; their state tokens. A lane arriving on an object whose phase an earlier lane
+    /// of the same instruction completed is an over-arrival too (a warp where one thread
+    /// should have arrived).
+    fn arrive_lanes(
+        &mut self,
+        w: &Warp,
+        exec: u32,
+        pc: usize,
+        ats: [Result<u32, String>; 32],
+        k: [u32; 32],
+        no_complete: bool,
+    ) -> Result<[u64; 32], Located> {
+        let wi = (w.first_tid / 32) as usize;
+        let text = &self.prog.texts[self.prog.insts[pc].text as usize];
+        let fail = |m: &Self, l: usize, why: String| {
+            let detail = format!("`{text}` {why}");
+            m.fault(
+                Fault::BarrierDivergence { detail },
+                Some(pc),
+                Some(w),
+                Some(l),
+            )
+        };
+        let mut tokens = [0u64; 32];
+        let mut completed: Vec<(u32, usize)> = vec![];
+        for l in (0..32).filter(|l| exec >> l & 1 == 1) {
+            let a = ats[l].clone().map_err(|e| fail(self, l, e))?;
+            if let Some(&(_, first)) = completed.iter().find(|c| c.0 == a) {
+                let why = format!(
+                    "arrives on the mbarrier at shared byte {a} after thread {}'s arrival in the same instruction completed its phase: more arrivals than it was initialized for (should only one thread arrive, e.g. `if (lane == 0)`?)",
+                    w.first_tid + first as u32
+                );
+                return Err(fail(self, l, why));
+            }
+            let phase = self.sync.mbars.objs.get(&a).map(|m| m.phase);
+            tokens[l] = self
+                .arrive(a, k[l], no_complete, wi)
+                .map_err(|e| fail(self, l, e.unwrap_or_else(|| uninitialized(a))))?;
+            if self.sync.mbars.objs.get(&a).map(|m| m.phase) != phase {
+                completed.push((a, l));
+            }
+        }
+        Ok(tokens)
     }
 
     /// `k` arrivals on the object at `a` by warp `wi`; the state token. `Err(None)`: not

@@ -177,7 +177,7 @@ impl Machine<'_> {
         n: u64,
     ) -> Result<(), Located> {
         let text = &self.prog.texts[self.prog.insts[pc].text as usize];
-        let why = if !(24..=256).contains(&n) || n % 8 != 0 {
+        let why = if !(24..=256).contains(&n) || !n.is_multiple_of(8) {
             Some(format!(
                 "asks for {n} registers, but the count must be a multiple of 8 from 24 to 256"
             ))
