@@ -220,7 +220,6 @@ impl Machine<'_> {
         op: &MbarOp,
     ) -> Result<(), Located> {
         let wi = (w.first_tid / 32) as usize;
-        let text = self.prog.texts[self.prog.insts[pc].text as usize].clone();
         let at = |addr: Addr, space: Space, w: &mut Warp| -> [Result<u32, String>; 32] {
             let cx = w.ctx(exec, 0);
             let base = addr.base.map_or([0; 32], |b| cx.get(Src::Reg(b)));
@@ -245,15 +244,7 @@ impl Machine<'_> {
             })
         };
         let lanes: Vec<usize> = (0..32).filter(|l| exec >> l & 1 == 1).collect();
-        let fail = |m: &Self, w: &Warp, l: usize, why: String| {
-            let detail = format!("`{text}` {why}");
-            m.fault(
-                Fault::BarrierDivergence { detail },
-                Some(pc),
-                Some(w),
-                Some(l),
-            )
-        };
+        let fail = |m: &Self, w: &Warp, l: usize, why: String| m.misuse(pc, w, Some(l), &why);
         if !matches!(op, MbarOp::Wait { .. } | MbarOp::PendingCount { .. }) {
             self.sync.mbars.generation += 1;
         }
@@ -398,16 +389,7 @@ impl Machine<'_> {
         no_complete: bool,
     ) -> Result<[u64; 32], Located> {
         let wi = (w.first_tid / 32) as usize;
-        let text = &self.prog.texts[self.prog.insts[pc].text as usize];
-        let fail = |m: &Self, l: usize, why: String| {
-            let detail = format!("`{text}` {why}");
-            m.fault(
-                Fault::BarrierDivergence { detail },
-                Some(pc),
-                Some(w),
-                Some(l),
-            )
-        };
+        let fail = |m: &Self, l: usize, why: String| m.misuse(pc, w, Some(l), &why);
         let mut tokens = [0u64; 32];
         let mut completed: Vec<(u32, usize)> = vec![];
         for l in (0..32).filter(|l| exec >> l & 1 == 1) {

@@ -102,6 +102,13 @@ pub(super) fn decode(
 }
 
 impl Machine<'_> {
+    /// `barrier_divergence` at `pc`: "`the instruction` why".
+    pub(super) fn misuse(&self, pc: usize, w: &Warp, lane: Option<usize>, why: &str) -> Located {
+        let text = &self.prog.texts[self.prog.insts[pc].text as usize];
+        let detail = format!("`{text}` {why}");
+        self.fault(Fault::BarrierDivergence { detail }, Some(pc), Some(w), lane)
+    }
+
     /// A group `exec` of warp `w` reaches the named barrier at `pc`.
     pub(super) fn named_bar(
         &mut self,
@@ -132,9 +139,7 @@ impl Machine<'_> {
             }
         };
         if let Some(why) = bad {
-            let text = &self.prog.texts[self.prog.insts[pc].text as usize];
-            let detail = format!("`{text}` {why}");
-            return Err(self.fault(Fault::BarrierDivergence { detail }, Some(pc), Some(w), None));
+            return Err(self.misuse(pc, w, None, &why));
         }
         let wi = (w.first_tid / 32) as usize;
         let expected = count.map_or(room, |c| c as u32);
@@ -176,7 +181,6 @@ impl Machine<'_> {
         pc: usize,
         n: u64,
     ) -> Result<(), Located> {
-        let text = &self.prog.texts[self.prog.insts[pc].text as usize];
         let why = if !(24..=256).contains(&n) || !n.is_multiple_of(8) {
             Some(format!(
                 "asks for {n} registers, but the count must be a multiple of 8 from 24 to 256"
@@ -195,8 +199,7 @@ impl Machine<'_> {
             None
         };
         if let Some(why) = why {
-            let detail = format!("`{text}` {why}");
-            return Err(self.fault(Fault::BarrierDivergence { detail }, Some(pc), Some(w), None));
+            return Err(self.misuse(pc, w, None, &why));
         }
         let wi = (w.first_tid / 32) as usize;
         if let Some(m) = self.sync.maxnreg.get_mut(wi) {

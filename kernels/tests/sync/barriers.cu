@@ -10,40 +10,30 @@ __device__ __forceinline__ unsigned smem(const void* p) {
 }
 
 // --- Named barriers: warps 0-1 produce into buf, warps 2-3 consume (block of 128) ---------
-// Barrier 1: buf is full; barrier 2: buf is empty again.
-extern "C" __global__ void named_ok(const float* in, float* out, int n) {
-    __shared__ float buf[64];
-    int t = threadIdx.x;
-    for (int k = 0; k < ITERS; ++k) {
-        if (t < 64) {
-            if (k > 0) asm volatile("bar.sync 2, 128;" ::: "memory");
-            buf[t] = in[k * 64 + t];
-            asm volatile("bar.arrive 1, 128;" ::: "memory");
-        } else {
-            asm volatile("bar.sync 1, 128;" ::: "memory");
-            out[k * 64 + (t - 64)] = buf[63 - (t - 64)] * 2.0f + 1.0f;
-            asm volatile("bar.arrive 2, 128;" ::: "memory");
-        }
+// Barrier 1 (`full`) says buf is full, barrier 2 (`empty`) that it is empty again; the
+// instructions are the macro's arguments (the ids in registers where they name `%0`).
+#define NAMED(name, SYNC, ARRIVE)                                                          \
+    extern "C" __global__ void name(const float* in, float* out, int n) {                  \
+        __shared__ float buf[64];                                                          \
+        int t = threadIdx.x, full = n / 64, empty = n / 32; /* 1 and 2 for n = 64 */       \
+        for (int k = 0; k < ITERS; ++k) {                                                  \
+            if (t < 64) {                                                                  \
+                if (k > 0) asm volatile(SYNC(2) :: "r"(empty) : "memory");                 \
+                buf[t] = in[k * 64 + t];                                                   \
+                asm volatile(ARRIVE(1) :: "r"(full) : "memory");                           \
+            } else {                                                                       \
+                asm volatile(SYNC(1) :: "r"(full) : "memory");                             \
+                out[k * 64 + (t - 64)] = buf[63 - (t - 64)] * 2.0f + 1.0f;                 \
+                asm volatile(ARRIVE(2) :: "r"(empty) : "memory");                          \
+            }                                                                              \
+        }                                                                                  \
     }
-}
-
-// The same with `barrier.*.aligned` and the ids in registers.
-extern "C" __global__ void named_aligned_ok(const float* in, float* out, int n) {
-    __shared__ float buf[64];
-    int t = threadIdx.x;
-    int full = n / 64, empty = n / 32;  // 1 and 2 for n = 64
-    for (int k = 0; k < ITERS; ++k) {
-        if (t < 64) {
-            if (k > 0) asm volatile("barrier.sync.aligned %0, 128;" :: "r"(empty) : "memory");
-            buf[t] = in[k * 64 + t];
-            asm volatile("barrier.arrive.aligned %0, 128;" :: "r"(full) : "memory");
-        } else {
-            asm volatile("barrier.sync.aligned %0, 128;" :: "r"(full) : "memory");
-            out[k * 64 + (t - 64)] = buf[63 - (t - 64)] * 2.0f + 1.0f;
-            asm volatile("barrier.arrive.aligned %0, 128;" :: "r"(empty) : "memory");
-        }
-    }
-}
+#define BAR_SYNC(id) "bar.sync " #id ", 128;"
+#define BAR_ARRIVE(id) "bar.arrive " #id ", 128;"
+#define BARRIER_SYNC(id) "barrier.sync.aligned %0, 128;"
+#define BARRIER_ARRIVE(id) "barrier.arrive.aligned %0, 128;"
+NAMED(named_ok, BAR_SYNC, BAR_ARRIVE)
+NAMED(named_aligned_ok, BARRIER_SYNC, BARRIER_ARRIVE)
 
 // Block of 192: the producers arrive expecting 128 threads, the consumers sync expecting 192,
 // and warps 4-5 never come.
@@ -166,23 +156,37 @@ __device__ __forceinline__ void consume(float (*ring)[64], unsigned long long* f
     }
 }
 
-extern "C" __global__ void mbar_ring_ok(const float* in, float* out, int n) {
-    __shared__ __align__(8) unsigned long long full[STAGES], empty[STAGES];
-    __shared__ float ring[STAGES][64];
-    mb_init_all(full, empty, 32, 64);
-    int t = threadIdx.x;
-    if (t < 32) {
-        for (int k = 0; k < ITERS; ++k) {
-            int s = k % STAGES, r = k / STAGES;
-            mb_wait(&empty[s], (r & 1) ^ 1);
-            ring[s][t] = in[k * 64 + t];
-            ring[s][t + 32] = in[k * 64 + t + 32];
-            mb_arrive(&full[s]);
-        }
-    } else {
-        consume(ring, full, empty, out, t - 32, true);
+// The producer's half: wait for stage s to be empty (the parity `flip` flips), fill it, and
+// arrive on full for the first `arrivals` iterations.
+__device__ __forceinline__ void produce(float (*ring)[64], unsigned long long* full,
+                                       unsigned long long* empty, const float* in, int t,
+                                       unsigned flip, int arrivals) {
+    for (int k = 0; k < ITERS; ++k) {
+        int s = k % STAGES, r = k / STAGES;
+        mb_wait(&empty[s], (r & 1) ^ flip);
+        ring[s][t] = in[k * 64 + t];
+        ring[s][t + 32] = in[k * 64 + t + 32];
+        if (k < arrivals) mb_arrive(&full[s]);
     }
 }
+
+#define RING(name, flip, arrivals, wait)                                                   \
+    extern "C" __global__ void name(const float* in, float* out, int n) {                  \
+        __shared__ __align__(8) unsigned long long full[STAGES], empty[STAGES];            \
+        __shared__ float ring[STAGES][64];                                                 \
+        mb_init_all(full, empty, 32, 64);                                                  \
+        int t = threadIdx.x;                                                               \
+        if (t < 32) produce(ring, full, empty, in, t, flip, arrivals);                     \
+        else consume(ring, full, empty, out, t - 32, wait);                                \
+    }
+RING(mbar_ring_ok, 1, ITERS, true)
+// The producer waits on the empty stages with the wrong parity: the first wait is for a
+// phase nobody completes.
+RING(mbar_wrong_parity, 0, ITERS, true)
+// The producer stops arriving after the first round.
+RING(mbar_missing_arrive, 1, STAGES, true)
+// The consumers read the stages without waiting for them to be full.
+RING(mbar_no_wait, 1, ITERS, false)
 
 // The producer copies with cp.async and lets each copy's landing arrive (`.noinc`: each of
 // the 32 producer threads is one of full's 32 expected arrivals).
@@ -199,45 +203,6 @@ extern "C" __global__ void mbar_cpasync_ok(const float* in, float* out, int n) {
                          :: "r"(smem(&ring[s][2 * t])), "l"(in + k * 64 + 2 * t) : "memory");
             asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];"
                          :: "r"(smem(&full[s])) : "memory");
-        }
-    } else {
-        consume(ring, full, empty, out, t - 32, true);
-    }
-}
-
-// The producer waits on the empty stages with the wrong parity: the first wait is for a
-// phase nobody completes.
-extern "C" __global__ void mbar_wrong_parity(const float* in, float* out, int n) {
-    __shared__ __align__(8) unsigned long long full[STAGES], empty[STAGES];
-    __shared__ float ring[STAGES][64];
-    mb_init_all(full, empty, 32, 64);
-    int t = threadIdx.x;
-    if (t < 32) {
-        for (int k = 0; k < ITERS; ++k) {
-            int s = k % STAGES, r = k / STAGES;
-            mb_wait(&empty[s], r & 1);
-            ring[s][t] = in[k * 64 + t];
-            ring[s][t + 32] = in[k * 64 + t + 32];
-            mb_arrive(&full[s]);
-        }
-    } else {
-        consume(ring, full, empty, out, t - 32, true);
-    }
-}
-
-// The producer stops arriving after the first round.
-extern "C" __global__ void mbar_missing_arrive(const float* in, float* out, int n) {
-    __shared__ __align__(8) unsigned long long full[STAGES], empty[STAGES];
-    __shared__ float ring[STAGES][64];
-    mb_init_all(full, empty, 32, 64);
-    int t = threadIdx.x;
-    if (t < 32) {
-        for (int k = 0; k < ITERS; ++k) {
-            int s = k % STAGES, r = k / STAGES;
-            mb_wait(&empty[s], (r & 1) ^ 1);
-            ring[s][t] = in[k * 64 + t];
-            ring[s][t + 32] = in[k * 64 + t + 32];
-            if (k < STAGES) mb_arrive(&full[s]);
         }
     } else {
         consume(ring, full, empty, out, t - 32, true);
@@ -273,25 +238,6 @@ extern "C" __global__ void mbar_over_arrival(const float* in, float* out, int n)
     } else {
         mb_wait(&full[0], 0);
         out[t - 32] = ring[0][95 - t];
-    }
-}
-
-// The consumers read the stages without waiting for them to be full.
-extern "C" __global__ void mbar_no_wait(const float* in, float* out, int n) {
-    __shared__ __align__(8) unsigned long long full[STAGES], empty[STAGES];
-    __shared__ float ring[STAGES][64];
-    mb_init_all(full, empty, 32, 64);
-    int t = threadIdx.x;
-    if (t < 32) {
-        for (int k = 0; k < ITERS; ++k) {
-            int s = k % STAGES, r = k / STAGES;
-            mb_wait(&empty[s], (r & 1) ^ 1);
-            ring[s][t] = in[k * 64 + t];
-            ring[s][t + 32] = in[k * 64 + t + 32];
-            mb_arrive(&full[s]);
-        }
-    } else {
-        consume(ring, full, empty, out, t - 32, false);
     }
 }
 
