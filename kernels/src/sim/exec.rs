@@ -4,7 +4,8 @@
 //! Divergence: a warp holds lane groups, each a (pc, lane mask). The group with the lowest pc
 //! runs; groups that reach the same pc merge. Structured code therefore reconverges after an
 //! `if` and at a loop's exit, and the order is fixed, so runs are deterministic. A group that
-//! reaches `bar.sync` parks; when no group of any warp in the block can run, the block's parked
+//! reaches `bar.sync` parks (named barriers and `mbarrier` waits: `named`, `mbarrier`; the
+//! block's rounds and releases: `sched`); when no group of any warp in the block can run, the block's parked
 //! groups must all wait at the same barrier and no thread of the block may have exited; they are
 //! then released together. Otherwise the launch stops with `barrier_divergence`, naming the
 //! threads that arrived and those that did not, instead of hanging (a GPU of compute capability
