@@ -1,5 +1,6 @@
 //! The correct warp-specialized kernels of `sync/barriers.cu` (named barriers, `mbarrier`
-//! rings with plain stores and with `cp.async.mbarrier.arrive.noinc`, `setmaxnreg`) on the
+//! rings with plain stores and with `cp.async.mbarrier.arrive.noinc`, state tokens with
+//! `test_wait`, `pending_count` and `inval`, `setmaxnreg`) on the
 //! device against the simulator: every output bit for bit the same, and the same as the
 //! expected values. Needs a GPU of compute capability 9.0 (the source is compiled for
 //! `sm_90a`), so it is `#[ignore]`d; run it with `--ignored --nocapture` on an H100.
@@ -10,12 +11,13 @@ mod sync;
 use kernels::nvrtc::Source;
 
 /// The correct kernels and their block sizes.
-const KERNELS: [(&str, u32); 5] = [
+const KERNELS: [(&str, u32); 6] = [
     ("named_ok", 128),
     ("named_aligned_ok", 128),
     ("maxnreg_ok", 256),
     ("mbar_ring_ok", 96),
     ("mbar_cpasync_ok", 96),
+    ("mbar_token_ok", 64),
 ];
 
 /// `kernel`'s output on the device, as bits.

@@ -111,3 +111,40 @@ fn an_ordinary_store_into_an_mbarrier_is_diagnosed() {
     );
     assert_eq!(d.thread, Some([5, 0, 0]));
 }
+
+#[test]
+fn state_tokens_test_wait_pending_count_and_inval_work() {
+    let o = sim("mbar_token_ok", 64);
+    assert!(o.diagnostics.is_empty(), "{:#?}", o.diagnostics);
+    // The token's pending count (before the thread's own arrival) is 1 to 64: every output is the reversed input + 1.
+    let x = sync::input();
+    for (i, got) in o.outputs[0][..128].iter().enumerate() {
+        let (r, t) = (i / 64, i % 64);
+        assert_eq!(*got, x[r * 64 + 63 - t] + 1.0, "out[{i}]");
+    }
+}
+
+#[test]
+fn init_of_an_mbarrier_in_use_is_diagnosed() {
+    let d = &sim("mbar_reinit_in_use", 64).diagnostics[0];
+    assert_eq!(d.kind, Kind::BarrierDivergence);
+    assert!(
+        d.message.contains("again while it is in use")
+            && d.message.contains("32 of 64 arrivals pending"),
+        "{}",
+        d.message
+    );
+}
+
+#[test]
+fn cluster_barriers_are_not_simulated() {
+    let ptx = ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 a, .param .u64 b, .param .u32 c)\n{\nbarrier.cluster.arrive;\nbarrier.cluster.wait;\nret;\n}\n";
+    let o = kernels::sim::run(ptx, &sync::job("k", 32));
+    let d = &o.diagnostics[0];
+    assert_eq!(d.kind, Kind::UnsupportedInstruction, "{d:#?}");
+    assert!(
+        d.message.contains("cluster barriers are not simulated"),
+        "{}",
+        d.message
+    );
+}

@@ -7,8 +7,8 @@
 //! has an expected arrival count (from `init`) and a pending count; each arrival (per thread,
 //! `count` of them with the operand) lowers the pending count, and at zero the phase completes:
 //! the pending count goes back to the expected one and the phase number (its parity) advances.
-//! `arrive` returns a state token, here the phase number in the high word and the pending count
-//! after the arrival in the low one (`pending_count` reads it back). `test_wait`/`try_wait` with
+//! `arrive` returns a state token of the object before the arrival: here the phase number in the
+//! high word and the pending count in the low one (`pending_count` reads it back). `test_wait`/`try_wait` with
 //! a token are true once that phase has completed; with `.parity` once the phase of that parity
 //! before the current one has (a wait on the current phase's parity is false). A failed wait
 //! parks its lanes, the predicate false, until the block has nothing else to run (`sched`): the
@@ -433,7 +433,8 @@ impl Machine<'_> {
         if self.chk.on {
             self.chk.order.release(wi, &mut m.clock);
         }
-        let token = u64::from(m.phase) << 32;
+        // The state before this arrival, as the ISA says the token captures.
+        let token = u64::from(m.phase) << 32 | u64::from(m.pending);
         m.pending -= k;
         if m.pending == 0 {
             if no_complete {
@@ -446,7 +447,7 @@ impl Machine<'_> {
             m.pending = m.expected;
             m.done = std::mem::take(&mut m.clock);
         }
-        Ok(token | u64::from(m.pending))
+        Ok(token)
     }
 
     /// The diagnostic of an ordinary load or store of an `mbarrier` object's bytes.

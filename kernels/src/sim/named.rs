@@ -84,6 +84,9 @@ pub(super) fn decode(
     w: &super::opcode::Word<'_>,
     ops: &[super::parse::Operand],
 ) -> Result<Op, super::decode::DecodeError> {
+    if w.has("cluster") {
+        return w.unsupported("cluster barriers are not simulated");
+    }
     if w.has("red") {
         return w.unsupported("`bar.red` (`__syncthreads_count/and/or`) is not simulated");
     }

@@ -252,3 +252,48 @@ extern "C" __global__ void mbar_plain_store(const float* in, float* out, int n) 
     if (threadIdx.x == 5) full[1] = 0;
     if (threadIdx.x < 64) out[threadIdx.x] = in[threadIdx.x];
 }
+
+// The other forms: each consumer thread arrives with a count of 1 on `done` and waits with
+// its state token (`test_wait`, then `try_wait`), reads the pending count back from the
+// token; thread 0 invalidates `done` at the end and initializes it again for a second use.
+extern "C" __global__ void mbar_token_ok(const float* in, float* out, int n) {
+    __shared__ __align__(8) unsigned long long done;
+    __shared__ float buf[64];
+    int t = threadIdx.x;
+    for (int round = 0; round < 2; ++round) {
+        if (t == 0) mb_init(&done, 64);
+        __syncthreads();
+        buf[t] = in[round * 64 + t];
+        unsigned long long state;
+        unsigned pending, ok;
+        asm volatile("mbarrier.arrive.shared::cta.b64 %0, [%1], 1;"
+                     : "=l"(state) : "r"(smem(&done)) : "memory");
+        asm volatile("mbarrier.pending_count.b64 %0, %1;" : "=r"(pending) : "l"(state));
+        asm volatile("{\n\t.reg .pred p;\n\tmbarrier.test_wait.shared::cta.b64 p, [%1], %2;\n\t"
+                     "selp.u32 %0, 1, 0, p;\n\t}"
+                     : "=r"(ok) : "r"(smem(&done)), "l"(state) : "memory");
+        if (!ok) {
+            asm volatile("{\n\t.reg .pred p;\n\tWAIT:\n\t"
+                         "mbarrier.try_wait.acquire.cta.shared::cta.b64 p, [%0], %1, 1000;\n\t"
+                         "@!p bra WAIT;\n\t}"
+                         :: "r"(smem(&done)), "l"(state) : "memory");
+        }
+        out[round * 64 + t] = buf[63 - t] + (float)(pending >= 1 && pending <= 64) + (float)ok * 0.0f;
+        __syncthreads();
+        if (t == 0) asm volatile("mbarrier.inval.shared::cta.b64 [%0];" :: "r"(smem(&done)) : "memory");
+        __syncthreads();
+    }
+    for (int i = 128 + t; i < ITERS * 64; i += 64) out[i] = 0.0f;
+}
+
+// `init` again while the consumers are still arriving on the object.
+extern "C" __global__ void mbar_reinit_in_use(const float* in, float* out, int n) {
+    __shared__ __align__(8) unsigned long long done;
+    int t = threadIdx.x;
+    if (t == 0) mb_init(&done, 64);
+    __syncthreads();
+    if (t >= 32) mb_arrive(&done);
+    __syncthreads();
+    if (t == 0) mb_init(&done, 64);
+    for (int i = t; i < ITERS * 64; i += 64) out[i] = in[i];
+}
