@@ -40,6 +40,10 @@ struct Word {
     /// The writer's (the latest reader's) warp `__syncwarp()` count at the access.
     w_seq: u32,
     r_seq: u32,
+    /// The writer's and the two readers' warp clock stamps (`order`).
+    w_clk: u32,
+    r_clk: u32,
+    r2_clk: u32,
     /// 0, or 1 + the index in `Checks::bytes` of this word's four byte shadows, once an
     /// access touched part of it.
     split: u32,
@@ -53,8 +57,8 @@ enum Shadow {
 }
 
 /// A read of never-written shared memory held until its epoch ends: shadow, (byte, width),
-/// epoch, reader, and the reader's `__syncwarp()` count.
-type Pending = (Shadow, (u32, u32), u32, Access, u32);
+/// epoch, reader, and the reader's `__syncwarp()` count and clock stamp.
+type Pending = (Shadow, (u32, u32), u32, Access, (u32, u32));
 
 /// One access as one shadow sees it: the shadow, its first byte, the access's width in bytes
 /// (findings index the array by it), the thread and instruction, and whether a finding is
@@ -85,6 +89,12 @@ pub struct Checks {
     /// `__syncwarp()`s executed per warp of the block, and the latest each thread executed.
     warp_seq: Vec<u32>,
     lane_seq: Vec<u32>,
+    /// Happens-before through named barriers and `mbarrier` phases.
+    pub(super) order: super::order::Order,
+    /// The shared bytes `[lo, hi)` of initialized `mbarrier` objects, and the first ordinary
+    /// access to one (instruction, thread, write), which `exec` turns into a diagnostic.
+    pub(super) mbar_bytes: Vec<(u32, u32)>,
+    pub(super) mbar_touch: Option<(u32, u32, bool)>,
     pub(super) globals: Vec<Vec<Elem>>,
     pub(super) track_reads: Vec<bool>,
     /// Per buffer, its shape when it is a pitched output (writes into its padding are findings).
@@ -125,6 +135,9 @@ impl Checks {
             pending: vec![],
             warp_seq: vec![0; tpb.div_ceil(32) as usize],
             lane_seq: vec![0; tpb as usize],
+            order: Default::default(),
+            mbar_bytes: vec![],
+            mbar_touch: None,
             globals,
             track_reads: outputs.to_vec(),
             pitches: vec![None; lens.len()],
@@ -168,6 +181,9 @@ impl Checks {
         self.bytes.clear();
         self.warp_seq.iter_mut().for_each(|s| *s = 0);
         self.lane_seq.iter_mut().for_each(|s| *s = 0);
+        self.order.reset(self.tpb.div_ceil(32) as usize);
+        self.mbar_bytes.clear();
+        self.mbar_touch = None;
         self.reads.iter_mut().for_each(|r| *r = 0);
         self.writes.iter_mut().for_each(|w| *w = 0);
     }
@@ -202,13 +218,14 @@ impl Checks {
         self.warp_seq.get(tid as usize / 32).copied().unwrap_or(0)
     }
 
-    /// Whether an access by thread `a` when its warp's count was `seq` happens before any later
-    /// access by thread `b` in the same epoch: both of one warp and both past a later
-    /// `__syncwarp()`.
+    /// Whether an access by thread `a` when its warp's count was `seq` and its clock stamp
+    /// `clk` happens before any later access by thread `b` in the same epoch: both of one warp
+    /// and both past a later `__syncwarp()`, or ordered by a named barrier or an `mbarrier`
+    /// phase between their warps (`order`).
     #[inline]
-    fn ordered(&self, a: u32, b: u32, seq: u32) -> bool {
+    fn ordered(&self, a: u32, b: u32, (seq, clk): (u32, u32)) -> bool {
         let passed = |t: u32| self.lane_seq.get(t as usize).is_some_and(|&s| s > seq);
-        a / 32 == b / 32 && passed(a) && passed(b)
+        a / 32 == b / 32 && passed(a) && passed(b) || self.order.before(a, clk, b)
     }
 
     pub fn end_block(&mut self) {
@@ -267,6 +284,12 @@ impl Checks {
     #[inline]
     pub fn shared(&mut self, at: usize, n: usize, tid: u32, inst: u32, kind: Acc) {
         let end = at + n.max(1);
+        if !self.mbar_bytes.is_empty() && kind != Acc::Quiet && self.mbar_touch.is_none() {
+            let (lo, hi) = (at as u32, end as u32);
+            if self.mbar_bytes.iter().any(|&(a, b)| lo < b && a < hi) {
+                self.mbar_touch = Some((inst, tid, kind != Acc::Read));
+            }
+        }
         for word in at / 4..=(end - 1) / 4 {
             let Some(s) = self.shared.get(word) else {
                 return;
@@ -307,10 +330,10 @@ impl Checks {
             Acc::Read => self.shared_read(o),
             Acc::Write => self.shared_write(o),
             Acc::Atomic => {
-                let e = self.epoch;
+                let (e, c) = (self.epoch, self.order.stamp(o.tid));
                 let s = self.shadow(o.at);
                 if s.w == 0 || s.w_epoch != e {
-                    (s.w, s.w_inst, s.w_epoch) = (o.tid + 1, o.inst, e);
+                    (s.w, s.w_inst, s.w_epoch, s.w_clk) = (o.tid + 1, o.inst, e, c);
                 }
                 false
             }
@@ -328,12 +351,13 @@ impl Checks {
             inst,
             quiet,
         } = o;
-        let (t, e, q) = (tid + 1, self.epoch, self.seq(tid));
+        let (t, e, q, c) = (tid + 1, self.epoch, self.seq(tid), self.order.stamp(tid));
         let s0 = *self.shadow(at);
-        let race = s0.w_epoch == e && s0.w != t && !self.ordered(s0.w - 1, tid, s0.w_seq);
-        // Earlier readers ordered before this one by a `__syncwarp()` are done with the word.
-        let past = |r: u32| r == 0 || r == t || self.ordered(r - 1, tid, s0.r_seq);
-        let fresh = s0.r_epoch != e || past(s0.r) && past(s0.r2);
+        let race =
+            s0.w_epoch == e && s0.w != t && !self.ordered(s0.w - 1, tid, (s0.w_seq, s0.w_clk));
+        // Earlier readers ordered before this one (`__syncwarp()`, `order`) are done with it.
+        let past = |r: u32, clk: u32| r == 0 || r == t || self.ordered(r - 1, tid, (s0.r_seq, clk));
+        let fresh = s0.r_epoch != e || past(s0.r, s0.r_clk) && past(s0.r2, s0.r2_clk);
         let s = self.shadow(at);
         let me = Access {
             thread: tid,
@@ -347,9 +371,11 @@ impl Checks {
         });
         let uninit = s.w == 0;
         if fresh {
-            (s.r_epoch, s.r, s.r2, s.r_inst) = (e, t, 0, inst);
-        } else if s.r != t && s.r2 == 0 {
-            s.r2 = t;
+            (s.r_epoch, s.r, s.r2, s.r_inst, s.r_clk) = (e, t, 0, inst, c);
+        } else if s.r == t {
+            s.r_clk = c;
+        } else if s.r2 == 0 || s.r2 == t {
+            (s.r2, s.r2_clk) = (t, c);
         }
         s.r_seq = q;
         if quiet {
@@ -357,7 +383,7 @@ impl Checks {
         }
         if uninit {
             if self.pending.len() < PENDING_CAP {
-                self.pending.push((at, (byte, width), e, me, q));
+                self.pending.push((at, (byte, width), e, me, (q, c)));
             }
         } else if let Some(first) = race {
             let block = self.block;
@@ -375,13 +401,14 @@ impl Checks {
     /// A write; true if it races (reported unless `o.quiet`).
     fn shared_write(&mut self, o: One) -> bool {
         let (at, tid, inst) = (o.at, o.tid, o.inst);
-        let (t, e, q) = (tid + 1, self.epoch, self.seq(tid));
+        let (t, e, q, c) = (tid + 1, self.epoch, self.seq(tid), self.order.stamp(tid));
         let s0 = *self.shadow(at);
-        let after = |x: u32, seq: u32| x == t || self.ordered(x - 1, tid, seq);
-        let reader = [s0.r, s0.r2]
+        let after = |x: u32, seq: u32, clk: u32| x == t || self.ordered(x - 1, tid, (seq, clk));
+        let reader = [(s0.r, s0.r_clk), (s0.r2, s0.r2_clk)]
             .into_iter()
-            .find(|&r| s0.r_epoch == e && r != 0 && !after(r, s0.r_seq));
-        let other = if s0.w_epoch == e && !after(s0.w, s0.w_seq) {
+            .find(|&(r, clk)| s0.r_epoch == e && r != 0 && !after(r, s0.r_seq, clk))
+            .map(|(r, _)| r);
+        let other = if s0.w_epoch == e && !after(s0.w, s0.w_seq, s0.w_clk) {
             Some(Access {
                 thread: s0.w - 1,
                 inst: s0.w_inst,
@@ -395,7 +422,7 @@ impl Checks {
             })
         };
         let s = self.shadow(at);
-        (s.w, s.w_inst, s.w_epoch, s.w_seq) = (t, inst, e, q);
+        (s.w, s.w_inst, s.w_epoch, s.w_seq, s.w_clk) = (t, inst, e, q, c);
         if o.quiet {
             return other.is_some();
         }

@@ -30,7 +30,11 @@ pub(super) enum Name {
 pub(super) struct Ctx {
     pub scopes: Vec<HashMap<String, Name>>,
     pub symbols: HashMap<String, u64>,
+    /// Labels by `scope:name`: an inline-asm `{ }` scope has labels of its own, so the same
+    /// asm inlined twice names two loops, each branch finding its own scope's label first.
     pub labels: HashMap<String, u32>,
+    /// The scopes (ids, outermost 0) around the instruction being decoded, for [`Ctx::label`].
+    pub label_scopes: Vec<u32>,
     pub prog: Program,
     /// Shared symbols named by instructions, for `provenance`.
     pub shared_uses: Vec<(u32, u32, bool)>,
@@ -192,7 +196,12 @@ impl Ctx {
     }
 
     pub fn label(&self, w: &str, line: u32) -> Result<u32, DecodeError> {
-        match self.labels.get(w) {
+        let found = self
+            .label_scopes
+            .iter()
+            .rev()
+            .find_map(|s| self.labels.get(&format!("{s}:{w}")));
+        match found {
             Some(&i) => Ok(i),
             None => self.bad(line, format!("unknown label `{w}`")),
         }
@@ -270,6 +279,7 @@ pub fn decode(src: &str, kernel: &str) -> Result<Program, DecodeError> {
         scopes: vec![HashMap::new()],
         symbols: HashMap::new(),
         labels: HashMap::new(),
+        label_scopes: vec![0],
         prog: Program {
             files: module.files.clone(),
             ..Program::default()
@@ -311,9 +321,15 @@ fn parse(src: &str) -> Result<Module, DecodeError> {
 pub(super) fn body(cx: &mut Ctx, entry: &Entry) -> Result<(), DecodeError> {
     cx.labels.clear();
     let mut n = cx.prog.insts.len() as u32;
+    let (mut open, mut next) = (vec![0u32], 0u32);
     for s in &entry.body {
         match s {
-            Stmt::Label(l) => _ = cx.labels.insert(l.clone(), n),
+            Stmt::Open => {
+                next += 1;
+                open.push(next);
+            }
+            Stmt::Close if open.len() > 1 => _ = open.pop(),
+            Stmt::Label(l) => _ = cx.labels.insert(format!("{}:{l}", open[open.len() - 1]), n),
             Stmt::Instr { .. } => n += 1,
             Stmt::Var(v) => cx.declare_var(v),
             _ => {}
@@ -328,6 +344,7 @@ pub(super) fn body(cx: &mut Ctx, entry: &Entry) -> Result<(), DecodeError> {
         }
     }
     let (mut file, mut line, mut pragma) = (0u32, 0u32, None);
+    (next, cx.label_scopes) = (0, vec![0]);
     // The registers each instruction names, and those `wgmma.mma_async` uses asynchronously.
     // Only a function with a `wgmma` collects them.
     let hopper = entry
@@ -353,10 +370,17 @@ pub(super) fn body(cx: &mut Ctx, entry: &Entry) -> Result<(), DecodeError> {
                     }
                 }
             }
-            Stmt::Open => cx.scopes.push(HashMap::new()),
+            Stmt::Open => {
+                cx.scopes.push(HashMap::new());
+                next += 1;
+                cx.label_scopes.push(next);
+            }
             Stmt::Close => {
                 if cx.scopes.len() > 1 {
                     cx.scopes.pop();
+                }
+                if cx.label_scopes.len() > 1 {
+                    cx.label_scopes.pop();
                 }
             }
             Stmt::Loc { file: f, line: l } => (file, line) = (*f, *l),

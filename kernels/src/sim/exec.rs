@@ -4,7 +4,8 @@
 //! Divergence: a warp holds lane groups, each a (pc, lane mask). The group with the lowest pc
 //! runs; groups that reach the same pc merge. Structured code therefore reconverges after an
 //! `if` and at a loop's exit, and the order is fixed, so runs are deterministic. A group that
-//! reaches `bar.sync` parks; when no group of any warp in the block can run, the block's parked
+//! reaches `bar.sync` parks (named barriers and `mbarrier` waits: `named`, `mbarrier`; the
+//! block's rounds and releases: `sched`); when no group of any warp in the block can run, the block's parked
 //! groups must all wait at the same barrier and no thread of the block may have exited; they are
 //! then released together. Otherwise the launch stops with `barrier_divergence`, naming the
 //! threads that arrived and those that did not, instead of hanging (a GPU of compute capability
@@ -69,6 +70,8 @@ pub(super) struct Machine<'p> {
     pub obs: Option<&'p mut dyn super::observe::Observer>,
     /// The instruction being executed, for an `internal_error` should the simulator panic.
     pub at: &'p std::cell::Cell<Option<usize>>,
+    /// The block's named barriers and `mbarrier`s (`named`, `mbarrier`).
+    pub sync: super::named::BlockSync,
 }
 
 impl Machine<'_> {
@@ -121,106 +124,8 @@ impl Machine<'_> {
         }
     }
 
-    fn new_warp(&self, index: u32, threads: u32) -> Warp {
-        let first = index * 32;
-        let n = (threads - first).min(32);
-        let lanes = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
-        let p = self.prog;
-        let mut regs = vec![0u64; p.nregs as usize * 32];
-        for &(slot, sp) in &p.specials {
-            for l in 0..32u32 {
-                let t = self.thread_of(first + l);
-                let v = match sp {
-                    Special::Tid(d) => u64::from(t[d]),
-                    Special::Ntid(d) => u64::from(self.block[d]),
-                    Special::Ctaid(d) => u64::from(self.block_id[d]),
-                    Special::Nctaid(d) => u64::from(self.grid[d]),
-                    Special::Laneid => u64::from(l),
-                    Special::Warpid => u64::from(index),
-                    Special::Nwarpid => u64::from(threads.div_ceil(32)),
-                    Special::Smid => 0,
-                    Special::LanemaskLt => u64::from((1u32 << l) - 1),
-                    Special::LanemaskLe => u64::from(((1u64 << (l + 1)) - 1) as u32),
-                    Special::LanemaskEq => u64::from(1u32 << l),
-                    Special::LanemaskGe => u64::from(!((1u32 << l) - 1)),
-                    Special::LanemaskGt => u64::from(!(((1u64 << (l + 1)) - 1) as u32)),
-                };
-                regs[slot as usize * 32 + l as usize] = v;
-            }
-        }
-        Warp {
-            pc: p.start,
-            active: lanes,
-            others: Vec::new(),
-            at_bar: Vec::new(),
-            at_coll: Vec::new(),
-            exited: 0,
-            exit_pc: [0; 32],
-            left_pc: [u32::MAX; 32],
-            lanes,
-            first_tid: first,
-            regs,
-            preds: vec![0; p.npreds as usize],
-            local: vec![0; p.local_bytes as usize * 32],
-            copies: Vec::new(),
-            groups: [0; 32],
-            wgmma: Vec::new(),
-            wg_open: 0,
-            frames: Vec::new(),
-        }
-    }
-
-    fn run_block(&mut self) -> Result<(), Located> {
-        let threads = self.block.iter().product::<u32>();
-        let mut warps: Vec<Warp> = (0..threads.div_ceil(32))
-            .map(|i| self.new_warp(i, threads))
-            .collect();
-        let mut shared = vec![0u8; self.shared_bytes];
-        let [bx, by, _] = self.block_id;
-        let linear = bx + self.grid[0] * (by + self.grid[1] * self.block_id[2]);
-        let (block, shared_bytes) = (self.block_id, self.shared_bytes);
-        self.seen(|o| o.begin_block(block, linear, shared_bytes));
-        loop {
-            for w in warps.iter_mut() {
-                if w.active != 0 || !w.others.is_empty() {
-                    self.run_warp(w, &mut shared)?;
-                }
-            }
-            if let Some(stuck) = self.stuck_collective(&mut warps) {
-                return Err(stuck);
-            }
-            let parked: Vec<(usize, u32, u32)> = warps
-                .iter()
-                .enumerate()
-                .flat_map(|(i, w)| w.at_bar.iter().map(move |&(pc, m)| (i, pc, m)))
-                .collect();
-            let Some(&(w0, pc0, m0)) = parked.first() else {
-                self.seen(|o| o.end_block());
-                return Ok(());
-            };
-            let exited = warps.iter().any(|w| w.exited != 0);
-            if exited || parked.iter().any(|g| g.1 != pc0) {
-                let detail = self.divergence(&warps, &parked);
-                return Err(self.fault(
-                    Fault::BarrierDivergence { detail },
-                    Some(pc0 as usize),
-                    Some(&warps[w0]),
-                    Some(m0.trailing_zeros() as usize),
-                ));
-            }
-            for w in warps.iter_mut() {
-                let mask = w.at_bar.drain(..).fold(0, |a, g| a | g.1);
-                if mask != 0 {
-                    w.others.push((pc0 + 1, mask));
-                    resched(w);
-                }
-            }
-            self.seen(|o| o.barrier());
-        }
-    }
-
     /// Runs the warp until none of its groups can run (all exited or parked at a barrier).
-    fn run_warp(&mut self, w: &mut Warp, shared: &mut [u8]) -> Result<(), Located> {
+    pub(super) fn run_warp(&mut self, w: &mut Warp, shared: &mut [u8]) -> Result<(), Located> {
         let prog = self.prog;
         loop {
             if w.active == 0 && !resched(w) {
@@ -299,6 +204,26 @@ impl Machine<'_> {
                     w.active &= !exec;
                     w.pc += 1;
                 }
+                &Op::NamedBar { id, count, wait } => {
+                    if exec != 0 {
+                        self.named_bar(w, exec, pc, (id, count, wait))?;
+                    } else {
+                        w.pc += 1;
+                    }
+                }
+                &Op::SetMaxNreg { n } => {
+                    if exec != 0 {
+                        self.setmaxnreg(w, exec, pc, n)?;
+                    }
+                    w.pc += 1;
+                }
+                Op::Mbar(op) => {
+                    if exec != 0 {
+                        self.mbar(w, shared, exec, pc, op)?;
+                    } else {
+                        w.pc += 1;
+                    }
+                }
                 Op::Call { func, args, ret } => {
                     if exec != 0 {
                         self.call(w, exec, pc, *func, args, *ret)?;
@@ -374,6 +299,9 @@ impl Machine<'_> {
                         ) {
                             return Err(self.fault(fault, Some(pc), Some(w), lane));
                         }
+                        if self.chk.mbar_touch.is_some() {
+                            return Err(self.mbar_touched(w));
+                        }
                     }
                     w.pc += 1;
                 }
@@ -434,7 +362,7 @@ impl Warp {
 }
 
 /// Makes the lowest-pc group current, merging groups at the same pc. False if none can run.
-fn resched(w: &mut Warp) -> bool {
+pub(super) fn resched(w: &mut Warp) -> bool {
     if w.active != 0 {
         if w.others.iter().all(|g| g.0 > w.pc) {
             return true;

@@ -139,7 +139,21 @@ pub enum Op {
         target: u32,
     },
     Exit,
+    /// `bar.sync 0` with no count: `__syncthreads()`, every thread of the block (`exec`).
     Bar,
+    /// A named barrier (`named`): `bar.sync`/`barrier.sync` (`wait`) or `bar.arrive`, barrier
+    /// `id`, `count` threads (all of the block when absent).
+    NamedBar {
+        id: Src,
+        count: Option<Src>,
+        wait: bool,
+    },
+    /// `setmaxnreg.{inc,dec}.sync.aligned.u32 n`: no effect on values; its rules are checked.
+    SetMaxNreg {
+        n: u64,
+    },
+    /// The `mbarrier` family and `cp.async.mbarrier.arrive` (`mbarrier`).
+    Mbar(Box<super::mbarrier::MbarOp>),
     /// The warp collectives (`bar.warp.sync`, `shfl.sync`, `vote.sync`, `match.sync`): each
     /// waits for the lanes of its member mask (`exec::collective`).
     BarWarp {

@@ -33,19 +33,23 @@ mod gpu_facts;
 mod half;
 pub mod ir;
 mod lex;
+mod mbarrier;
 mod memory;
 mod mma;
 mod mma_half;
 mod mma_num;
 mod mma_step;
+mod named;
 pub mod observe;
 mod opcode;
 mod opcode_mem;
 mod ops;
+mod order;
 pub mod parse;
 mod parse_body;
 mod printf;
 mod provenance;
+mod sched;
 mod step;
 mod step_mem;
 mod types;
@@ -239,6 +243,7 @@ fn run_inner(
             None => None,
         },
         at,
+        sync: Default::default(),
     };
     let result = m.run();
     let outputs: Vec<usize> = (0..is_output.len()).filter(|&i| is_output[i]).collect();

@@ -87,6 +87,9 @@ fn call(cx: &Ctx, ops: &[Operand], line: u32) -> Result<Op, DecodeError> {
 /// ignore_src}{, policy}` and its groups; the bulk (TMA) and `mbarrier` forms are not simulated.
 fn cp_async(cx: &mut Ctx, w: &Word<'_>, ops: &[Operand]) -> Result<Op, DecodeError> {
     let line = w.line;
+    if w.has("mbarrier") {
+        return super::mbarrier::decode(cx, w, ops);
+    }
     if w.has("commit_group") {
         return Ok(Op::CpAsyncCommit);
     }
@@ -280,13 +283,17 @@ pub(super) fn decode_mem(cx: &mut Ctx, w: &Word<'_>, ops: &[Operand]) -> Result<
                 None => Src::Imm(u64::from(u32::MAX)),
             },
         },
-        "bar" | "barrier"
-            if has("sync")
-                || mods.is_empty()
-                || mods == ["cta"]
-                || has("aligned") && !has("arrive") && !has("red") =>
-        {
-            Op::Bar
+        "bar" | "barrier" => super::named::decode(cx, w, ops)?,
+        "mbarrier" => super::mbarrier::decode(cx, w, ops)?,
+        "setmaxnreg" => {
+            need(1)?;
+            match ops[0] {
+                Operand::Word { w: ref n, .. } => match super::parse::parse_int(n) {
+                    Some(n) => Op::SetMaxNreg { n: n as u64 },
+                    None => return cx.bad(line, "`setmaxnreg` needs a constant register count"),
+                },
+                _ => return cx.bad(line, "`setmaxnreg` needs a constant register count"),
+            }
         }
         "shfl" if has("sync") => {
             need(5)?;

@@ -339,6 +339,9 @@ pub(super) fn step(
         Op::Bra { .. }
         | Op::Exit
         | Op::Bar
+        | Op::NamedBar { .. }
+        | Op::SetMaxNreg { .. }
+        | Op::Mbar(_)
         | Op::Printf { .. }
         | Op::CpAsync { .. }
         | Op::CpAsyncCommit

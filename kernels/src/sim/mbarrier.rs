@@ -1,0 +1,468 @@
+//! `mbarrier`: the shared-memory barrier objects of compute capability 8.0 and 9.0, per the
+//! PTX ISA ("Parallel Synchronization and Communication Instructions: mbarrier"), and
+//! `cp.async.mbarrier.arrive`.
+//!
+//! An object is 8 bytes of shared memory; its state lives here, keyed by its offset (the bytes
+//! themselves are not written, and an ordinary load or store of them is a diagnostic). A phase
+//! has an expected arrival count (from `init`) and a pending count; each arrival (per thread,
+//! `count` of them with the operand) lowers the pending count, and at zero the phase completes:
+//! the pending count goes back to the expected one and the phase number (its parity) advances.
+//! `arrive` returns a state token of the object before the arrival: here the phase number in the
+//! high word and the pending count in the low one (`pending_count` reads it back). `test_wait`/`try_wait` with
+//! a token are true once that phase has completed; with `.parity` once the phase of that parity
+//! before the current one has (a wait on the current phase's parity is false). A failed wait
+//! parks its lanes, the predicate false, until the block has nothing else to run (`sched`): the
+//! kernel's retry loop then runs again, and one that can never succeed is a deadlock, not an
+//! endless run. Ordering for the race check: an arrival releases its warp's clock into the
+//! phase, a wait that succeeds acquires the completed phase's clock (`order`).
+//! `cp.async.mbarrier.arrive` lands the thread's `cp.async` copies first (they are complete when
+//! its arrival counts), then arrives (`.noinc`) or only orders (without `.noinc` the pending
+//! count is raised and lowered again). Misuse is diagnosed at the line: an object never
+//! initialized (or invalidated), an arrival past the pending count, `init` of an object in use,
+//! a `noComplete` arrival that completes the phase. Transaction counts (`expect_tx`,
+//! `complete_tx`), `arrive_drop`, clusters and the bulk copies are not simulated.
+
+use super::decode::{Ctx as Dx, DecodeError};
+use super::exec::{Machine, Warp};
+use super::fault::{Fault, Located};
+use super::ir::*;
+use super::memory::{REGION_SHIFT, SHARED_REGION};
+use super::opcode::Word;
+use super::order::Clock;
+use super::parse::Operand;
+use std::collections::BTreeMap;
+
+/// One decoded `mbarrier` instruction; `addr` is in `space` (shared or generic).
+#[derive(Clone, Debug, PartialEq)]
+pub enum MbarOp {
+    Init {
+        addr: Addr,
+        space: Space,
+        count: Src,
+    },
+    Arrive {
+        d: Option<Slot>,
+        addr: Addr,
+        space: Space,
+        count: Option<Src>,
+        no_complete: bool,
+    },
+    Wait {
+        p: PSlot,
+        addr: Addr,
+        space: Space,
+        parity: bool,
+        token: Src,
+    },
+    Inval {
+        addr: Addr,
+        space: Space,
+    },
+    PendingCount {
+        d: Slot,
+        state: Src,
+    },
+    CpAsyncArrive {
+        addr: Addr,
+        space: Space,
+        noinc: bool,
+    },
+}
+
+/// One object's state.
+#[derive(Clone, Default)]
+struct Mbar {
+    expected: u32,
+    pending: u32,
+    phase: u32,
+    valid: bool,
+    /// The clocks of the current phase's arrivals, and of the last completed phase.
+    clock: Clock,
+    done: Clock,
+}
+
+/// A block's `mbarrier` objects by shared offset.
+#[derive(Default)]
+pub struct Mbars {
+    objs: BTreeMap<u32, Mbar>,
+    generation: u64,
+}
+
+/// A group whose wait failed: its warp, the wait's pc, its lanes and the object's offset.
+pub struct Spin {
+    pub warp: usize,
+    pub pc: u32,
+    pub lanes: u32,
+    pub at: u32,
+}
+
+impl Mbars {
+    /// Grows with every change of any object (for `sched`'s fingerprint).
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    /// What the object a spinner waits on is doing, for the deadlock sentence.
+    pub fn tally(&self, s: &Spin) -> String {
+        match self.objs.get(&s.at) {
+            Some(m) => format!(
+                "a phase to complete; its current phase {} (parity {}) still waits for {} of its {} expected arrivals",
+                m.phase,
+                m.phase & 1,
+                m.pending,
+                m.expected
+            ),
+            None => "a phase to complete".into(),
+        }
+    }
+}
+
+fn space_of(w: &Word<'_>) -> Result<Space, &'static str> {
+    if w.has("shared::cluster") {
+        Err("clusters are not simulated")
+    } else if w.has("shared") || w.has("shared::cta") {
+        Ok(Space::Shared)
+    } else {
+        Ok(Space::Generic)
+    }
+}
+
+/// `mbarrier.*`, and `cp.async.mbarrier.arrive` (`cp`).
+pub(super) fn decode(cx: &mut Dx, w: &Word<'_>, ops: &[Operand]) -> Result<Op, DecodeError> {
+    let line = w.line;
+    let space = match space_of(w) {
+        Ok(s) => s,
+        Err(why) => return w.unsupported(why),
+    };
+    let tx = ["expect_tx", "complete_tx", "arrive_drop", "try_wait_tx"];
+    if tx.iter().any(|m| w.mods.iter().any(|x| x.starts_with(m))) {
+        return w.unsupported("mbarrier transaction counts (`expect_tx`, `complete_tx`, TMA) and `arrive_drop` are not simulated");
+    }
+    if w.mn == "cp" {
+        w.need(1)?;
+        let addr = cx.addr(&ops[0], line)?;
+        return Ok(Op::Mbar(Box::new(MbarOp::CpAsyncArrive {
+            addr,
+            space,
+            noinc: w.has("noinc"),
+        })));
+    }
+    let sink = |o: &Operand| matches!(o, Operand::Word { w, .. } if w == "_");
+    let op = match w.mods.first().copied() {
+        Some("init") => {
+            w.need(2)?;
+            MbarOp::Init {
+                addr: cx.addr(&ops[0], line)?,
+                space,
+                count: cx.src(&ops[1], Ty::U32, line)?,
+            }
+        }
+        Some("arrive") => {
+            w.need(2)?;
+            MbarOp::Arrive {
+                d: if sink(&ops[0]) {
+                    None
+                } else {
+                    Some(cx.dst(&ops[0], line)?)
+                },
+                addr: cx.addr(&ops[1], line)?,
+                space,
+                count: match ops.get(2) {
+                    Some(o) => Some(cx.src(o, Ty::U32, line)?),
+                    None => None,
+                },
+                no_complete: w.has("noComplete"),
+            }
+        }
+        Some("test_wait" | "try_wait") => {
+            w.need(3)?;
+            MbarOp::Wait {
+                p: cx.pdst(&ops[0], line)?,
+                addr: cx.addr(&ops[1], line)?,
+                space,
+                parity: w.has("parity"),
+                token: cx.src(&ops[2], Ty::U64, line)?,
+            }
+        }
+        Some("inval") => {
+            w.need(1)?;
+            MbarOp::Inval {
+                addr: cx.addr(&ops[0], line)?,
+                space,
+            }
+        }
+        Some("pending_count") => {
+            w.need(2)?;
+            MbarOp::PendingCount {
+                d: cx.dst(&ops[0], line)?,
+                state: cx.src(&ops[1], Ty::U64, line)?,
+            }
+        }
+        _ => return w.unsupported("not simulated"),
+    };
+    Ok(Op::Mbar(Box::new(op)))
+}
+
+fn uninitialized(a: u32) -> String {
+    format!(
+        "uses the mbarrier at shared byte {a}, which no `mbarrier.init` has initialized (or which `mbarrier.inval` invalidated): initialize it once, then make the initialization visible (`__syncthreads()`) before any thread uses it"
+    )
+}
+
+impl Machine<'_> {
+    /// One `mbarrier` instruction over the lanes `exec` of warp `w`, in lane order.
+    pub(super) fn mbar(
+        &mut self,
+        w: &mut Warp,
+        shared: &mut [u8],
+        exec: u32,
+        pc: usize,
+        op: &MbarOp,
+    ) -> Result<(), Located> {
+        let wi = (w.first_tid / 32) as usize;
+        let at = |addr: Addr, space: Space, w: &mut Warp| -> [Result<u32, String>; 32] {
+            let cx = w.ctx(exec, 0);
+            let base = addr.base.map_or([0; 32], |b| cx.get(Src::Reg(b)));
+            std::array::from_fn(|l| {
+                let a = base[l].wrapping_add(addr.off as u64);
+                let a = match space {
+                    Space::Shared => a,
+                    _ if a >> REGION_SHIFT == SHARED_REGION => a & ((1 << REGION_SHIFT) - 1),
+                    _ => {
+                        return Err(format!(
+                            "is given address {a:#x}, which is not in shared memory: an mbarrier object lives in shared memory"
+                        ));
+                    }
+                };
+                if a % 8 != 0 || a + 8 > shared.len() as u64 {
+                    return Err(format!(
+                        "is given shared byte {a}, but an mbarrier object is 8 bytes, 8-aligned, inside the block's {} bytes of shared memory",
+                        shared.len()
+                    ));
+                }
+                Ok(a as u32)
+            })
+        };
+        let lanes: Vec<usize> = (0..32).filter(|l| exec >> l & 1 == 1).collect();
+        let fail = |m: &Self, w: &Warp, l: usize, why: String| m.misuse(pc, w, Some(l), &why);
+        if !matches!(op, MbarOp::Wait { .. } | MbarOp::PendingCount { .. }) {
+            self.sync.mbars.generation += 1;
+        }
+        let on = self.chk.on;
+        match *op {
+            MbarOp::Init { addr, space, count } => {
+                let (ats, n) = (at(addr, space, w), w.ctx(exec, 0).get(count));
+                for &l in &lanes {
+                    let a = ats[l].clone().map_err(|e| fail(self, w, l, e))?;
+                    let n = n[l] as u32;
+                    if n == 0 || n >= 1 << 20 {
+                        return Err(fail(
+                            self,
+                            w,
+                            l,
+                            format!("sets an expected count of {n}, but it must be 1 to 2^20 - 1"),
+                        ));
+                    }
+                    if let Some(m) = self.sync.mbars.objs.get(&a)
+                        && m.valid
+                        && (m.phase > 0 || m.pending != m.expected)
+                    {
+                        return Err(fail(
+                            self,
+                            w,
+                            l,
+                            format!(
+                                "initializes the mbarrier at shared byte {a} again while it is in use (phase {}, {} of {} arrivals pending): `mbarrier.inval` it first, once no thread uses it",
+                                m.phase, m.pending, m.expected
+                            ),
+                        ));
+                    }
+                    self.sync.mbars.objs.insert(
+                        a,
+                        Mbar {
+                            expected: n,
+                            pending: n,
+                            valid: true,
+                            ..Mbar::default()
+                        },
+                    );
+                    if !self.chk.mbar_bytes.contains(&(a, a + 8)) {
+                        self.chk.mbar_bytes.push((a, a + 8));
+                    }
+                }
+            }
+            MbarOp::Inval { addr, space } => {
+                let ats = at(addr, space, w);
+                for &l in &lanes {
+                    let a = ats[l].clone().map_err(|e| fail(self, w, l, e))?;
+                    match self.sync.mbars.objs.get_mut(&a) {
+                        Some(m) if m.valid => m.valid = false,
+                        _ => return Err(fail(self, w, l, uninitialized(a))),
+                    }
+                    self.chk.mbar_bytes.retain(|r| r.0 != a);
+                }
+            }
+            MbarOp::PendingCount { d, state } => {
+                let mut cx = w.ctx(exec, 0);
+                let s = cx.get(state);
+                cx.put(d, &s.map(|t| t & 0xffff_ffff));
+            }
+            MbarOp::Arrive {
+                d,
+                addr,
+                space,
+                count,
+                no_complete,
+            } => {
+                let ats = at(addr, space, w);
+                let n = count.map(|c| w.ctx(exec, 0).get(c));
+                let k = std::array::from_fn(|l| n.map_or(1, |n| n[l] as u32));
+                let tokens = self.arrive_lanes(w, exec, pc, ats, k, no_complete)?;
+                if let Some(d) = d {
+                    w.ctx(exec, 0).put(d, &tokens);
+                }
+            }
+            MbarOp::CpAsyncArrive { addr, space, noinc } => {
+                let ats = at(addr, space, w);
+                self.land(w, shared, exec, |_, _| true)?;
+                self.arrive_lanes(w, exec, pc, ats, [u32::from(noinc); 32], false)?;
+            }
+            MbarOp::Wait {
+                p,
+                addr,
+                space,
+                parity,
+                token,
+            } => {
+                let ats = at(addr, space, w);
+                let t = w.ctx(exec, 0).get(token);
+                let (mut ok, mut spin) = (0u32, None);
+                for &l in &lanes {
+                    let a = ats[l].clone().map_err(|e| fail(self, w, l, e))?;
+                    let Some(m) = self.sync.mbars.objs.get(&a).filter(|m| m.valid) else {
+                        return Err(fail(self, w, l, uninitialized(a)));
+                    };
+                    let done = if parity {
+                        u64::from(m.phase & 1) != t[l] & 1
+                    } else {
+                        u64::from(m.phase) > t[l] >> 32
+                    };
+                    if done {
+                        ok |= 1 << l;
+                        if on {
+                            let c = m.done.clone();
+                            self.chk.order.acquire(wi, &c);
+                        }
+                    } else {
+                        spin.get_or_insert(a);
+                    }
+                }
+                let v = w.preds[p as usize];
+                w.preds[p as usize] = v & !exec | ok;
+                let failed = exec & !ok;
+                if let Some(a) = spin {
+                    w.active &= !failed;
+                    self.sync.spinners.push(Spin {
+                        warp: wi,
+                        pc: pc as u32,
+                        lanes: failed,
+                        at: a,
+                    });
+                }
+            }
+        }
+        w.pc += 1;
+        Ok(())
+    }
+
+    /// The arrivals of the lanes `exec` (lane `l` on the object at `ats[l]`, `k[l]` times), in
+    /// lane order; their state tokens. A lane arriving on an object whose phase an earlier lane
+    /// of the same instruction completed is an over-arrival too (a warp where one thread
+    /// should have arrived).
+    fn arrive_lanes(
+        &mut self,
+        w: &Warp,
+        exec: u32,
+        pc: usize,
+        ats: [Result<u32, String>; 32],
+        k: [u32; 32],
+        no_complete: bool,
+    ) -> Result<[u64; 32], Located> {
+        let wi = (w.first_tid / 32) as usize;
+        let fail = |m: &Self, l: usize, why: String| m.misuse(pc, w, Some(l), &why);
+        let mut tokens = [0u64; 32];
+        let mut completed: Vec<(u32, usize)> = vec![];
+        for l in (0..32).filter(|l| exec >> l & 1 == 1) {
+            let a = ats[l].clone().map_err(|e| fail(self, l, e))?;
+            if let Some(&(_, first)) = completed.iter().find(|c| c.0 == a) {
+                let why = format!(
+                    "arrives on the mbarrier at shared byte {a} after thread {}'s arrival in the same instruction completed its phase: more arrivals than it was initialized for (should only one thread arrive, e.g. `if (lane == 0)`?)",
+                    w.first_tid + first as u32
+                );
+                return Err(fail(self, l, why));
+            }
+            let phase = self.sync.mbars.objs.get(&a).map(|m| m.phase);
+            tokens[l] = self
+                .arrive(a, k[l], no_complete, wi)
+                .map_err(|e| fail(self, l, e.unwrap_or_else(|| uninitialized(a))))?;
+            if self.sync.mbars.objs.get(&a).map(|m| m.phase) != phase {
+                completed.push((a, l));
+            }
+        }
+        Ok(tokens)
+    }
+
+    /// `k` arrivals on the object at `a` by warp `wi`; the state token. `Err(None)`: not
+    /// initialized; `Err(Some(why))`: misuse.
+    fn arrive(
+        &mut self,
+        a: u32,
+        k: u32,
+        no_complete: bool,
+        wi: usize,
+    ) -> Result<u64, Option<String>> {
+        let Some(m) = self.sync.mbars.objs.get_mut(&a).filter(|m| m.valid) else {
+            return Err(None);
+        };
+        if k > m.pending {
+            return Err(Some(format!(
+                "arrives {k} time(s) on the mbarrier at shared byte {a}, but its current phase {} has only {} of its {} expected arrivals left: more arrivals than it was initialized for",
+                m.phase, m.pending, m.expected
+            )));
+        }
+        if self.chk.on {
+            self.chk.order.release(wi, &mut m.clock);
+        }
+        // The state before this arrival, as the ISA says the token captures.
+        let token = u64::from(m.phase) << 32 | u64::from(m.pending);
+        m.pending -= k;
+        if m.pending == 0 {
+            if no_complete {
+                return Err(Some(format!(
+                    "is a `noComplete` arrival but completes the current phase {} of the mbarrier at shared byte {a}",
+                    m.phase
+                )));
+            }
+            m.phase += 1;
+            m.pending = m.expected;
+            m.done = std::mem::take(&mut m.clock);
+        }
+        Ok(token)
+    }
+
+    /// The diagnostic of an ordinary load or store of an `mbarrier` object's bytes.
+    pub(super) fn mbar_touched(&mut self, w: &Warp) -> Located {
+        let (inst, tid, write) = self.chk.mbar_touch.take().unwrap_or_default();
+        let detail = format!(
+            "an ordinary {} the 8 bytes of an initialized mbarrier object: its state is read and changed only by `mbarrier.*` instructions (is a pointer off, or is the object's memory reused without `mbarrier.inval`?)",
+            if write { "store writes" } else { "load reads" }
+        );
+        let lane = tid.checked_sub(w.first_tid).map(|l| l as usize);
+        self.fault(
+            Fault::BarrierDivergence { detail },
+            Some(inst as usize),
+            Some(w),
+            lane,
+        )
+    }
+}

@@ -1,0 +1,299 @@
+// Warp-specialized producer/consumer kernels with named barriers, mbarrier and setmaxnreg,
+// written as a learner would with inline PTX (compute_90a: `setmaxnreg` and `try_wait`).
+// Each kernel is k(const float* in, float* out, int n); `sim_named_barriers`, `sim_mbarrier`
+// and `gpu_barriers` run them. Kernels named `*_ok` are correct; the others carry one bug.
+
+#define ITERS 12
+
+__device__ __forceinline__ unsigned smem(const void* p) {
+    return (unsigned)__cvta_generic_to_shared(p);
+}
+
+// --- Named barriers: warps 0-1 produce into buf, warps 2-3 consume (block of 128) ---------
+// Barrier 1 (`full`) says buf is full, barrier 2 (`empty`) that it is empty again; the
+// instructions are the macro's arguments (the ids in registers where they name `%0`).
+#define NAMED(name, SYNC, ARRIVE)                                                          \
+    extern "C" __global__ void name(const float* in, float* out, int n) {                  \
+        __shared__ float buf[64];                                                          \
+        int t = threadIdx.x, full = n / 64, empty = n / 32; /* 1 and 2 for n = 64 */       \
+        for (int k = 0; k < ITERS; ++k) {                                                  \
+            if (t < 64) {                                                                  \
+                if (k > 0) asm volatile(SYNC(2) :: "r"(empty) : "memory");                 \
+                buf[t] = in[k * 64 + t];                                                   \
+                asm volatile(ARRIVE(1) :: "r"(full) : "memory");                           \
+            } else {                                                                       \
+                asm volatile(SYNC(1) :: "r"(full) : "memory");                             \
+                out[k * 64 + (t - 64)] = buf[63 - (t - 64)] * 2.0f + 1.0f;                 \
+                asm volatile(ARRIVE(2) :: "r"(empty) : "memory");                          \
+            }                                                                              \
+        }                                                                                  \
+    }
+#define BAR_SYNC(id) "bar.sync " #id ", 128;"
+#define BAR_ARRIVE(id) "bar.arrive " #id ", 128;"
+#define BARRIER_SYNC(id) "barrier.sync.aligned %0, 128;"
+#define BARRIER_ARRIVE(id) "barrier.arrive.aligned %0, 128;"
+NAMED(named_ok, BAR_SYNC, BAR_ARRIVE)
+NAMED(named_aligned_ok, BARRIER_SYNC, BARRIER_ARRIVE)
+
+// Block of 192: the producers arrive expecting 128 threads, the consumers sync expecting 192,
+// and warps 4-5 never come.
+extern "C" __global__ void named_count_mismatch(const float* in, float* out, int n) {
+    __shared__ float buf[64];
+    int t = threadIdx.x;
+    if (t < 64) {
+        buf[t] = in[t];
+        asm volatile("bar.arrive 1, 128;" ::: "memory");
+    } else if (t < 128) {
+        asm volatile("bar.sync 1, 192;" ::: "memory");
+        out[t - 64] = buf[127 - t];
+    }
+}
+
+// Barrier id n / 4 = 16 for n = 64: past the 16 barriers.
+extern "C" __global__ void named_bad_id(const float* in, float* out, int n) {
+    int id = n / 4;
+    asm volatile("bar.sync %0, 128;" :: "r"(id) : "memory");
+    if (threadIdx.x < 64) out[threadIdx.x] = in[threadIdx.x];
+}
+
+#ifndef CORRECT_ONLY  // ptxas refuses the constant; the GPU test leaves it out
+extern "C" __global__ void named_bad_count(const float* in, float* out, int n) {
+    asm volatile("bar.sync 1, 48;" ::: "memory");
+    if (threadIdx.x < 64) out[threadIdx.x] = in[threadIdx.x];
+}
+#endif
+
+// The producers forget their `bar.arrive`.
+extern "C" __global__ void named_missing_arrive(const float* in, float* out, int n) {
+    __shared__ float buf[64];
+    int t = threadIdx.x;
+    if (t < 64) {
+        buf[t] = in[t];
+    } else {
+        asm volatile("bar.sync 1, 128;" ::: "memory");
+        out[t - 64] = buf[127 - t];
+    }
+}
+
+// The consumers arrive instead of syncing: their reads are not ordered after the writes.
+extern "C" __global__ void named_reader_does_not_wait(const float* in, float* out, int n) {
+    __shared__ float buf[64];
+    int t = threadIdx.x;
+    if (t < 64) {
+        buf[t] = in[t];
+        asm volatile("bar.arrive 1, 128;" ::: "memory");
+    } else {
+        asm volatile("bar.arrive 1, 128;" ::: "memory");
+        out[t - 64] = buf[127 - t];
+    }
+}
+
+// --- setmaxnreg: warpgroup 0 gives registers away, warpgroup 1 takes them (block of 256) ----
+extern "C" __global__ void maxnreg_ok(const float* in, float* out, int n) {
+    int t = threadIdx.x;
+    if (t < 128) {
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
+    } else {
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
+        for (int i = t - 128; i < ITERS * 64; i += 128) out[i] = in[i] + 1.0f;
+    }
+}
+
+#ifndef CORRECT_ONLY  // ptxas refuses the constant; the GPU test leaves it out
+extern "C" __global__ void maxnreg_bad_count(const float* in, float* out, int n) {
+    int t = threadIdx.x;
+    if (t < 128) {
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 20;");
+    } else {
+        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
+        if (t - 128 < 64) out[t - 128] = in[t - 128] + 1.0f;
+    }
+}
+#endif
+
+extern "C" __global__ void maxnreg_half_warp(const float* in, float* out, int n) {
+    int t = threadIdx.x;
+    if (t % 32 < 16) asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
+    if (t < 64) out[t] = in[t] + 1.0f;
+}
+
+// --- mbarrier: warp 0 produces into a ring of 3 stages, warps 1-2 consume (block of 96) ------
+// full[s]: the 32 producer threads arrive after writing stage s; empty[s]: the 64 consumer
+// threads arrive after reading it. Iteration k uses stage k % 3 in its (k / 3)-th round.
+#define STAGES 3
+
+__device__ __forceinline__ void mb_init(unsigned long long* b, unsigned count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: "r"(smem(b)), "r"(count) : "memory");
+}
+
+__device__ __forceinline__ void mb_arrive(unsigned long long* b) {
+    asm volatile("{\n\t.reg .b64 state;\n\tmbarrier.arrive.release.cta.shared::cta.b64 state, [%0];\n\t}"
+                 :: "r"(smem(b)) : "memory");
+}
+
+__device__ __forceinline__ void mb_wait(unsigned long long* b, unsigned parity) {
+    asm volatile("{\n\t.reg .pred p;\n\tLAB_WAIT:\n\t"
+                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n\t"
+                 "@!p bra LAB_WAIT;\n\t}"
+                 :: "r"(smem(b)), "r"(parity) : "memory");
+}
+
+__device__ __forceinline__ void mb_init_all(unsigned long long* full, unsigned long long* empty,
+                                            unsigned producers, unsigned consumers) {
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; ++s) {
+            mb_init(&full[s], producers);
+            mb_init(&empty[s], consumers);
+        }
+    }
+    __syncthreads();
+}
+
+// The consumers' half: wait for stage s of round r, read it reversed, free it.
+__device__ __forceinline__ void consume(float (*ring)[64], unsigned long long* full,
+                                       unsigned long long* empty, float* out, int c, bool wait) {
+    for (int k = 0; k < ITERS; ++k) {
+        int s = k % STAGES, r = k / STAGES;
+        if (wait) mb_wait(&full[s], r & 1);
+        out[k * 64 + c] = ring[s][63 - c] * 3.0f - 0.5f;
+        mb_arrive(&empty[s]);
+    }
+}
+
+// The producer's half: wait for stage s to be empty (the parity `flip` flips), fill it, and
+// arrive on full for the first `arrivals` iterations.
+__device__ __forceinline__ void produce(float (*ring)[64], unsigned long long* full,
+                                       unsigned long long* empty, const float* in, int t,
+                                       unsigned flip, int arrivals) {
+    for (int k = 0; k < ITERS; ++k) {
+        int s = k % STAGES, r = k / STAGES;
+        mb_wait(&empty[s], (r & 1) ^ flip);
+        ring[s][t] = in[k * 64 + t];
+        ring[s][t + 32] = in[k * 64 + t + 32];
+        if (k < arrivals) mb_arrive(&full[s]);
+    }
+}
+
+#define RING(name, flip, arrivals, wait)                                                   \
+    extern "C" __global__ void name(const float* in, float* out, int n) {                  \
+        __shared__ __align__(8) unsigned long long full[STAGES], empty[STAGES];            \
+        __shared__ float ring[STAGES][64];                                                 \
+        mb_init_all(full, empty, 32, 64);                                                  \
+        int t = threadIdx.x;                                                               \
+        if (t < 32) produce(ring, full, empty, in, t, flip, arrivals);                     \
+        else consume(ring, full, empty, out, t - 32, wait);                                \
+    }
+RING(mbar_ring_ok, 1, ITERS, true)
+// The producer waits on the empty stages with the wrong parity: the first wait is for a
+// phase nobody completes.
+RING(mbar_wrong_parity, 0, ITERS, true)
+// The producer stops arriving after the first round.
+RING(mbar_missing_arrive, 1, STAGES, true)
+// The consumers read the stages without waiting for them to be full.
+RING(mbar_no_wait, 1, ITERS, false)
+
+// The producer copies with cp.async and lets each copy's landing arrive (`.noinc`: each of
+// the 32 producer threads is one of full's 32 expected arrivals).
+extern "C" __global__ void mbar_cpasync_ok(const float* in, float* out, int n) {
+    __shared__ __align__(8) unsigned long long full[STAGES], empty[STAGES];
+    __shared__ __align__(16) float ring[STAGES][64];
+    mb_init_all(full, empty, 32, 64);
+    int t = threadIdx.x;
+    if (t < 32) {
+        for (int k = 0; k < ITERS; ++k) {
+            int s = k % STAGES, r = k / STAGES;
+            mb_wait(&empty[s], (r & 1) ^ 1);
+            asm volatile("cp.async.ca.shared.global [%0], [%1], 8;"
+                         :: "r"(smem(&ring[s][2 * t])), "l"(in + k * 64 + 2 * t) : "memory");
+            asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];"
+                         :: "r"(smem(&full[s])) : "memory");
+        }
+    } else {
+        consume(ring, full, empty, out, t - 32, true);
+    }
+}
+
+// Only the empty barriers are initialized.
+extern "C" __global__ void mbar_uninitialized(const float* in, float* out, int n) {
+    __shared__ __align__(8) unsigned long long full[STAGES], empty[STAGES];
+    __shared__ float ring[STAGES][64];
+    if (threadIdx.x == 0)
+        for (int s = 0; s < STAGES; ++s) mb_init(&empty[s], 64);
+    __syncthreads();
+    int t = threadIdx.x;
+    if (t < 32) {
+        ring[0][t] = in[t];
+        mb_arrive(&full[0]);
+    } else {
+        consume(ring, full, empty, out, t - 32, true);
+    }
+}
+
+// full counts one arrival, but every producer thread arrives, not only lane 0.
+extern "C" __global__ void mbar_over_arrival(const float* in, float* out, int n) {
+    __shared__ __align__(8) unsigned long long full[STAGES], empty[STAGES];
+    __shared__ float ring[STAGES][64];
+    mb_init_all(full, empty, 1, 64);
+    int t = threadIdx.x;
+    if (t < 32) {
+        ring[0][t] = in[t];
+        ring[0][t + 32] = in[t + 32];
+        mb_arrive(&full[0]);
+    } else {
+        mb_wait(&full[0], 0);
+        out[t - 32] = ring[0][95 - t];
+    }
+}
+
+// An ordinary store into an mbarrier object's bytes.
+extern "C" __global__ void mbar_plain_store(const float* in, float* out, int n) {
+    __shared__ __align__(8) unsigned long long full[STAGES], empty[STAGES];
+    mb_init_all(full, empty, 32, 64);
+    if (threadIdx.x == 5) full[1] = 0;
+    if (threadIdx.x < 64) out[threadIdx.x] = in[threadIdx.x];
+}
+
+// The other forms: each consumer thread arrives with a count of 1 on `done` and waits with
+// its state token (`test_wait`, then `try_wait`), reads the pending count back from the
+// token; thread 0 invalidates `done` at the end and initializes it again for a second use.
+extern "C" __global__ void mbar_token_ok(const float* in, float* out, int n) {
+    __shared__ __align__(8) unsigned long long done;
+    __shared__ float buf[64];
+    int t = threadIdx.x;
+    for (int round = 0; round < 2; ++round) {
+        if (t == 0) mb_init(&done, 64);
+        __syncthreads();
+        buf[t] = in[round * 64 + t];
+        unsigned long long state;
+        unsigned pending, ok;
+        asm volatile("mbarrier.arrive.shared::cta.b64 %0, [%1], 1;"
+                     : "=l"(state) : "r"(smem(&done)) : "memory");
+        asm volatile("mbarrier.pending_count.b64 %0, %1;" : "=r"(pending) : "l"(state));
+        asm volatile("{\n\t.reg .pred p;\n\tmbarrier.test_wait.shared::cta.b64 p, [%1], %2;\n\t"
+                     "selp.u32 %0, 1, 0, p;\n\t}"
+                     : "=r"(ok) : "r"(smem(&done)), "l"(state) : "memory");
+        if (!ok) {
+            asm volatile("{\n\t.reg .pred p;\n\tWAIT:\n\t"
+                         "mbarrier.try_wait.acquire.cta.shared::cta.b64 p, [%0], %1, 1000;\n\t"
+                         "@!p bra WAIT;\n\t}"
+                         :: "r"(smem(&done)), "l"(state) : "memory");
+        }
+        out[round * 64 + t] = buf[63 - t] + (float)(pending >= 1 && pending <= 64) + (float)ok * 0.0f;
+        __syncthreads();
+        if (t == 0) asm volatile("mbarrier.inval.shared::cta.b64 [%0];" :: "r"(smem(&done)) : "memory");
+        __syncthreads();
+    }
+    for (int i = 128 + t; i < ITERS * 64; i += 64) out[i] = 0.0f;
+}
+
+// `init` again while the consumers are still arriving on the object.
+extern "C" __global__ void mbar_reinit_in_use(const float* in, float* out, int n) {
+    __shared__ __align__(8) unsigned long long done;
+    int t = threadIdx.x;
+    if (t == 0) mb_init(&done, 64);
+    __syncthreads();
+    if (t >= 32) mb_arrive(&done);
+    __syncthreads();
+    if (t == 0) mb_init(&done, 64);
+    for (int i = t; i < ITERS * 64; i += 64) out[i] = in[i];
+}
