@@ -232,6 +232,9 @@ impl Machine<'_> {
                         spin.get_or_insert(a);
                     }
                 }
+                if ok != 0 {
+                    self.chk.syncwarp(w.first_tid, ok);
+                }
                 let v = w.preds[p as usize];
                 w.preds[p as usize] = v & !exec | ok;
                 let failed = exec & !ok;
@@ -265,6 +268,8 @@ impl Machine<'_> {
     ) -> Result<[u64; 32], Located> {
         let wi = (w.first_tid / 32) as usize;
         let fail = |m: &Self, l: usize, why: String| m.misuse(pc, w, Some(l), &why);
+        // Lanes of one warp are ordered through the object as a `__syncwarp()` orders them.
+        self.chk.syncwarp(w.first_tid, exec);
         let mut tokens = [0u64; 32];
         let mut completed: Vec<(u32, usize)> = vec![];
         for l in (0..32).filter(|l| exec >> l & 1 == 1) {

@@ -162,6 +162,9 @@ impl Machine<'_> {
             return Err(self.misuse(pc, w, None, &why));
         }
         let wi = (w.first_tid / 32) as usize;
+        // The lanes arriving together pass the barrier as a `__syncwarp()` does: what one did
+        // before it is ordered before what another does after (`check`).
+        self.chk.syncwarp(w.first_tid, exec);
         let expected = count.map_or(room, |c| c as u32);
         let b = &mut self.sync.bars[id as usize];
         if b.warps >> wi & 1 == 0 {
