@@ -88,25 +88,35 @@ extern "C" __device__ const int launch_shape[4] = {THREADS, BLOCK_M, BLOCK_N, SH
 // (K contiguous), so the product is computed transposed: D^T[OC, M] = W^T[OC, K] x A^T[K, M].
 // A^T's columns are im2col rows, channels contiguous: K-major already. W^T comes from registers
 // (each thread reads its words from a [k][oc] tile, as mma.sync's A fragment), so the HWIO weight
-// needs no transpose. A block is two warpgroups, one per 64 output channels, over a run of
-// TILE = 256 pixel columns (one m64n256k8 per k8 step), 128 accumulators a thread.
+// needs no transpose. A block is two warpgroups that multiply, one per 64 output channels, over a
+// run of TILE = 256 pixel columns (one m64n256k8 per k8 step), 128 accumulators a thread, and
+// (in the row path) a third that only copies, the producer.
 #define TILE 256
 #define BLOCK_M (TILE - 8) // pixels a block owns (the row path computes a run of TILE)
 #define BLOCK_N 128
 #define BLOCK_K 32
-#define STAGES 3
-#define THREADS 256
+#define STAGES 4     // the im2col path's stages (the two warpgroups copy and multiply)
+#define ROW_STAGES 6 // the row path's weight tiles in flight (the producer fills them)
+#define NSLAB 3      // the row path's slabs
+#define CTHREADS 256 // the warpgroups that multiply
+#define THREADS (CTHREADS + 128)
 #define MIN_BLOCKS 1
 #define W_STRIDE (BLOCK_N + 8) // floats; bank-conflict free 8-byte fragment loads
 #define A_BYTES (TILE * 128)  // an im2col tile: TILE rows of 32 floats
 #define W_BYTES (BLOCK_K * W_STRIDE * 4)
 #define SLAB_ROWS (TILE + 16)
 #define SLAB_BYTES (SLAB_ROWS * 128)
-#define A_REGION (STAGES * A_BYTES > 2 * SLAB_BYTES ? STAGES * A_BYTES : 2 * SLAB_BYTES)
-// + the table of output pixels, + 1024 to align the tiles to the swizzle's 1024 bytes
-#define SHARED_BYTES (A_REGION + STAGES * W_BYTES + TILE * 4 + 1024)
+// The two paths' layouts of the same shared memory: slabs then weight tiles; im2col tiles then
+// weight tiles.
+#define ROWS_BYTES (NSLAB * SLAB_BYTES + ROW_STAGES * W_BYTES)
+#define IM_BYTES (STAGES * (A_BYTES + W_BYTES))
+#define REGION (ROWS_BYTES > IM_BYTES ? ROWS_BYTES : IM_BYTES)
+// + the table of output pixels, the mbarriers, + 1024 to align the tiles to the swizzle's 1024
+// bytes
+#define SHARED_BYTES (REGION + TILE * 4 + 16 * ROW_STAGES + 1024)
 
-static_assert(W_BYTES % 1024 == 0 && A_BYTES % 1024 == 0, "tiles stay 1024-byte aligned");
+static_assert(W_BYTES % 1024 == 0 && A_BYTES % 1024 == 0 && SLAB_BYTES % 1024 == 0,
+              "tiles stay 1024-byte aligned");
 static_assert(TILE == 256, "one m64n256k8 a k8 step covers the tile");
 
 extern "C" __device__ const int launch_shape[4] = {THREADS, BLOCK_M, BLOCK_N, SHARED_BYTES};
@@ -257,22 +267,24 @@ __device__ __forceinline__ void wgmma_m64n256k8(float* d, const unsigned* a, uns
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(1));
 }
 
-// weight[k0 .. + BLOCK_K, n0 .. + BLOCK_N] into a [k][oc] tile of W_STRIDE floats a row; zeros
-// past K and N. L2 only (.cg): every block reads the same weight tiles.
+// weight[k0 .. + BLOCK_K, n0 .. + BLOCK_N] into a [k][oc] tile of W_STRIDE floats a row, by N
+// threads (this one is `tid`); zeros past K and N. L2 only (.cg): every block reads the same
+// weight tiles.
+template <int N>
 __device__ __forceinline__ void load_weight(unsigned sw, const float* weight, const Dims& d, int n0,
-                                            int k0, bool wide)
+                                            int k0, bool wide, int tid)
 {
     if (wide) {
-        int nq = threadIdx.x % (BLOCK_N / 4) * 4;
+        int nq = tid % (BLOCK_N / 4) * 4;
 #pragma unroll
-        for (int r = 0; r < BLOCK_K * BLOCK_N / 4 / THREADS; r++) {
-            int kk = threadIdx.x / (BLOCK_N / 4) + r * (THREADS / (BLOCK_N / 4));
+        for (int r = 0; r < BLOCK_K * BLOCK_N / 4 / N; r++) {
+            int kk = tid / (BLOCK_N / 4) + r * (N / (BLOCK_N / 4));
             bool valid = k0 + kk < d.k && n0 + nq < d.n;
             copy_async(sw + (kk * W_STRIDE + nq) * 4,
                        weight + (valid ? (k0 + kk) * d.n + n0 + nq : 0), valid, 16, false);
         }
     } else {
-        for (int e = threadIdx.x; e < BLOCK_K * BLOCK_N; e += THREADS) {
+        for (int e = tid; e < BLOCK_K * BLOCK_N; e += N) {
             int kk = e / BLOCK_N, nn = e % BLOCK_N;
             bool valid = k0 + kk < d.k && n0 + nn < d.n;
             copy_async(sw + (kk * W_STRIDE + nn) * 4,
@@ -282,7 +294,7 @@ __device__ __forceinline__ void load_weight(unsigned sw, const float* weight, co
 }
 
 // A thread's rows of the im2col tile in the wide copy: row t / 8 + r * A_ROW_STEP, r < A_ROWS.
-#define A_ROW_STEP (THREADS / 8)
+#define A_ROW_STEP (CTHREADS / 8)
 #define A_ROWS (TILE / A_ROW_STEP)
 
 // The im2col path's copy of K tile k0: rows m0 .. m0 + BLOCK_M of A (zeros past them and past
@@ -303,14 +315,14 @@ __device__ __forceinline__ void load_tile(unsigned sa, unsigned sw, const float*
                        true);
         }
     } else {
-        for (int e = threadIdx.x; e < TILE * BLOCK_K; e += THREADS) {
+        for (int e = threadIdx.x; e < TILE * BLOCK_K; e += CTHREADS) {
             int row = e / BLOCK_K, kk = e % BLOCK_K, m = m0 + row, k = k0 + kk;
             bool valid = row < BLOCK_M && m < d.m && k < d.k;
             copy_async(sa + swizzled(row, kk),
                        input + (valid ? pixel(d, m) * d.ic + tap(d, k) : 0), valid, 4);
         }
     }
-    load_weight(sw, weight, d, n0, k0, wide);
+    load_weight<CTHREADS>(sw, weight, d, n0, k0, wide, threadIdx.x);
 }
 
 struct Step {
@@ -318,24 +330,25 @@ struct Step {
 };
 
 // The row path's copies of one step (kernel row i, channel chunk c, kernel column j; g counts
-// the slabs begun), as the mma.sync path's: at j = 0 the slab of kernel row i, chunk c (span
-// input pixels from p0 + i * cols; the rows after them that the last taps read, zeros) into slab
-// g % 2; always the weight's tile of (i, j, c).
+// the slabs begun), by the N threads of the producer (`tid` < N), as the mma.sync path's: at
+// j = 0 the slab of kernel row i, chunk c (span input pixels from p0 + i * cols; the rows after
+// them that the last taps read, zeros) into slab g % NSLAB; always the weight's tile of (i, j, c).
+template <int N>
 __device__ __forceinline__ void load_step(unsigned slabs, unsigned sw, const float* input,
                                           const float* weight, const Dims& d, int n0, int p0,
-                                          int span, Step& at, int chunks)
+                                          int span, Step& at, int chunks, int tid)
 {
     if (at.j == 0) {
-        unsigned slab = slabs + at.g % 2 * SLAB_BYTES;
+        unsigned slab = slabs + at.g % NSLAB * SLAB_BYTES;
         const float* src = input + (p0 + at.i * d.cols) * d.ic + at.c * BLOCK_K;
         int used = min(TILE + d.kc - 1, SLAB_ROWS);
-        for (int e = threadIdx.x; e < used * 8; e += THREADS) {
+        for (int e = tid; e < used * 8; e += N) {
             int p = e / 8, q = e % 8 * 4;
             copy_async(slab + swizzled(p, q), src + (p < span ? p * d.ic + q : 0), p < span, 16,
                        true);
         }
     }
-    load_weight(sw, weight, d, n0, (at.i * d.kc + at.j) * d.ic + at.c * BLOCK_K, true);
+    load_weight<N>(sw, weight, d, n0, (at.i * d.kc + at.j) * d.ic + at.c * BLOCK_K, true, tid);
     if (++at.j == d.kc) {
         at.j = 0;
         at.g++;
@@ -353,10 +366,9 @@ __device__ __forceinline__ void load_step(unsigned slabs, unsigned sw, const flo
 // k8 step) on the B tile whose pixel row 0 is at `sb`, committed as one group. B is not rounded:
 // the tensor core reads the top 19 bits of each float (truncation), within the tolerance (see
 // the chapter).
-__device__ __forceinline__ void start_tile(float* acc, const float* sw, unsigned sb, int ocw)
+__device__ __forceinline__ void load_a(unsigned (&a)[BLOCK_K / 8][4], const float* sw, int ocw)
 {
     int t = threadIdx.x % 4;
-    unsigned a[BLOCK_K / 8][4];
 #pragma unroll
     for (int kb = 0; kb < BLOCK_K / 8; kb++) {
         float2 lo = *(const float2*)&sw[(kb * 8 + t) * W_STRIDE + ocw];
@@ -366,12 +378,23 @@ __device__ __forceinline__ void start_tile(float* acc, const float* sw, unsigned
         a[kb][2] = __float_as_uint(hi.x) + 0x1000u;
         a[kb][3] = __float_as_uint(hi.y) + 0x1000u;
     }
+}
+
+__device__ __forceinline__ void issue(float* acc, const unsigned (&a)[BLOCK_K / 8][4], unsigned sb)
+{
     asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 #pragma unroll
     for (int kb = 0; kb < BLOCK_K / 8; kb++) {
         wgmma_m64n256k8(acc, a[kb], descriptor(sb + kb * 32));
     }
     asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+
+__device__ __forceinline__ void start_tile(float* acc, const float* sw, unsigned sb, int ocw)
+{
+    unsigned a[BLOCK_K / 8][4];
+    load_a(a, sw, ocw);
+    issue(acc, a, sb);
 }
 
 __device__ __forceinline__ void finish_tile()
@@ -386,8 +409,45 @@ __device__ __forceinline__ void stage_ready()
 {
     asm volatile("cp.async.wait_group %0;" ::"n"(STAGES - 2) : "memory");
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-    __syncthreads();
+    asm volatile("bar.sync 1, %0;" ::"n"(CTHREADS) : "memory"); // the consumers only
 }
+
+// mbarriers: an 8-byte object in shared memory at `bar`.
+__device__ __forceinline__ void mbar_init(unsigned bar, int count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+
+__device__ __forceinline__ void mbar_arrive(unsigned bar)
+{
+    asm volatile("{\n.reg .b64 st;\nmbarrier.arrive.shared::cta.b64 st, [%0];\n}" ::"r"(bar)
+                 : "memory");
+}
+
+// Arrives once this thread's earlier cp.async copies have landed.
+__device__ __forceinline__ void mbar_arrive_copies(unsigned bar)
+{
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(bar) : "memory");
+}
+
+// Waits until the phase of parity `parity` has completed.
+__device__ __forceinline__ void mbar_wait(unsigned bar, int parity)
+{
+    asm volatile("{\n.reg .pred p;\nWAIT_%=:\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
+                 "@!p bra WAIT_%=;\n}" ::"r"(bar), "r"(parity) : "memory");
+}
+
+// An empty use of A's words: they keep registers of their own until here.
+__device__ __forceinline__ void keep_live(const unsigned (&a)[BLOCK_K / 8][4])
+{
+#pragma unroll
+    for (int kb = 0; kb < BLOCK_K / 8; kb++)
+#pragma unroll
+        for (int q = 0; q < 4; q++)
+            asm volatile("" ::"r"(a[kb][q]));
+}
+
 
 extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     conv2d_nhwc(const float* input, const float* weight, float* output, int batch, int input_rows,
@@ -396,9 +456,13 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
 {
     extern __shared__ float4 shared4[];
     unsigned raw = (unsigned)__cvta_generic_to_shared(shared4);
-    unsigned base = (raw + 1023) & ~1023u, wbase = base + A_REGION;
-    const float* wtiles = (const float*)((char*)shared4 + (wbase - raw));
-    int* table = (int*)(wtiles + STAGES * W_BYTES / 4);
+    unsigned base = (raw + 1023) & ~1023u;
+    unsigned rw = base + NSLAB * SLAB_BYTES; // the row path's weight tiles
+    const float* rwgen = (const float*)((char*)shared4 + (rw - raw));
+    unsigned iw = base + STAGES * A_BYTES; // the im2col path's weight tiles
+    const float* iwgen = (const float*)((char*)shared4 + (iw - raw));
+    int* table = (int*)((char*)shared4 + (base + REGION - raw));
+    unsigned bars = base + REGION + TILE * 4;
     Dims d;
     d.out_rows = input_rows - kernel_rows + 1;
     d.out_cols = input_cols - kernel_cols + 1;
@@ -416,21 +480,17 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     // (A warpgroup past the last output channel computes zeros rather than branch around its
     // wgmma's: a branch there makes the compiler serialize them.)
 
-    float acc[TILE / 2];
-#pragma unroll
-    for (int q = 0; q < TILE / 2; q++) {
-        acc[q] = 0.0f;
-    }
-
     // The row path: the block's pixels are windows whose top-left inputs lie in a run of input
     // pixels p0 .. p0 + TILE; all TILE positions of the run are computed (those that are no
     // window of the block are dropped at the store), so tap (i, j) of position v is input pixel
     // p0 + v + i * cols + j, and the B tile of tap (i, j) is the slab of kernel row i shifted by
-    // j rows: a descriptor j * 128 bytes further. The conditions are the mma.sync path's, and a
-    // run of at most TILE positions (a block whose pixels span two images falls back).
+    // j rows: a descriptor j * 128 bytes further. A slab is overwritten NSLAB slabs later, which
+    // must be after the step ROW_STAGES before (the producer waits for that one); and a run of at
+    // most TILE positions (a block whose pixels span two images falls back to im2col tiles).
     int p0 = pixel(d, m0), plast = pixel(d, mend - 1), span = plast - p0 + d.kc;
-    bool rows = wide && d.ic % BLOCK_K == 0 && d.kc >= STAGES - 1 && plast - p0 < TILE &&
-                span <= SLAB_ROWS;
+    bool rows = wide && d.ic % BLOCK_K == 0 && d.kc * (NSLAB - 1) + 1 >= ROW_STAGES &&
+                plast - p0 < TILE && span <= SLAB_ROWS;
+    int chunks = d.ic / BLOCK_K, steps = kernel_rows * chunks * d.kc;
     // table[v]: the output pixel that D's column v is, or -1.
     for (int v = threadIdx.x; v < TILE; v += THREADS) {
         int m = -1;
@@ -444,33 +504,79 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
         table[v] = m;
     }
 
-    // ANCHOR: wgmma_pipeline
-    // The pipeline: STAGES - 1 steps in flight; per step, once its stage is ready, the wgmma's
-    // start first, the copies of the step STAGES - 1 ahead go out while the tensor cores work
-    // (into the stage of the step before, whose wgmma's everyone waited for), then the wait.
-    // Copies issued before the wgmma's would hold them back: issuing a copy can stall.
+    // ANCHOR: producer
+    // full[s] (bars + 8 s): the producer's copies of weight tile s (and of the slab begun with
+    // it) have landed, 128 arrivals, each when its thread's copies have; empty[s] (bars + 8
+    // (ROW_STAGES + s)): the warpgroups that multiply are done with it, 256 arrivals.
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < ROW_STAGES; s++) {
+            mbar_init(bars + 8 * s, 128);
+            mbar_init(bars + 8 * (ROW_STAGES + s), CTHREADS);
+        }
+    }
+    __syncthreads();
+    if (warp >= CTHREADS / 32) {
+        // The producer hands most of its registers to the two warpgroups that multiply (they
+        // take them with setmaxnreg.inc below), then copies step after step, ROW_STAGES ahead at
+        // most. In the im2col path it has nothing to do.
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
+        if (rows) {
+            Step next = {0, 0, 0, 0};
+            for (int s = 0; s < steps; s++) {
+                if (s >= ROW_STAGES) {
+                    mbar_wait(bars + 8 * (ROW_STAGES + s % ROW_STAGES), (s / ROW_STAGES - 1) & 1);
+                }
+                load_step<128>(base, rw + s % ROW_STAGES * W_BYTES, input, weight, d, n0, p0, span,
+                               next, chunks, threadIdx.x - CTHREADS);
+                mbar_arrive_copies(bars + 8 * (s % ROW_STAGES));
+            }
+            asm volatile("cp.async.wait_all;" ::: "memory");
+        }
+        return;
+    }
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
+    // ANCHOR_END: producer
+
+    float acc[TILE / 2];
+#pragma unroll
+    for (int q = 0; q < TILE / 2; q++) {
+        acc[q] = 0.0f;
+        asm volatile("" : "+f"(acc[q])); // no zeros rematerialized inside the pipeline
+    }
+
     if (rows) {
-        int chunks = d.ic / BLOCK_K, steps = kernel_rows * chunks * d.kc;
-        Step next = {0, 0, 0, 0};
-        for (int s = 0; s < STAGES - 1; s++) {
-            if (s < steps) {
-                load_step(base, wbase + s * W_BYTES, input, weight, d, n0, p0, span, next, chunks);
+        // ANCHOR: wgmma_pipeline
+        // Per step: wait for its stage, load the weight words, start its wgmma's, then retire
+        // the step before (one group stays in flight, so the tensor cores always have the next
+        // one) and give that step's stage back. Two sets of A registers, one a step.
+        unsigned a0[BLOCK_K / 8][4], a1[BLOCK_K / 8][4];
+        auto step = [&](int s, unsigned (&a)[BLOCK_K / 8][4], unsigned (&other)[BLOCK_K / 8][4]) {
+            mbar_wait(bars + 8 * (s % ROW_STAGES), (s / ROW_STAGES) & 1);
+            asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+            load_a(a, rwgen + s % ROW_STAGES * (W_BYTES / 4), ocw);
+            issue(acc, a, base + s / d.kc % NSLAB * SLAB_BYTES + s % d.kc * 128);
+            asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+            keep_live(other); // read by the group just retired: registers of its own till here
+            if (s > 0) {
+                mbar_arrive(bars + 8 * (ROW_STAGES + (s - 1) % ROW_STAGES));
             }
-            asm volatile("cp.async.commit_group;");
+        };
+        int s = 0;
+        for (; s + 1 < steps; s += 2) { // (a step under a condition in this loop would make
+            step(s, a0, a1);            // ptxas serialize every wgmma: warning C7513)
+            step(s + 1, a1, a0);
         }
-        for (int s = 0; s < steps; s++) {
-            stage_ready();
-            start_tile(acc, wtiles + s % STAGES * (W_BYTES / 4),
-                       base + s / d.kc % 2 * SLAB_BYTES + s % d.kc * 128, ocw);
-            if (s + STAGES - 1 < steps) {
-                load_step(base, wbase + (s + STAGES - 1) % STAGES * W_BYTES, input, weight, d, n0,
-                          p0, span, next, chunks);
-            }
-            asm volatile("cp.async.commit_group;");
-            finish_tile();
+        if (s < steps) {
+            step(s, a0, a1);
         }
+        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+        keep_live(a0);
+        keep_live(a1);
         // ANCHOR_END: wgmma_pipeline
     } else {
+        // The im2col path: the two warpgroups copy and multiply, STAGES - 1 K tiles in flight;
+        // per tile, once its stage is ready, the wgmma's start first, then the copies of a later
+        // tile (issuing a copy can stall, and wgmma's behind it would wait), then the wait.
         int win[A_ROWS];
 #pragma unroll
         for (int r = 0; r < A_ROWS; r++) {
@@ -482,7 +588,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
 #pragma unroll
         for (int s = 0; s < STAGES - 1; s++) {
             if (s < tiles) {
-                load_tile(base + s * A_BYTES, wbase + s * W_BYTES, input, weight, d, m0, n0,
+                load_tile(base + s * A_BYTES, iw + s * W_BYTES, input, weight, d, m0, n0,
                           s * BLOCK_K, wide, win, at);
             }
             asm volatile("cp.async.commit_group;");
@@ -490,10 +596,10 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
         for (int kt = 0; kt < tiles; kt++) {
             stage_ready();
             int s = kt % STAGES, next = kt + STAGES - 1;
-            start_tile(acc, wtiles + s * (W_BYTES / 4), base + s * A_BYTES, ocw);
+            start_tile(acc, iwgen + s * (W_BYTES / 4), base + s * A_BYTES, ocw);
             if (next < tiles) {
                 int n = next % STAGES;
-                load_tile(base + n * A_BYTES, wbase + n * W_BYTES, input, weight, d, m0, n0,
+                load_tile(base + n * A_BYTES, iw + n * W_BYTES, input, weight, d, m0, n0,
                           next * BLOCK_K, wide, win, at);
             }
             asm volatile("cp.async.commit_group;");

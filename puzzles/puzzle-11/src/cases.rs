@@ -11,7 +11,11 @@
 //!   and N past 64).
 //! - `random-*`: seeded, batch > 1, non-square kernels, M over several tiles of 128; 32 input
 //!   channels on short rows (`random-batch`) and on long ones whose tiles of 128 pixels span both
-//!   images (`random-32-channels`), for kernels whose fast paths need whole chunks of channels.
+//!   images (`random-32-channels`), for kernels whose fast paths need whole chunks of channels;
+//!   and one image whose rows of 64 output pixels let a run of 248 of them fit in 256 input
+//!   pixels (`random-rows`): the solution's Hopper row path, with its producer warpgroup and
+//!   mbarriers, runs in both of its blocks on the simulator, and its nine K steps go round the
+//!   ring of six weight stages.
 //! - `full-*`: CURRICULUM.md's three, built only for [`Scale::Full`]; references computed in
 //!   parallel once and cached ([`kernels::refcache`]).
 //!
@@ -134,7 +138,7 @@ pub const fn conv(s: (usize, usize, usize, usize, usize, usize, usize)) -> Conv 
 }
 
 /// The small random cases: (name, seed, sizes).
-pub const SMALL: [(&str, u64, Conv); 10] = [
+pub const SMALL: [(&str, u64, Conv); 11] = [
     ("edge-rgb-odd-channels", 1, conv((2, 11, 13, 3, 7, 3, 3))),
     ("edge-1x1", 2, conv((1, 9, 10, 20, 33, 1, 1))),
     ("edge-kernel-equals-image", 3, conv((3, 5, 5, 6, 9, 5, 5))),
@@ -145,6 +149,7 @@ pub const SMALL: [(&str, u64, Conv); 10] = [
     ("random-2", 8, conv((4, 6, 7, 33, 17, 2, 2))),
     ("random-tall", 9, conv((1, 30, 12, 4, 12, 3, 3))),
     ("random-32-channels", 10, conv((2, 5, 35, 32, 20, 3, 3))),
+    ("random-rows", 12, conv((1, 9, 66, 32, 12, 3, 3))),
 ];
 
 pub fn cases(scale: Scale) -> Vec<Case> {

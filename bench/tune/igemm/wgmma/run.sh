@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Device: builds the wgmma variants (sm_90a) and the mma.sync solution, checks them on odd shapes,
 # times them on the three full shapes (../tune.cu), then cuDNN's anchors in the same call.
-# Usage: [VARIANTS="name:flags|..."] [NCU="names"] [NCU_METRICS=a,b] [NCU_ARGS=...] [ANCHORS=0]
+# Usage: [VARIANTS="name[@file]:flags|..."] (file: a kernel source here, wgmma.cu unless named) [NCU="names"] [NCU_METRICS=a,b] [NCU_ARGS=...] [ANCHORS=0]
 #   bash bench/tune/igemm/wgmma/run.sh $OUT
 set -u
 OUT=${1:-/tmp/out}; mkdir -p $OUT
@@ -12,21 +12,23 @@ ARCH="-gencode=arch=compute_90a,code=sm_90a"
 # VARIANTS: name:flags entries separated by |
 IFS="|" read -ra VARIANTS <<< "${VARIANTS:-t128mb2ca:-DGROUP=0 -DFIRST=1 -DBUSY=0 -DTILE=128 -DMIN_BLOCKS=2|t128mb2cg:-DGROUP=0 -DFIRST=1 -DBUSY=0 -DTILE=128 -DMIN_BLOCKS=2 -DWCG=1|t128mb2ca-s2:-DGROUP=0 -DFIRST=1 -DBUSY=0 -DTILE=128 -DMIN_BLOCKS=2 -DSTAGES=2}"
 for v in "${VARIANTS[@]}"; do
-  name=${v%%:*}; flags=${v#*:}
-  ( eval nvcc -O3 $ARCH $flags -DSOLUTION='\"wgmma/wgmma.cu\"' -Xptxas -v -o $B/$name ../tune.cu > $B/$name.log 2>&1 || { echo "$name: build failed"; head -30 $B/$name.log; }
-    eval nvcc -O3 $ARCH $flags -DSOLUTION='\"wgmma.cu\"' -o $B/$name-check check.cu > $B/$name-check.log 2>&1 || echo "$name check: build failed" ) &
+  name=${v%%:*}; flags=${v#*:}; src=wgmma.cu
+  [[ $name == *@* ]] && { src=${name#*@}; name=${name%%@*}; }
+  ( eval nvcc -O3 $ARCH $flags -DSOLUTION='\"wgmma/$src\"' -Xptxas -v -o $B/$name ../tune.cu > $B/$name.log 2>&1 || { echo "$name: build failed"; head -30 $B/$name.log; }
+    eval nvcc -O3 $ARCH $flags -DSOLUTION='\"$src\"' -o $B/$name-check check.cu > $B/$name-check.log 2>&1 || echo "$name check: build failed" ) &
 done
 ( nvcc -O3 -arch=sm_90 -o $B/solution $ROOT/bench/tune/igemm/tune.cu > $B/solution.log 2>&1 ) &
 wait
 cp $B/*.log $OUT/ 2>/dev/null
 for v in "${VARIANTS[@]}"; do
-  name=${v%%:*}
+  name=${v%%:*}; name=${name%%@*}
+  grep -h "C75[0-9]*" $B/$name.log | head -2
   grep -A3 "entry function 'conv2d_nhwc'" $B/$name.log | grep -o "Used [0-9]* registers.*" | head -1 | sed "s/^/$name: /"
   grep -i "spill\|warn\|Loss" $B/$name.log | grep -v " 0 bytes spill" | head -4
   [ -x $B/$name-check ] && timeout 60 $B/$name-check $name | grep -v ": ok "
 done
 for v in "${VARIANTS[@]}"; do
-  name=${v%%:*}
+  name=${v%%:*}; name=${name%%@*}
   [ -x $B/$name ] && timeout 60 $B/$name $name
 done
 [ -x $B/solution ] && $B/solution mma.sync-solution

@@ -1,0 +1,105 @@
+//! The synchronization of puzzle 11's Hopper path (`solutions/puzzle-11.cu`, compiled for
+//! `compute_90a` on the simulator): a producer warpgroup and two that multiply, talking through
+//! full and empty `mbarrier`s. The case `random-rows` is the small one whose blocks take that row
+//! path, with more K steps than weight stages, so the ring of stages wraps. Each mistake below is
+//! one textual edit of the solution ([`common::mutate`]), checked by the real runner on the
+//! simulator with `--json`: every one must fail with the diagnosis a learner can act on, and the
+//! solution itself must get none (a false alarm here would cost more than a missed bug).
+
+mod common;
+
+use common::{message, mutate, repo};
+use serde_json::Value;
+use std::path::Path;
+
+const SOLUTION: &str = "solutions/puzzle-11.cu";
+
+/// `runner check puzzle-11 --kernel FILE --backend sim --case random-rows --json`.
+fn check(file: &Path) -> (bool, Vec<Value>) {
+    common::check_kernel("puzzle-11", file, "sim", &["--case", "random-rows"])
+}
+
+/// The solution with `edits` made in it, checked: it must fail; its diagnostics.
+fn broken(name: &str, edits: &[(&str, &str)]) -> Vec<Value> {
+    let (file, _) = mutate(SOLUTION, name, edits);
+    let (passed, d) = check(&file);
+    assert!(!passed, "{name} passes");
+    d
+}
+
+/// The diagnostic of `kind` among `d`, which must exist.
+fn kind<'a>(name: &str, d: &'a [Value], kind: &str) -> &'a Value {
+    common::find_kind(name, d, kind)
+}
+
+/// A deadlock on an mbarrier: a `barrier_divergence` that names the mbarrier wait.
+fn mbarrier_deadlock(name: &str, d: &[Value]) -> String {
+    let m = message(kind(name, d, "barrier_divergence")).to_string();
+    assert!(
+        m.contains("deadlock") && m.contains("mbarrier.try_wait.parity"),
+        "{name}: {m}"
+    );
+    m
+}
+
+const CONSUMER_WAIT: &str =
+    "            mbar_wait(bars + 8 * (s % ROW_STAGES), (s / ROW_STAGES) & 1);\n";
+const PRODUCER_WAIT: &str = "                    mbar_wait(bars + 8 * (ROW_STAGES + s % ROW_STAGES), (s / ROW_STAGES - 1) & 1);\n";
+
+#[test]
+fn the_warp_specialized_row_path_gets_no_diagnostic() {
+    let (passed, d) = check(&repo().join(SOLUTION));
+    assert!(passed && d.is_empty(), "{d:#?}");
+}
+
+#[test]
+fn consumers_that_do_not_wait_for_the_full_barrier_race_the_producer() {
+    let d = broken("p11_no_full_wait", &[(CONSUMER_WAIT, "")]);
+    let race = message(kind("p11_no_full_wait", &d, "race"));
+    assert!(race.contains("cp.async"), "{race}");
+}
+
+#[test]
+fn a_producer_that_does_not_wait_for_the_empty_barrier_runs_a_phase_ahead() {
+    // It fills every stage and comes round again before anyone waited: the full barrier has
+    // completed two phases by then, and the consumers wait for the parity of a phase long gone.
+    mbarrier_deadlock(
+        "p11_no_empty_wait",
+        &broken("p11_no_empty_wait", &[(PRODUCER_WAIT, "")]),
+    );
+}
+
+#[test]
+fn waiting_for_the_wrong_parity_is_a_deadlock() {
+    let d = broken(
+        "p11_parity",
+        &[("(s / ROW_STAGES) & 1);", "(s / ROW_STAGES + 1) & 1);")],
+    );
+    mbarrier_deadlock("p11_parity", &d);
+}
+
+#[test]
+fn a_full_barrier_expecting_one_arrival_too_many_is_a_deadlock() {
+    let d = broken(
+        "p11_count",
+        &[(
+            "mbar_init(bars + 8 * s, 128);",
+            "mbar_init(bars + 8 * s, 129);",
+        )],
+    );
+    let m = mbarrier_deadlock("p11_count", &d);
+    assert!(m.contains("129"), "{m}");
+}
+
+#[test]
+fn consumers_that_never_give_a_stage_back_leave_the_producer_waiting() {
+    let d = broken(
+        "p11_no_release",
+        &[(
+            "                mbar_arrive(bars + 8 * (ROW_STAGES + (s - 1) % ROW_STAGES));\n",
+            "",
+        )],
+    );
+    let m = mbarrier_deadlock("p11_no_release", &d);
+    assert!(m.contains("threads 256-383 wait"), "{m}");
+}
