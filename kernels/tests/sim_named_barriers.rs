@@ -26,6 +26,15 @@ fn producers_and_consumers_on_two_named_barriers_are_clean_and_right() {
 }
 
 #[test]
+fn a_named_barrier_orders_the_lanes_of_one_warp_too() {
+    let o = sim("named_same_warp_ok", 128);
+    assert!(o.diagnostics.is_empty(), "{:#?}", o.diagnostics);
+    let x = sync::input();
+    let want: Vec<f32> = (0..x.len()).map(|i| x[i ^ 1]).collect();
+    assert_eq!(o.outputs[0], want);
+}
+
+#[test]
 fn arrivals_expecting_different_counts_deadlock() {
     let o = sim("named_count_mismatch", 192);
     let d = &o.diagnostics[0];

@@ -33,6 +33,7 @@ mod gpu_facts;
 mod half;
 pub mod ir;
 mod lex;
+mod mbar_decode;
 mod mbarrier;
 mod memory;
 mod mma;

@@ -104,6 +104,23 @@ pub(super) fn decode(
     Ok(Op::NamedBar { id, count, wait })
 }
 
+/// `setmaxnreg.{inc,dec}.sync.aligned.u32 n`: `n` must be a constant (its range is checked
+/// when it runs, at the learner's line).
+pub(super) fn decode_setmaxnreg(
+    cx: &mut super::decode::Ctx,
+    w: &super::opcode::Word<'_>,
+    ops: &[super::parse::Operand],
+) -> Result<Op, super::decode::DecodeError> {
+    w.need(1)?;
+    match &ops[0] {
+        super::parse::Operand::Word { w: n, .. } => match super::parse::parse_int(n) {
+            Some(n) => Ok(Op::SetMaxNreg { n: n as u64 }),
+            None => cx.bad(w.line, "`setmaxnreg` needs a constant register count"),
+        },
+        _ => cx.bad(w.line, "`setmaxnreg` needs a constant register count"),
+    }
+}
+
 impl Machine<'_> {
     /// `barrier_divergence` at `pc`: "`the instruction` why".
     pub(super) fn misuse(&self, pc: usize, w: &Warp, lane: Option<usize>, why: &str) -> Located {
@@ -145,6 +162,9 @@ impl Machine<'_> {
             return Err(self.misuse(pc, w, None, &why));
         }
         let wi = (w.first_tid / 32) as usize;
+        // The lanes arriving together pass the barrier as a `__syncwarp()` does: what one did
+        // before it is ordered before what another does after (`check`).
+        self.chk.syncwarp(w.first_tid, exec);
         let expected = count.map_or(room, |c| c as u32);
         let b = &mut self.sync.bars[id as usize];
         if b.warps >> wi & 1 == 0 {

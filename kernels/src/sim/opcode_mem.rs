@@ -88,7 +88,7 @@ fn call(cx: &Ctx, ops: &[Operand], line: u32) -> Result<Op, DecodeError> {
 fn cp_async(cx: &mut Ctx, w: &Word<'_>, ops: &[Operand]) -> Result<Op, DecodeError> {
     let line = w.line;
     if w.has("mbarrier") {
-        return super::mbarrier::decode(cx, w, ops);
+        return super::mbar_decode::decode(cx, w, ops);
     }
     if w.has("commit_group") {
         return Ok(Op::CpAsyncCommit);
@@ -284,17 +284,8 @@ pub(super) fn decode_mem(cx: &mut Ctx, w: &Word<'_>, ops: &[Operand]) -> Result<
             },
         },
         "bar" | "barrier" => super::named::decode(cx, w, ops)?,
-        "mbarrier" => super::mbarrier::decode(cx, w, ops)?,
-        "setmaxnreg" => {
-            need(1)?;
-            match ops[0] {
-                Operand::Word { w: ref n, .. } => match super::parse::parse_int(n) {
-                    Some(n) => Op::SetMaxNreg { n: n as u64 },
-                    None => return cx.bad(line, "`setmaxnreg` needs a constant register count"),
-                },
-                _ => return cx.bad(line, "`setmaxnreg` needs a constant register count"),
-            }
-        }
+        "mbarrier" => super::mbar_decode::decode(cx, w, ops)?,
+        "setmaxnreg" => super::named::decode_setmaxnreg(cx, w, ops)?,
         "shfl" if has("sync") => {
             need(5)?;
             let mode = match mods.get(1).copied() {

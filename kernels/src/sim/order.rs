@@ -8,8 +8,9 @@
 //! by it; an acquire (leaving a named barrier it waited at, an `mbarrier` wait that saw its
 //! phase complete) joins the object's clock into the warp's. Access `a` of warp `x` (stamp `c`)
 //! happens before whatever warp `y` does now when `x != y` and `y`'s entry for `x` is at least
-//! `c`. Lanes of one warp are ordered by `__syncwarp()` instead (`check`); `__syncthreads()` still
-//! ends an epoch there, which orders everything before it.
+//! `c`. Lanes of one warp are ordered by `__syncwarp()` instead (`check`; `named` and `mbarrier`
+//! count the lanes that arrive or wait together as one); `__syncthreads()` still ends an epoch
+//! there, which orders everything before it.
 
 /// The clocks of one block's warps.
 #[derive(Clone, Default)]

@@ -35,6 +35,19 @@ __device__ __forceinline__ unsigned smem(const void* p) {
 NAMED(named_ok, BAR_SYNC, BAR_ARRIVE)
 NAMED(named_aligned_ok, BARRIER_SYNC, BARRIER_ARRIVE)
 
+// Every thread writes its word, then all sync on barrier 3 and read their neighbour's, in
+// the same warp: the barrier orders the lanes of one warp too.
+extern "C" __global__ void named_same_warp_ok(const float* in, float* out, int n) {
+    __shared__ float buf[128];
+    int t = threadIdx.x;
+    for (int k = 0; k < ITERS * 64 / 128; ++k) {
+        buf[t] = in[k * 128 + t];
+        asm volatile("bar.sync 3, 128;" ::: "memory");
+        out[k * 128 + t] = buf[t ^ 1];
+        asm volatile("bar.sync 3, 128;" ::: "memory");
+    }
+}
+
 // Block of 192: the producers arrive expecting 128 threads, the consumers sync expecting 192,
 // and warps 4-5 never come.
 extern "C" __global__ void named_count_mismatch(const float* in, float* out, int n) {
