@@ -186,12 +186,9 @@ impl Machine<'_> {
         w.pc += 1;
         if b.warps.count_ones() * 32 >= b.expected {
             let done = std::mem::take(b);
-            for &(wj, _, lanes) in &done.waiters {
+            for &(wj, _, _) in &done.waiters {
                 if self.chk.on {
                     self.chk.order.acquire(wj, &done.clock);
-                    // The lanes that waited are ordered among themselves too, as by a
-                    // `__syncwarp()`: a warp passes a barrier whole.
-                    self.chk.syncwarp(wj as u32 * 32, lanes);
                 }
             }
             self.sync.released.extend(done.waiters);
