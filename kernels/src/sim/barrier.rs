@@ -79,7 +79,7 @@ impl Machine<'_> {
     /// The block can go no further: groups wait at named barriers, on `mbarrier` phases or at a
     /// `__syncthreads()` (`parked`), and no thread is left to arrive.
     pub(super) fn deadlock(&self, warps: &[Warp], parked: &[(usize, u32, u32)]) -> Located {
-        let line = |pc: u32| self.prog.insts.get(pc as usize).map_or(0, |i| i.line);
+        let line = |pc: u32| self.prog.site(pc);
         let text = |pc: u32| {
             self.prog
                 .insts

@@ -343,7 +343,7 @@ pub(super) fn body(cx: &mut Ctx, entry: &Entry) -> Result<(), DecodeError> {
             *a = dyn_at;
         }
     }
-    let (mut file, mut line, mut pragma) = (0u32, 0u32, None);
+    let (mut file, mut line, mut call, mut pragma) = (0u32, 0u32, 0u32, None);
     (next, cx.label_scopes) = (0, vec![0]);
     // The registers each instruction names, and those `wgmma.mma_async` uses asynchronously.
     // Only a function with a `wgmma` collects them.
@@ -383,7 +383,11 @@ pub(super) fn body(cx: &mut Ctx, entry: &Entry) -> Result<(), DecodeError> {
                     cx.label_scopes.pop();
                 }
             }
-            Stmt::Loc { file: f, line: l } => (file, line) = (*f, *l),
+            Stmt::Loc {
+                file: f,
+                line: l,
+                call: c,
+            } => (file, line, call) = (*f, *l, *c),
             Stmt::Instr {
                 guard,
                 opcode,
@@ -411,6 +415,7 @@ pub(super) fn body(cx: &mut Ctx, entry: &Entry) -> Result<(), DecodeError> {
                     op,
                     file,
                     line,
+                    call,
                     text,
                     wgmma_sync: false,
                 });

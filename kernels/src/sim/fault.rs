@@ -145,10 +145,8 @@ impl Located {
             )),
         };
         let mut d = Diagnostic::new(kind, message);
-        if let Some(inst) = self.inst.and_then(|i| prog.insts.get(i))
-            && inst.line > 0
-        {
-            d = d.at_line(prog.file_name(inst.file), inst.line);
+        if let Some(inst) = self.inst.and_then(|i| prog.insts.get(i)) {
+            d = prog.locate(d, inst);
         }
         d.block = Some(self.block);
         d.thread = self.thread;
@@ -190,8 +188,8 @@ impl Names<'_> {
     }
     fn located(&self, d: Diagnostic, inst: u32) -> Diagnostic {
         match self.prog.insts.get(inst as usize) {
-            Some(i) if i.line > 0 => d.at_line(self.prog.file_name(i.file), i.line),
-            _ => d,
+            Some(i) => self.prog.locate(d, i),
+            None => d,
         }
     }
     fn buffer(&self, buf: usize) -> &str {

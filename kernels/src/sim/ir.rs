@@ -249,6 +249,8 @@ pub struct Inst {
     /// `.file` index and learner line (0 when there was no `.loc`).
     pub file: u32,
     pub line: u32,
+    /// Where `line` is in a function NVRTC inlined: the line of the call (0: not inlined).
+    pub call: u32,
     /// The PTX text of the instruction, for diagnostics.
     pub text: u32,
     /// Whether it is not a `wgmma` and names a register that a `wgmma.mma_async` of its

@@ -65,16 +65,28 @@ impl Mbars {
 
     /// What the object a spinner waits on is doing, for the deadlock sentence.
     pub fn tally(&self, s: &Spin) -> String {
-        match self.objs.get(&s.at) {
-            Some(m) => format!(
-                "a phase to complete; its current phase {} (parity {}) still waits for {} of its {} expected arrivals",
-                m.phase,
+        let Some(m) = self.objs.get(&s.at) else {
+            return "a phase to complete".into();
+        };
+        let mut t = format!(
+            "a phase to complete; its current phase {} (parity {}) still waits for {} of its {} expected arrivals",
+            m.phase,
+            m.phase & 1,
+            m.pending,
+            m.expected
+        );
+        if m.phase >= 2 {
+            // Phases alternate parities: a parity wait that falls a whole phase behind
+            // (a producer that did not wait for a free stage, a parity computed one phase
+            // off) asks for the phase in progress.
+            t += &format!(
+                " (phase {} had parity {} too and has completed: a wait for parity {} that comes a whole phase late waits for this phase instead)",
+                m.phase - 2,
                 m.phase & 1,
-                m.pending,
-                m.expected
-            ),
-            None => "a phase to complete".into(),
+                m.phase & 1
+            );
         }
+        t
     }
 }
 

@@ -51,6 +51,7 @@ mod parse_body;
 mod printf;
 mod provenance;
 mod sched;
+mod site;
 mod step;
 mod step_mem;
 mod types;

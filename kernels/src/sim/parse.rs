@@ -50,10 +50,12 @@ pub enum Stmt {
     /// A variable in a state space declared inside the body (`.shared`, `.local`).
     Var(Var),
     Label(String),
-    /// `.loc file line col`.
+    /// `.loc file line col{, function_name f, inlined_at file2 line2 col2}`: `call` is the line
+    /// of the call a function was inlined at, when it is in the same file.
     Loc {
         file: u32,
         line: u32,
+        call: u32,
     },
     Instr {
         guard: Option<(String, bool)>,

@@ -112,7 +112,17 @@ impl Parser {
                     let rest = self.rest_of_line(line);
                     let file = rest.first().and_then(|s| s.parse().ok()).unwrap_or(0);
                     let l = rest.get(1).and_then(|s| s.parse().ok()).unwrap_or(0);
-                    out.push(Stmt::Loc { file, line: l });
+                    let at = rest.iter().position(|s| s == "inlined_at");
+                    let num = |k: usize| at.and_then(|a| rest.get(a + k)?.parse::<u32>().ok());
+                    let call = match (num(1), num(2)) {
+                        (Some(f), Some(c)) if f == file => c,
+                        _ => 0,
+                    };
+                    out.push(Stmt::Loc {
+                        file,
+                        line: l,
+                        call,
+                    });
                 }
                 Tok::Word(w) if w == ".pragma" => {
                     let mut text = String::new();
