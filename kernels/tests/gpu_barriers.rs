@@ -11,13 +11,14 @@ mod sync;
 use kernels::nvrtc::Source;
 
 /// The correct kernels and their block sizes.
-const KERNELS: [(&str, u32); 7] = [
+const KERNELS: [(&str, u32); 8] = [
     ("named_ok", 128),
     ("named_aligned_ok", 128),
     ("named_same_warp_ok", 128),
     ("maxnreg_ok", 256),
     ("mbar_ring_ok", 96),
     ("mbar_cpasync_ok", 96),
+    ("mbar_elected_wait_ok", 96),
     ("mbar_token_ok", 64),
 ];
 

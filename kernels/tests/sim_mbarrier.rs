@@ -88,16 +88,31 @@ fn more_arrivals_than_the_count_are_diagnosed() {
     assert_eq!(d.thread, Some([1, 0, 0]));
 }
 
-#[test]
-fn a_consumer_that_does_not_wait_races_with_the_producer() {
-    let o = sim("mbar_no_wait", 96);
+/// `kernel` reads the ring before its writes are ordered: a race on `ring`.
+fn races_on_the_ring(kernel: &str) {
+    let o = sim(kernel, 96);
     assert!(
         o.diagnostics
             .iter()
             .any(|d| d.kind == Kind::Race && d.message.contains("ring")),
-        "{:#?}",
+        "{kernel}: {:#?}",
         o.diagnostics
     );
+}
+
+#[test]
+fn a_consumer_that_does_not_wait_races_with_the_producer() {
+    races_on_the_ring("mbar_no_wait");
+}
+
+#[test]
+fn one_lane_waiting_then_a_syncwarp_is_clean_and_without_it_a_race() {
+    // Lanes 1-31 park at the __syncwarp() while lane 0 retries its wait: they are not stuck,
+    // the producer's arrival lets lane 0 through to meet them.
+    let o = sim("mbar_elected_wait_ok", 96);
+    assert!(o.diagnostics.is_empty(), "{:#?}", o.diagnostics);
+    assert_eq!(o.outputs[0], expected(|x| x * 3.0 - 0.5));
+    races_on_the_ring("mbar_elected_no_syncwarp");
 }
 
 #[test]

@@ -205,6 +205,33 @@ RING(mbar_missing_arrive, 1, STAGES, true)
 // The consumers read the stages without waiting for them to be full.
 RING(mbar_no_wait, 1, ITERS, false)
 
+// The consumers with one elected lane a warp: lane 0 waits for the stage, the warp meets it at
+// SYNC (a __syncwarp(), or nothing), every lane reads, and after a __syncwarp() lane 0 frees the
+// stage for its warp (empty expects one arrival a consumer warp).
+#define ELECTED(name, SYNC)                                                                \
+    extern "C" __global__ void name(const float* in, float* out, int n) {                  \
+        __shared__ __align__(8) unsigned long long full[STAGES], empty[STAGES];            \
+        __shared__ float ring[STAGES][64];                                                 \
+        mb_init_all(full, empty, 32, 2);                                                   \
+        int t = threadIdx.x;                                                               \
+        if (t < 32) {                                                                      \
+            produce(ring, full, empty, in, t, 1, ITERS);                                   \
+            return;                                                                        \
+        }                                                                                  \
+        int c = t - 32;                                                                    \
+        for (int k = 0; k < ITERS; ++k) {                                                  \
+            int s = k % STAGES, r = k / STAGES;                                            \
+            if (c % 32 == 0) mb_wait(&full[s], r & 1);                                     \
+            SYNC;                                                                          \
+            out[k * 64 + c] = ring[s][63 - c] * 3.0f - 0.5f;                               \
+            __syncwarp();                                                                  \
+            if (c % 32 == 0) mb_arrive(&empty[s]);                                         \
+        }                                                                                  \
+    }
+ELECTED(mbar_elected_wait_ok, __syncwarp())
+// The other lanes read without meeting the one that waited.
+ELECTED(mbar_elected_no_syncwarp, (void)0)
+
 // The producer copies with cp.async and lets each copy's landing arrive (`.noinc`: each of
 // the 32 producer threads is one of full's 32 expected arrivals).
 extern "C" __global__ void mbar_cpasync_ok(const float* in, float* out, int n) {
