@@ -117,7 +117,9 @@ impl Machine<'_> {
                     Special::Laneid => u64::from(l),
                     Special::Warpid => u64::from(index),
                     Special::Nwarpid => u64::from(threads.div_ceil(32)),
+                    // One simulated SM runs the blocks one after another.
                     Special::Smid => 0,
+                    Special::Nsmid => 1,
                     Special::LanemaskLt => u64::from((1u32 << l) - 1),
                     Special::LanemaskLe => u64::from(((1u64 << (l + 1)) - 1) as u32),
                     Special::LanemaskEq => u64::from(1u32 << l),
