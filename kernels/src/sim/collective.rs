@@ -183,14 +183,21 @@ impl Machine<'_> {
     }
 
     /// The `barrier_divergence` of a block in which a warp's lanes wait at a collective for
-    /// member lanes that can no longer arrive, if one does.
+    /// member lanes that can no longer arrive, if one does. Lanes that wait on an `mbarrier` or
+    /// at a named barrier may still come (one lane waits for a phase, then meets the others at
+    /// a `__syncwarp()`); if they never do, the block ends as a deadlock instead.
     pub(super) fn stuck_collective(&self, warps: &mut [Warp]) -> Option<Located> {
-        let wi = warps.iter().position(|w| !w.at_coll.is_empty())?;
-        let group = warps[wi].at_coll[0];
-        let members = self.members(&mut warps[wi], group);
+        let (wi, group, missing) = (0..warps.len()).find_map(|wi| {
+            let waiting = self.sync.waiting_lanes(wi);
+            (0..warps[wi].at_coll.len()).find_map(|gi| {
+                let group = warps[wi].at_coll[gi];
+                let members = self.members(&mut warps[wi], group);
+                let arrived = warps[wi].at_coll.iter().fold(0, |m, g| m | g.1);
+                let missing = members & !arrived;
+                (missing == 0 || missing & !waiting != 0).then_some((wi, group, missing))
+            })
+        })?;
         let w = &warps[wi];
-        let arrived = w.at_coll.iter().fold(0, |m, g| m | g.1);
-        let missing = members & !arrived;
         let ids = |m: u32| -> Vec<u32> {
             (0..32)
                 .filter(|l| m >> l & 1 == 1)

@@ -237,8 +237,7 @@ impl Machine<'_> {
                     if done {
                         ok |= 1 << l;
                         if on {
-                            let c = m.done.clone();
-                            self.chk.order.acquire(wi, &c);
+                            self.chk.order.acquire(wi, &m.done);
                         }
                     } else {
                         spin.get_or_insert(a);

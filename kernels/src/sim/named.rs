@@ -75,6 +75,22 @@ impl BlockSync {
     pub fn waiting(&self) -> bool {
         !self.spinners.is_empty() || self.bars.iter().any(|b| !b.waiters.is_empty())
     }
+
+    /// The lanes of warp `wi` that wait at a named barrier or on an `mbarrier`, or that one
+    /// released and that have not run since: they may still go on.
+    pub fn waiting_lanes(&self, wi: usize) -> u32 {
+        let named = self
+            .bars
+            .iter()
+            .flat_map(|b| &b.waiters)
+            .chain(&self.released);
+        let spin = self.spinners.iter().map(|s| (s.warp, s.lanes));
+        named
+            .map(|&(w, _, m)| (w, m))
+            .chain(spin)
+            .filter(|g| g.0 == wi)
+            .fold(0, |m, g| m | g.1)
+    }
 }
 
 /// `bar`/`barrier` other than `bar.warp.sync`: `Op::Bar` for `bar.sync 0` / `barrier.sync 0`
@@ -186,8 +202,8 @@ impl Machine<'_> {
         w.pc += 1;
         if b.warps.count_ones() * 32 >= b.expected {
             let done = std::mem::take(b);
-            for &(wj, _, _) in &done.waiters {
-                if self.chk.on {
+            if self.chk.on {
+                for &(wj, _, _) in &done.waiters {
                     self.chk.order.acquire(wj, &done.clock);
                 }
             }

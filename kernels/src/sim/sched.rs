@@ -34,13 +34,7 @@ impl Machine<'_> {
                     self.run_warp(w, &mut shared)?;
                 }
             }
-            // Lanes a warp collective still misses may yet come while groups wait on an
-            // `mbarrier` (retried) or at a named barrier (other warps may complete it): a lane
-            // that waits for a phase and then meets the others at a `__syncwarp()`.
-            if let Some(stuck) = self.stuck_collective(&mut warps)
-                && !self.sync.waiting()
-                && self.sync.released.is_empty()
-            {
+            if let Some(stuck) = self.stuck_collective(&mut warps) {
                 return Err(stuck);
             }
             if !self.sync.released.is_empty() {
