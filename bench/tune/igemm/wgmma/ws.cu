@@ -1,4 +1,4 @@
-// Tuning harness (round 12): the solution's Hopper path, warp-specialized: a producer warpgroup
+// Tuning harness (rounds 12 and 13): the solution's Hopper path, warp-specialized: a producer warpgroup
 // copies (cp.async, signalling full mbarriers), two consumer warpgroups multiply (waiting on them,
 // keeping one wgmma group in flight, giving stages back through empty mbarriers). sm_90a only.
 #define HOPPER 1
@@ -11,6 +11,9 @@
 // (each thread reads its words from a [k][oc] tile, as mma.sync's A fragment), so the HWIO weight
 // needs no transpose. A block is two warpgroups, one per 64 output channels, over a run of
 // TILE = 256 pixel columns (one m64n256k8 per k8 step), 128 accumulators a thread.
+#ifndef EVL
+#define EVL 0 // the input's copies keep their lines in L2 (evict_last policy)
+#endif
 #define TILE 256
 #define BLOCK_M (TILE - 8) // pixels a block owns (the row path computes a run of TILE)
 #define BLOCK_N 128
@@ -51,7 +54,31 @@
 #define INFL 1 // WS: wgmma groups left in flight at the end of a step
 #endif
 #ifndef CUT
-#define CUT 0 // timing only (wrong outputs): 1 no copies, 2 no store, 3 neither, 4 no wgmma's
+#define CUT 0 // timing only (wrong outputs): 1 no copies, 2 no store, 3 neither, 4 no wgmma's,
+              // 5 half the store (one pixel of each thread's two)
+#endif
+#ifndef GW
+#define GW 0 // the row path: each consumer loads its weight words from global memory into
+             // registers two steps ahead (no weight stages in shared memory); slabs only
+#endif
+#ifndef EPI
+#define EPI 0 // GW, PERSIST: the row path's tile goes to a shared staging buffer that two
+              // producer warps store while the consumers go on with the next tile
+#endif
+#ifndef PD
+#define PD 2 // GW: steps ahead that the weight words are loaded (1: two register sets, 2: three)
+#endif
+#ifndef RND
+#define RND 0x1000u
+#endif
+#ifndef STORE16
+#define STORE16 0 // the store: 16 bytes a thread (lanes trade pairs through shuffles), not 8
+#endif
+#define STG_STRIDE 132 // floats: conflict-free float2 writes of a warp's 4 pixels x 16 channels
+#define STG_BYTES (TILE * STG_STRIDE * 4)
+#define LOADERS (EPI ? 64 : 128) // GW: the producer threads that copy slabs (the rest store)
+#if EPI && !(GW && PERSIST)
+#error "EPI needs GW and PERSIST"
 #endif
 #define CTHREADS 256
 #define THREADS (CTHREADS + 128 * WS)
@@ -64,11 +91,25 @@
 #define W_BYTES (BLOCK_K * W_STRIDE * 4)
 #define SLAB_ROWS (TILE + 16)
 #define SLAB_BYTES (SLAB_ROWS * 128)
+#if GW
+#define ROWS_BYTES (NSLAB * SLAB_BYTES + EPI * STG_BYTES)
+#else
 #define ROWS_BYTES ((SS ? 2 * SS_BYTES : NSLAB * SLAB_BYTES) + ROW_STAGES * W_BYTES)
+#endif
 #define IM_BYTES (STAGES * (A_BYTES + W_BYTES))
 #define REGION (ROWS_BYTES > IM_BYTES ? ROWS_BYTES : IM_BYTES)
 // + the table of output pixels, the mbarriers, + 1024 to align the tiles to the swizzle's 1024 bytes
-#define SHARED_BYTES (REGION + TILE * 4 + 16 * ROW_STAGES + 1024)
+#ifndef STAGED
+#define STAGED 0 // the store through a 32-pixel x 128-channel shared chunk: whole 512-byte rows
+#endif
+#ifndef CPX
+#define CPX 32 // STAGED: pixel columns a chunk
+#endif
+#ifndef STCS
+#define STCS 0 // the output stores streaming (st.global.cs: evict first from L2)
+#endif
+#define CHUNK_BYTES (CPX * STG_STRIDE * 4)
+#define SHARED_BYTES (REGION + TILE * 4 + 16 * ROW_STAGES + 1024 + STAGED * CHUNK_BYTES)
 
 static_assert(W_BYTES % 1024 == 0 && A_BYTES % 1024 == 0, "tiles stay 1024-byte aligned");
 static_assert(TILE == 256, "one m64n256k8 a k8 step covers the tile");
@@ -85,7 +126,11 @@ __device__ __forceinline__ void copy_async(unsigned at, const float* src, bool v
                                            bool l1 = false)
 {
     int n = valid ? bytes : 0;
-    if (bytes == 16 && l1) {
+    if (bytes == 16 && l1 && EVL) {
+        asm volatile("{\n.reg .b64 pol;\ncreatepolicy.fractional.L2::evict_last.b64 pol, 1.0;\n"
+                     "cp.async.ca.shared.global.L2::cache_hint [%0], [%1], 16, %2, pol;\n}"
+                     ::"r"(at), "l"(src), "r"(n));
+    } else if (bytes == 16 && l1) {
         asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;" ::"r"(at), "l"(src), "r"(n));
     } else if (bytes == 16) {
         asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(at), "l"(src), "r"(n));
@@ -484,7 +529,7 @@ __device__ __forceinline__ Tile tile_at(const Dims& d, int x, int y, bool wide)
              T.span <= SS_ROWS;
 #else
     T.span = plast - T.p0 + d.kc;
-    T.rows = wide && d.ic % BLOCK_K == 0 && d.kc * (NSLAB - 1) + 1 >= ROW_STAGES &&
+    T.rows = wide && d.ic % BLOCK_K == 0 && (GW || d.kc * (NSLAB - 1) + 1 >= ROW_STAGES) &&
              plast - T.p0 < TILE && T.span <= SLAB_ROWS;
 #endif
     return T;
@@ -561,6 +606,21 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
         mc = a.rows && b.rows && d.n % BLOCK_N == 0;
     }
 #endif
+#if GW
+    // GW: full[s] / empty[s] (bars + 8 s, bars + 8 (NSLAB + s)) for slab s; EPI: stg_full (the
+    // consumers have written the staging buffer) and stg_empty (the storers have read it).
+    const unsigned stg_full = bars + 16 * NSLAB, stg_empty = stg_full + 8;
+    static_assert(8 * (2 * NSLAB + 2) <= 16 * ROW_STAGES, "room for the barriers");
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < NSLAB; s++) {
+            mbar_init(bars + 8 * s, LOADERS);
+            mbar_init(bars + 8 * (NSLAB + s), CTHREADS);
+        }
+        mbar_init(stg_full, CTHREADS);
+        mbar_init(stg_empty, 128 - LOADERS);
+    }
+    if (false)
+#endif
     if (threadIdx.x == 0) {
         for (int s = 0; s < ROW_STAGES; s++) {
             mbar_init(bars + 8 * s, mc ? 129 : 128);
@@ -581,6 +641,50 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
 #endif
         int tid = threadIdx.x - CTHREADS, gs = 0, gslab = 0;
+#if GW
+        // Slab after slab (kernel row i, channel chunk c), NSLAB ahead at most; EPI: the last
+        // 64 threads store the staged tiles instead.
+        int nst = 0;
+        for (int tile = first; tile < total; tile += stride) {
+            Tile T = tile_at(d, tile % gridDim.x, tile / gridDim.x, wide);
+            if (!T.rows) {
+                named_sync(2, THREADS);
+                named_sync(2, THREADS);
+                continue;
+            }
+            if (tid < LOADERS) {
+                for (int i = 0; i < kernel_rows; i++) {
+                    for (int c = 0; c < chunks; c++, gslab++) {
+                        if (gslab >= NSLAB) {
+                            mbar_wait(bars + 8 * (NSLAB + gslab % NSLAB), (gslab / NSLAB - 1) & 1);
+                        }
+                        Step at = {i, c, 0, gslab};
+                        load_step<LOADERS>(base, 0, input, weight, d, T.n0, T.p0, T.span, at,
+                                           chunks, tid, false);
+                        mbar_arrive_copies(bars + 8 * (gslab % NSLAB));
+                    }
+                }
+            } else {
+                mbar_wait(stg_full, nst & 1);
+                const float* stg = (const float*)((char*)shared4 + (base + NSLAB * SLAB_BYTES - raw));
+                int lane = tid % 32, q = lane * 4;
+                bool okq = T.n0 + q < d.n;
+#pragma unroll 4
+                for (int v = (tid - LOADERS) / 32; v < TILE; v += (128 - LOADERS) / 32) {
+                    int p = T.p0 + v, c = p % d.cols, r = p / d.cols % d.rows, b = p / (d.cols * d.rows);
+                    int at = (b * d.out_rows + r) * d.out_cols + c;
+                    if (okq && c < d.out_cols && r < d.out_rows && at >= T.m0 && at < T.mend) {
+                        *(float4*)&output[(size_t)at * d.n + T.n0 + q] =
+                            *(const float4*)&stg[v * STG_STRIDE + q];
+                    }
+                }
+                mbar_arrive(stg_empty);
+                nst++;
+            }
+        }
+        asm volatile("cp.async.wait_all;" ::: "memory");
+        return;
+#endif
         for (int tile = first; tile < total; tile += stride) {
             Tile T = tile_at(d, tile % gridDim.x, tile / gridDim.x, wide);
             if (!T.rows) {
@@ -647,7 +751,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
             mbar_arrive(empty);
         }
     };
-    int gs = 0, gslab = 0;
+    int gs = 0, gslab = 0, nst = 0;
     for (int tile = first; tile < total; tile += stride) {
         Tile T = tile_at(d, tile % gridDim.x, tile / gridDim.x, wide);
         named_sync(1, CTHREADS); // everyone has stored the tile before
@@ -671,6 +775,93 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
             acc[q] = 0.0f;
             asm volatile("" : "+f"(acc[q])); // no zeros rematerialized inside the pipeline
         }
+#if GW
+        if (T.rows) {
+            // Step s = (i * chunks + c) * kc + j reads slab gslab + s / kc at pixel row j, and
+            // this thread's weight words, loaded from global memory two steps ahead into one of
+            // three register sets (the third is the one the group in flight still reads).
+            auto ldw = [&](unsigned (&w)[BLOCK_K / 8][4], int s) {
+                int j = s % d.kc, c = s / d.kc % chunks, i = s / (d.kc * chunks);
+                int k0 = (i * d.kc + j) * d.ic + c * BLOCK_K;
+                bool ok = T.n0 + ocw < d.n;
+                const float* src = weight + (size_t)(k0 + t) * d.n + (ok ? T.n0 + ocw : 0);
+#pragma unroll
+                for (int kb = 0; kb < BLOCK_K / 8; kb++) {
+                    float2 lo = __ldg((const float2*)(src + (size_t)(kb * 8) * d.n));
+                    float2 hi = __ldg((const float2*)(src + (size_t)(kb * 8 + 4) * d.n));
+                    w[kb][0] = ok ? __float_as_uint(lo.x) : 0u;
+                    w[kb][1] = ok ? __float_as_uint(lo.y) : 0u;
+                    w[kb][2] = ok ? __float_as_uint(hi.x) : 0u;
+                    w[kb][3] = ok ? __float_as_uint(hi.y) : 0u;
+                }
+            };
+            auto step = [&](int s, unsigned (&a)[BLOCK_K / 8][4], unsigned (&other)[BLOCK_K / 8][4]) {
+                int sl = gslab + s / d.kc, j = s % d.kc;
+                mbar_wait(bars + 8 * (sl % NSLAB), (sl / NSLAB) & 1); // (done at j > 0)
+                asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+#pragma unroll
+                for (int kb = 0; kb < BLOCK_K / 8; kb++)
+#pragma unroll
+                    for (int q = 0; q < 4; q++)
+                        a[kb][q] += RND;
+                issue(acc, a, base + sl % NSLAB * SLAB_BYTES + j * 128);
+                asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+                keep_live(other); // read by the group just retired
+                if (j == 0 && s > 0) {
+                    mbar_arrive(bars + 8 * (NSLAB + (sl - 1) % NSLAB));
+                }
+                ldw(other, min(s + PD, steps - 1));
+            };
+            unsigned w0[BLOCK_K / 8][4], w1[BLOCK_K / 8][4], w2[BLOCK_K / 8][4] = {};
+            ldw(w0, 0);
+            int s = 0;
+#if PD == 1
+            for (; s + 1 < steps; s += 2) {
+                step(s, w0, w1);
+                step(s + 1, w1, w0);
+            }
+            if (s < steps) {
+                step(s, w0, w1);
+            }
+            if (false)
+#else
+            ldw(w1, min(1, steps - 1));
+#endif
+            for (; s + 2 < steps; s += 3) {
+                step(s, w0, w2);
+                step(s + 1, w1, w0);
+                step(s + 2, w2, w1);
+            }
+            if (s < steps) {
+                step(s, w0, w2);
+            }
+            if (s + 1 < steps) {
+                step(s + 1, w1, w0);
+            }
+            asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+            keep_live(w0);
+            keep_live(w1);
+            keep_live(w2);
+            gslab += steps / d.kc;
+            mbar_arrive(bars + 8 * (NSLAB + (gslab - 1) % NSLAB));
+#if EPI
+            // The tile to the staging buffer, once the storers have read the one before.
+            if (nst > 0) {
+                mbar_wait(stg_empty, (nst - 1) & 1);
+            }
+            float* stg = (float*)((char*)shared4 + (base + NSLAB * SLAB_BYTES - raw));
+#pragma unroll
+            for (int j = 0; j < TILE / 8; j++)
+#pragma unroll
+                for (int e = 0; e < 2; e++)
+                    *(float2*)&stg[(8 * j + 2 * t + e) * STG_STRIDE + ocw] =
+                        make_float2(acc[4 * j + e], acc[4 * j + 2 + e]);
+            mbar_arrive(stg_full);
+            nst++;
+            continue;
+#endif
+        } else
+#endif
         if (T.rows) {
             // Per step: wait for its stage, load the weight words, start its wgmma's, then
             // retire the step before (one group stays in flight) and give its stage back.
@@ -710,6 +901,11 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
             gslab += SS ? chunks : kernel_rows * chunks;
             release(gs - 1);
         } else {
+#if EPI
+            if (nst > 0) {
+                mbar_wait(stg_empty, (nst - 1) & 1); // the storers are done with shared memory
+            }
+#endif
             named_sync(2, THREADS); // the producer has no copy in flight
             int win[A_ROWS];
 #pragma unroll
@@ -757,10 +953,58 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
             }
             continue;
         }
+#if STORE16 || STAGED
+        // Lanes g and g ^ 1 trade a pixel's pair of channels, so that each stores 4 channels of
+        // one pixel (16 bytes): even g pixel 8j + 2t, odd g pixel 8j + 2t + 1.
+        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+        if (STAGED && d.n % 4 == 0) {
+            // 8 chunks of 32 pixel columns: every warp writes its 16 channels of them, then
+            // each warp stores whole pixel rows (512 bytes: 4 full lines) of the chunk.
+            float* ch = (float*)((char*)shared4 + (base + REGION + TILE * 4 + 16 * ROW_STAGES - raw));
+            int lane = threadIdx.x % 32, q = lane * 4;
+#pragma unroll
+            for (int c = 0; c < TILE / CPX; c++) {
+                named_sync(1, CTHREADS); // the chunk before is stored
+#pragma unroll
+                for (int jj = 0; jj < CPX / 8; jj++)
+#pragma unroll
+                    for (int e = 0; e < 2; e++)
+                        *(float2*)&ch[(8 * jj + 2 * t + e) * STG_STRIDE + ocw] =
+                            make_float2(acc[4 * (CPX / 8 * c + jj) + e], acc[4 * (CPX / 8 * c + jj) + 2 + e]);
+                named_sync(1, CTHREADS);
+#pragma unroll
+                for (int r = warp; r < CPX; r += CTHREADS / 32) {
+                    int m = table[CPX * c + r];
+                    if (m >= 0 && T.n0 + q < d.n) {
+                        float4 v = *(const float4*)&ch[r * STG_STRIDE + q];
+                        if (STCS) {
+                            __stcs((float4*)&output[(size_t)m * d.n + T.n0 + q], v);
+                        } else {
+                            *(float4*)&output[(size_t)m * d.n + T.n0 + q] = v;
+                        }
+                    }
+                }
+            }
+        } else if (STORE16 && d.n % 4 == 0) {
+            int odd = g & 1, ocs = oc - 2 * odd;
+#pragma unroll
+            for (int j = 0; j < TILE / 8; j++) {
+                float x0 = acc[4 * j], y0 = acc[4 * j + 2], x1 = acc[4 * j + 1], y1 = acc[4 * j + 3];
+                float sx = odd ? x0 : x1, sy = odd ? y0 : y1, kx = odd ? x1 : x0, ky = odd ? y1 : y0;
+                float rx = __shfl_xor_sync(0xffffffffu, sx, 4), ry = __shfl_xor_sync(0xffffffffu, sy, 4);
+                int m = table[8 * j + 2 * t + odd];
+                if (m >= 0 && ocs < d.n) {
+                    *(float4*)&output[(size_t)m * d.n + ocs] =
+                        odd ? make_float4(rx, ry, kx, ky) : make_float4(kx, ky, rx, ry);
+                }
+            }
+        } else
+#endif
+        {
 #pragma unroll
         for (int j = 0; j < TILE / 8; j++) {
 #pragma unroll
-            for (int e = 0; e < 2; e++) {
+            for (int e = 0; e < 2 - (CUT == 5); e++) {
                 int m = table[8 * j + 2 * t + e];
                 if (m < 0 || oc >= d.n) {
                     continue;
@@ -768,7 +1012,11 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
                 float* row = output + (size_t)m * d.n;
                 float v0 = acc[4 * j + e], v1 = acc[4 * j + 2 + e];
                 if (oc + 1 < d.n && d.n % 2 == 0) {
-                    *(float2*)&row[oc] = make_float2(v0, v1);
+                    if (STCS) {
+                        __stcs((float2*)&row[oc], make_float2(v0, v1));
+                    } else {
+                        *(float2*)&row[oc] = make_float2(v0, v1);
+                    }
                 } else {
                     row[oc] = v0;
                     if (oc + 1 < d.n) {
@@ -776,6 +1024,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
                     }
                 }
             }
+        }
         }
     }
 #if MC
