@@ -185,17 +185,28 @@ fn cp_async_groups_land_at_their_wait_and_fill_zeros() {
 }
 
 #[test]
-fn bulk_copies_are_unsupported_by_name() {
-    let ptx = ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n\
-        .reg .b32 %r<3>;\n.reg .b64 %rd<2>;\n\
-        cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1], 16, [%r2];\nret;\n}\n";
-    let job = hand_job(kernels::job::Launch::linear(1, 1), vec![]);
-    let d = kernels::sim::run(ptx, &job).diagnostics;
-    assert!(
-        d[0].kind == Kind::UnsupportedInstruction
-            && d[0].message.contains("cp.async.ca/cg.shared.global"),
-        "{d:#?}"
-    );
+fn the_bulk_copies_it_does_not_run_are_unsupported_by_name() {
+    // (`sim_bulk` runs the one-dimensional global/shared forms.)
+    for (inst, words) in [
+        (
+            "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%r1], [%r2], 16, [%r2];",
+            "clusters are not simulated",
+        ),
+        (
+            "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%rd1], [%r1], 16;",
+            "`cp.reduce.async.bulk` is not simulated",
+        ),
+    ] {
+        let ptx = format!(
+            ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{{\n.reg .b32 %r<3>;\n.reg .b64 %rd<2>;\n{inst}\nret;\n}}\n"
+        );
+        let job = hand_job(kernels::job::Launch::linear(1, 1), vec![]);
+        let d = kernels::sim::run(&ptx, &job).diagnostics;
+        assert!(
+            d[0].kind == Kind::UnsupportedInstruction && d[0].message.contains(words),
+            "{inst}: {d:#?}"
+        );
+    }
 }
 
 /// The run of a kernel that fills `__shared__ __half h[64]` with `in` (two threads per 32-bit

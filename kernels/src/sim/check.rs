@@ -95,6 +95,10 @@ pub struct Checks {
     /// access to one (instruction, thread, write), which `exec` turns into a diagnostic.
     pub(super) mbar_bytes: Vec<(u32, u32)>,
     pub(super) mbar_touch: Option<(u32, u32, bool)>,
+    /// The shared sources of bulk stores still being read (`bulk`), and each thread's count of
+    /// committed bulk groups.
+    bulk_reads: Vec<BulkRead>,
+    bulk_groups: Vec<u32>,
     pub(super) globals: Vec<Vec<Elem>>,
     pub(super) track_reads: Vec<bool>,
     /// Per buffer, its shape when it is a pitched output (writes into its padding are findings).
@@ -103,6 +107,17 @@ pub struct Checks {
     pub(super) writes: Vec<u32>,
     pub stats: AccessStats,
     pub kept: Vec<Kept>,
+}
+
+/// The shared source `[lo, hi)` of a bulk store by thread `tid` at `inst`, in its bulk group
+/// `group` (0: not committed yet).
+#[derive(Clone, Copy)]
+struct BulkRead {
+    lo: u32,
+    hi: u32,
+    tid: u32,
+    inst: u32,
+    group: u32,
 }
 
 impl Checks {
@@ -138,6 +153,8 @@ impl Checks {
             order: Default::default(),
             mbar_bytes: vec![],
             mbar_touch: None,
+            bulk_reads: vec![],
+            bulk_groups: vec![0; tpb as usize],
             globals,
             track_reads: outputs.to_vec(),
             pitches: vec![None; lens.len()],
@@ -184,6 +201,8 @@ impl Checks {
         self.order.reset(self.tpb.div_ceil(32) as usize);
         self.mbar_bytes.clear();
         self.mbar_touch = None;
+        self.bulk_reads.clear();
+        self.bulk_groups.iter_mut().for_each(|g| *g = 0);
         self.reads.iter_mut().for_each(|r| *r = 0);
         self.writes.iter_mut().for_each(|w| *w = 0);
     }
@@ -280,10 +299,74 @@ impl Checks {
         first
     }
 
+    /// Bulk store `inst` of thread `tid` reads shared bytes `[lo, hi)` until its group is
+    /// waited for (`bulk`): the thread's open group.
+    pub(super) fn bulk_read(&mut self, lo: u32, hi: u32, tid: u32, inst: u32) {
+        self.bulk_reads.push(BulkRead {
+            lo,
+            hi,
+            tid,
+            inst,
+            group: 0,
+        });
+    }
+
+    /// `cp.async.bulk.commit_group` by thread `tid`: its open group is committed.
+    pub(super) fn bulk_commit(&mut self, tid: u32) {
+        let Some(n) = self.bulk_groups.get_mut(tid as usize) else {
+            return;
+        };
+        *n += 1;
+        let n = *n;
+        for r in self
+            .bulk_reads
+            .iter_mut()
+            .filter(|r| r.tid == tid && r.group == 0)
+        {
+            r.group = n;
+        }
+    }
+
+    /// `cp.async.bulk.wait_group{.read} keep` by thread `tid`: its committed groups but the
+    /// `keep` latest are done reading.
+    pub(super) fn bulk_wait(&mut self, tid: u32, keep: u32) {
+        let n = self.bulk_groups.get(tid as usize).copied().unwrap_or(0);
+        self.bulk_reads
+            .retain(|r| r.tid != tid || r.group == 0 || r.group + keep > n);
+    }
+
+    /// A write of shared bytes `[lo, hi)` by thread `tid` at `inst` into the source of a bulk
+    /// store still being read: a race with the store (reported once per store).
+    fn bulk_overwrite(&mut self, lo: u32, hi: u32, tid: u32, inst: u32) {
+        let Some(i) = self.bulk_reads.iter().position(|r| lo < r.hi && r.lo < hi) else {
+            return;
+        };
+        let r = self.bulk_reads.swap_remove(i);
+        let block = self.block;
+        self.report(Finding::SharedRace {
+            block,
+            byte: lo.max(r.lo),
+            width: (hi - lo).min(4),
+            first: Access {
+                thread: r.tid,
+                inst: r.inst,
+                write: false,
+            },
+            second: Access {
+                thread: tid,
+                inst,
+                write: true,
+            },
+        });
+    }
+
     /// A shared access of `n` bytes at byte `at` by block-linear thread `tid`.
     #[inline]
     pub fn shared(&mut self, at: usize, n: usize, tid: u32, inst: u32, kind: Acc) {
         let end = at + n.max(1);
+        if !self.bulk_reads.is_empty() && matches!(kind, Acc::Write | Acc::Atomic) {
+            self.bulk_overwrite(at as u32, end as u32, tid, inst);
+        }
         if !self.mbar_bytes.is_empty() && kind != Acc::Quiet && self.mbar_touch.is_none() {
             let (lo, hi) = (at as u32, end as u32);
             if self.mbar_bytes.iter().any(|&(a, b)| lo < b && a < hi) {

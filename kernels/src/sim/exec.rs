@@ -264,6 +264,12 @@ impl Machine<'_> {
                     }
                     w.pc += 1;
                 }
+                Op::Bulk(op) => {
+                    if exec != 0 {
+                        self.bulk(w, shared, exec, pc, op)?;
+                    }
+                    w.pc += 1;
+                }
                 Op::CpAsyncCommit => {
                     self.cp_async_group(w, shared, exec, true, None)?;
                     w.pc += 1;

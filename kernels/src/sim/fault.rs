@@ -5,7 +5,8 @@
 //! sentence a learner reads; the messages name buffers, indices and lengths, never slots or
 //! addresses the learner cannot see.
 
-use super::finding::{Finding, Kept, shared_name};
+use super::bulk::BulkOp;
+use super::finding::{Access, Finding, Kept, shared_name};
 use super::ir::{Op, Program, Space};
 use super::memory::MemFault;
 use crate::diag::{Diagnostic, Kind};
@@ -25,6 +26,11 @@ pub enum Fault {
     },
     /// Threads of one block wait at different barriers, or at a barrier others never reach.
     BarrierDivergence {
+        detail: String,
+    },
+    /// An access whose address or size breaks its instruction's alignment rule (a bulk copy's
+    /// 16 bytes): the GPU stops the launch with "misaligned address".
+    Misaligned {
         detail: String,
     },
     /// `trap` (`__trap()`), or a failed `assert` (`__assertfail`).
@@ -128,6 +134,7 @@ impl Located {
                 ),
             ),
             Fault::BarrierDivergence { detail } => (Kind::BarrierDivergence, detail.clone()),
+            Fault::Misaligned { detail } => (Kind::OutOfBounds, detail.clone()),
             Fault::Trap { assert: None } => (
                 Kind::Trap,
                 "the kernel executed `__trap()` (PTX `trap`): on a GPU this aborts the whole launch with an error and no output is kept".to_string(),
@@ -256,9 +263,27 @@ pub fn finding_diagnostic(k: &Kept, n: &Names<'_>) -> Diagnostic {
                             Some(Op::CpAsync { .. })
                         )
                 });
+            let bulk = |x: &Access, load: bool| {
+                matches!(
+                    n.prog.insts.get(x.inst as usize).map(|i| &i.op),
+                    Some(Op::Bulk(b)) if matches!(**b, BulkOp::Load { .. }) == load
+                )
+            };
             let msg = if copied {
                 format!(
                     "{msg}. The write is a `cp.async` copy, which lands only when its own thread waits for it: `cp.async.wait_group` (or `wait_all`), then __syncthreads(), then read"
+                )
+            } else if first.write && !second.write && bulk(first, true) {
+                format!(
+                    "thread {b} reads {what} (line {lb}), which a bulk copy that thread {a} issued (line {la}) writes, without waiting for the copy: a bulk copy (`cp.async.bulk`) has landed only once the phase of its mbarrier completes, so wait on that mbarrier (`mbarrier.try_wait.parity`) before reading the bytes"
+                )
+            } else if !first.write && second.write && bulk(second, true) {
+                format!(
+                    "thread {a} read {what} (line {la}) before the bulk copy that thread {b} issued (line {lb}) wrote it, without waiting for the copy: a bulk copy (`cp.async.bulk`) has landed only once the phase of its mbarrier completes, so wait on that mbarrier (`mbarrier.try_wait.parity`) before reading the bytes"
+                )
+            } else if !first.write && second.write && bulk(first, false) {
+                format!(
+                    "thread {b} writes {what} (line {lb}) while the bulk copy to global memory that thread {a} issued (line {la}) may still be reading it: a bulk store (`cp.async.bulk...bulk_group`) reads its shared source until the thread that issued it has committed its group and waited for it (`cp.async.bulk.commit_group`, then `cp.async.bulk.wait_group.read`), so write the buffer again only after that wait (and a barrier, where other threads write it)"
                 )
             } else {
                 msg

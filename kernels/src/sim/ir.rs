@@ -212,6 +212,8 @@ pub enum Op {
         src_size: Option<Src>,
         ignore_src: Option<PSrc>,
     },
+    /// The bulk copies (`cp.async.bulk`) and their groups (see `bulk`).
+    Bulk(Box<super::bulk::BulkOp>),
     /// `cp.async.commit_group`: the thread's copies since its last commit become a group.
     CpAsyncCommit,
     /// `cp.async.wait_group n` (`wait_all`: a commit, then `n` = 0): the thread's groups land,

@@ -1,6 +1,7 @@
 //! Decoding the `mbarrier` family (`mbarrier.init/arrive/test_wait/try_wait/inval/pending_count`
-//! and `cp.async.mbarrier.arrive`) into one [`MbarOp`], once; `mbarrier` runs them. Transaction
-//! counts, `arrive_drop` and `.shared::cluster` decode to `unsupported_instruction`.
+//! and `cp.async.mbarrier.arrive`, with the transaction counts of `arrive.expect_tx`,
+//! `expect_tx` and `complete_tx`) into one [`MbarOp`], once; `mbarrier` runs them.
+//! `arrive_drop` and `.shared::cluster` decode to `unsupported_instruction`.
 
 use super::decode::{Ctx as Dx, DecodeError};
 use super::ir::*;
@@ -21,6 +22,16 @@ pub enum MbarOp {
         space: Space,
         count: Option<Src>,
         no_complete: bool,
+        /// `arrive.expect_tx`: the bytes the phase also waits for, added before the arrival.
+        expect_tx: Option<Src>,
+    },
+    /// `mbarrier.expect_tx` (`expect`: the phase waits for `bytes` more) or
+    /// `mbarrier.complete_tx` (`bytes` of them have come).
+    Tx {
+        addr: Addr,
+        space: Space,
+        bytes: Src,
+        expect: bool,
     },
     Wait {
         p: PSlot,
@@ -61,9 +72,8 @@ pub(super) fn decode(cx: &mut Dx, w: &Word<'_>, ops: &[Operand]) -> Result<Op, D
         Ok(s) => s,
         Err(why) => return w.unsupported(why),
     };
-    let tx = ["expect_tx", "complete_tx", "arrive_drop", "try_wait_tx"];
-    if tx.iter().any(|m| w.mods.iter().any(|x| x.starts_with(m))) {
-        return w.unsupported("mbarrier transaction counts (`expect_tx`, `complete_tx`, TMA) and `arrive_drop` are not simulated");
+    if w.mods.iter().any(|x| x.starts_with("arrive_drop")) {
+        return w.unsupported("`mbarrier.arrive_drop` is not simulated");
     }
     if w.mn == "cp" {
         w.need(1)?;
@@ -84,8 +94,23 @@ pub(super) fn decode(cx: &mut Dx, w: &Word<'_>, ops: &[Operand]) -> Result<Op, D
                 count: cx.src(&ops[1], Ty::U32, line)?,
             }
         }
-        Some("arrive") => {
+        Some(m @ ("expect_tx" | "complete_tx")) => {
             w.need(2)?;
+            MbarOp::Tx {
+                addr: cx.addr(&ops[0], line)?,
+                space,
+                bytes: cx.src(&ops[1], Ty::U32, line)?,
+                expect: m == "expect_tx",
+            }
+        }
+        Some("arrive") => {
+            // The third operand: `arrive.expect_tx`'s bytes, or an arrival count.
+            let tx = w.has("expect_tx");
+            w.need(if tx { 3 } else { 2 })?;
+            let third = match ops.get(2) {
+                Some(o) => Some(cx.src(o, Ty::U32, line)?),
+                None => None,
+            };
             MbarOp::Arrive {
                 d: if sink(&ops[0]) {
                     None
@@ -94,11 +119,9 @@ pub(super) fn decode(cx: &mut Dx, w: &Word<'_>, ops: &[Operand]) -> Result<Op, D
                 },
                 addr: cx.addr(&ops[1], line)?,
                 space,
-                count: match ops.get(2) {
-                    Some(o) => Some(cx.src(o, Ty::U32, line)?),
-                    None => None,
-                },
+                count: if tx { None } else { third },
                 no_complete: w.has("noComplete"),
+                expect_tx: if tx { third } else { None },
             }
         }
         Some("test_wait" | "try_wait") => {

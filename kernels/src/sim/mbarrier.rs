@@ -19,8 +19,15 @@
 //! its arrival counts), then arrives (`.noinc`) or only orders (without `.noinc` the pending
 //! count is raised and lowered again). Misuse is diagnosed at the line: an object never
 //! initialized (or invalidated), an arrival past the pending count, `init` of an object in use,
-//! a `noComplete` arrival that completes the phase. Transaction counts (`expect_tx`,
-//! `complete_tx`), `arrive_drop`, clusters and the bulk copies are not simulated.
+//! a `noComplete` arrival that completes the phase.
+//!
+//! Transaction counts (the PTX ISA's "tx-count", for the bulk copies of `bulk`): a phase also
+//! waits until the bytes announced by `expect_tx` (alone, or with an arrival:
+//! `arrive.expect_tx`) have come, each bulk copy's `complete_tx` (or `mbarrier.complete_tx`)
+//! taking its bytes off; it completes when no arrival is pending and the count is zero. The
+//! count may go below zero for a while (a copy that lands before its bytes were announced), as
+//! the ISA allows. A count that never comes back to zero leaves the phase waiting: a deadlock
+//! whose sentence gives the bytes still owed. `arrive_drop` and clusters are not simulated.
 
 use super::exec::{Machine, Warp};
 use super::fault::{Fault, Located};
@@ -35,11 +42,23 @@ use std::collections::BTreeMap;
 struct Mbar {
     expected: u32,
     pending: u32,
+    /// The current phase's transaction count: bytes announced minus bytes come.
+    tx: i64,
     phase: u32,
     valid: bool,
     /// The clocks of the current phase's arrivals, and of the last completed phase.
     clock: Clock,
     done: Clock,
+}
+
+impl Mbar {
+    /// The current phase completes: the next one expects the same arrivals.
+    fn complete(&mut self) {
+        self.phase += 1;
+        self.pending = self.expected;
+        self.tx = 0;
+        self.done = std::mem::take(&mut self.clock);
+    }
 }
 
 /// A block's `mbarrier` objects by shared offset.
@@ -75,6 +94,17 @@ impl Mbars {
             m.pending,
             m.expected
         );
+        if m.tx > 0 {
+            t += &format!(
+                " and for {} more bytes of copies (its transaction count: `expect_tx` announced more bytes than the bulk copies that complete on it brought)",
+                m.tx
+            );
+        } else if m.tx < 0 {
+            t += &format!(
+                " and its transaction count is {} bytes: the bulk copies that complete on it brought {} bytes more than `expect_tx` announced, so the count never comes back to zero",
+                m.tx, -m.tx
+            );
+        }
         if m.phase >= 2 {
             // Phases alternate parities: a parity wait that falls a whole phase behind
             // (a producer that did not wait for a free stage, a parity computed one phase
@@ -152,7 +182,7 @@ impl Machine<'_> {
                     }
                     if let Some(m) = self.sync.mbars.objs.get(&a)
                         && m.valid
-                        && (m.phase > 0 || m.pending != m.expected)
+                        && (m.phase > 0 || m.pending != m.expected || m.tx != 0)
                     {
                         return Err(fail(
                             self,
@@ -194,14 +224,37 @@ impl Machine<'_> {
                 let s = cx.get(state);
                 cx.put(d, &s.map(|t| t & 0xffff_ffff));
             }
+            MbarOp::Tx {
+                addr,
+                space,
+                bytes,
+                expect,
+            } => {
+                let (ats, n) = (at(addr, space, w), w.ctx(exec, 0).get(bytes));
+                for &l in &lanes {
+                    let a = ats[l].clone().map_err(|e| fail(self, w, l, e))?;
+                    let n = i64::from(n[l] as u32);
+                    self.tx(a, if expect { n } else { -n }, wi)
+                        .map_err(|e| fail(self, w, l, e.unwrap_or_else(|| uninitialized(a))))?;
+                }
+            }
             MbarOp::Arrive {
                 d,
                 addr,
                 space,
                 count,
                 no_complete,
+                expect_tx,
             } => {
                 let ats = at(addr, space, w);
+                if let Some(b) = expect_tx {
+                    let n = w.ctx(exec, 0).get(b);
+                    for &l in &lanes {
+                        let a = ats[l].clone().map_err(|e| fail(self, w, l, e))?;
+                        self.tx(a, i64::from(n[l] as u32), wi)
+                            .map_err(|e| fail(self, w, l, e.unwrap_or_else(|| uninitialized(a))))?;
+                    }
+                }
                 let n = count.map(|c| w.ctx(exec, 0).get(c));
                 let k = std::array::from_fn(|l| n.map_or(1, |n| n[l] as u32));
                 let tokens = self.arrive_lanes(w, exec, pc, ats, k, no_complete)?;
@@ -327,18 +380,41 @@ impl Machine<'_> {
         // The state before this arrival, as the ISA says the token captures.
         let token = u64::from(m.phase) << 32 | u64::from(m.pending);
         m.pending -= k;
-        if m.pending == 0 {
+        if m.pending == 0 && m.tx == 0 {
             if no_complete {
                 return Err(Some(format!(
                     "is a `noComplete` arrival but completes the current phase {} of the mbarrier at shared byte {a}",
                     m.phase
                 )));
             }
-            m.phase += 1;
-            m.pending = m.expected;
-            m.done = std::mem::take(&mut m.clock);
+            m.complete();
         }
         Ok(token)
+    }
+
+    /// `bytes` added to (announced: positive) or taken off (come: negative) the transaction
+    /// count of the object at `a`, by warp `wi`: the phase completes if nothing else is
+    /// pending. `Err(None)`: not initialized; `Err(Some(why))`: misuse.
+    pub(super) fn tx(&mut self, a: u32, bytes: i64, wi: usize) -> Result<(), Option<String>> {
+        let Some(m) = self.sync.mbars.objs.get_mut(&a).filter(|m| m.valid) else {
+            return Err(None);
+        };
+        self.sync.mbars.generation += 1;
+        const LIMIT: i64 = (1 << 20) - 1;
+        let tx = m.tx + bytes;
+        if !(-LIMIT..=LIMIT).contains(&tx) {
+            return Err(Some(format!(
+                "takes the transaction count of the mbarrier at shared byte {a} to {tx} bytes, outside the -(2^20 - 1) to 2^20 - 1 an mbarrier holds: split the copies over more phases"
+            )));
+        }
+        if self.chk.on {
+            self.chk.order.release(wi, &mut m.clock);
+        }
+        m.tx = tx;
+        if m.pending == 0 && m.tx == 0 {
+            m.complete();
+        }
+        Ok(())
     }
 
     /// The diagnostic of an ordinary load or store of an `mbarrier` object's bytes.

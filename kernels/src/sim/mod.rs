@@ -15,6 +15,7 @@
 
 mod atom;
 mod barrier;
+mod bulk;
 mod call;
 mod check;
 mod check_global;

@@ -84,9 +84,13 @@ fn call(cx: &Ctx, ops: &[Operand], line: u32) -> Result<Op, DecodeError> {
 }
 
 /// `cp.async...`: the copy `cp.async.{ca,cg}.shared{::cta}.global [dst], [src], size{, src_size |
-/// ignore_src}{, policy}` and its groups; the bulk (TMA) and `mbarrier` forms are not simulated.
+/// ignore_src}{, policy}` and its groups; the bulk forms go to `bulk`, the `mbarrier` ones to
+/// `mbar_decode`.
 fn cp_async(cx: &mut Ctx, w: &Word<'_>, ops: &[Operand]) -> Result<Op, DecodeError> {
     let line = w.line;
+    if w.has("bulk") {
+        return super::bulk::decode(cx, w, ops);
+    }
     if w.has("mbarrier") {
         return super::mbar_decode::decode(cx, w, ops);
     }

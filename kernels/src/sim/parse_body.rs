@@ -187,6 +187,14 @@ impl Parser {
                             None if base.is_none() => base = Some(w),
                             None => return self.err(format!("bad address part `{w}`")),
                         },
+                        Tok::Punct(',') => {
+                            // `[tensorMap, {coordinates}]`, the tensor copies' operand: read
+                            // past it whole (decode refuses those forms with a reason).
+                            while !self.eat(']') {
+                                self.next()?;
+                            }
+                            return Ok(Operand::Addr { base, off });
+                        }
                         t => return self.err(format!("unexpected {t:?} in an address")),
                     }
                 }

@@ -345,6 +345,7 @@ pub(super) fn step(
         | Op::Printf { .. }
         | Op::CpAsync { .. }
         | Op::CpAsyncCommit
+        | Op::Bulk(_)
         | Op::CpAsyncWait { .. }
         | Op::Call { .. }
         | Op::Ret

@@ -337,3 +337,74 @@ extern "C" __global__ void mbar_reinit_in_use(const float* in, float* out, int n
     if (t == 0) mb_init(&done, 64);
     for (int i = t; i < ITERS * 64; i += 64) out[i] = in[i];
 }
+
+// --- Bulk copies, the TMA unit's one-dimensional form (block of 96) ------------------------
+// Lane 0 of warp 0 fills stage s of the ring with one 256-byte `cp.async.bulk` that completes
+// on full[s], which expects one arrival and the copy's bytes (`arrive.expect_tx`); the 64
+// consumers read it reversed, write their results into one of two staging rows, and thread
+// 32 stores the row with a bulk copy to global memory, first waiting (`wait_group.read 1`)
+// until the store of two iterations before has read that row.
+__device__ __forceinline__ void bulk_load(float* dst, const float* src, unsigned bytes,
+                                          unsigned long long* bar) {
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 " [%0], [%1], %2, [%3];"
+                 :: "r"(smem(dst)), "l"(src), "r"(bytes), "r"(smem(bar)) : "memory");
+}
+
+__device__ __forceinline__ void expect_bytes(unsigned long long* b, unsigned bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
+                 :: "r"(smem(b)), "r"(bytes) : "memory");
+}
+
+__device__ __forceinline__ void bulk_store(float* dst, const float* src, unsigned bytes) {
+    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;"
+                 :: "l"(dst), "r"(smem(src)), "r"(bytes) : "memory");
+    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
+
+// EXPECT: the bytes full[s] expects; WAIT_FULL: the consumers wait for the stage; WAIT_READ:
+// thread 32 waits for the store two iterations back; SKEW: floats the load's destination is
+// off its 16-byte alignment.
+#define BULK(name, EXPECT, WAIT_FULL, WAIT_READ, SKEW)                                     \
+    extern "C" __global__ void name(const float* in, float* out, int n) {                  \
+        __shared__ __align__(8) unsigned long long full[STAGES], empty[STAGES];            \
+        __shared__ __align__(16) float ring[STAGES][68];                                   \
+        __shared__ __align__(16) float staged[2][64];                                      \
+        mb_init_all(full, empty, 1, 64);                                                   \
+        int t = threadIdx.x;                                                               \
+        if (t == 0) {                                                                      \
+            for (int k = 0; k < ITERS; ++k) {                                              \
+                int s = k % STAGES, r = k / STAGES;                                        \
+                mb_wait(&empty[s], (r & 1) ^ 1);                                           \
+                expect_bytes(&full[s], EXPECT);                                            \
+                bulk_load(ring[s] + SKEW, in + k * 64, 256, &full[s]);                     \
+            }                                                                              \
+        } else if (t >= 32) {                                                              \
+            int c = t - 32;                                                                \
+            for (int k = 0; k < ITERS; ++k) {                                              \
+                int s = k % STAGES, r = k / STAGES;                                        \
+                if (WAIT_FULL) mb_wait(&full[s], r & 1);                                   \
+                float v = ring[s][63 - c] * 3.0f - 0.5f;                                   \
+                mb_arrive(&empty[s]);                                                      \
+                if (c == 0 && WAIT_READ)                                                   \
+                    asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory");         \
+                asm volatile("bar.sync 1, 64;" ::: "memory");                              \
+                staged[k & 1][c] = v;                                                      \
+                asm volatile("fence.proxy.async.shared::cta;" ::: "memory");               \
+                asm volatile("bar.sync 1, 64;" ::: "memory");                              \
+                if (c == 0) bulk_store(out + k * 64, staged[k & 1], 256);                  \
+            }                                                                              \
+            if (c == 0) asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");          \
+        }                                                                                  \
+    }
+BULK(bulk_ring_ok, 256, 1, 1, 0)
+// full expects 128 bytes, the copy brings 256: the count ends at -128, never zero.
+BULK(bulk_short_expect, 128, 1, 1, 0)
+// full expects 512 bytes, the copy brings 256: the phase waits for 256 more.
+BULK(bulk_long_expect, 512, 1, 1, 0)
+// The consumers read the stage without waiting for the copy.
+BULK(bulk_no_wait, 256, 0, 1, 0)
+// Thread 32 reuses a staging row without waiting for the store that reads it.
+BULK(bulk_no_read_wait, 256, 1, 0, 0)
+// The load's destination is 4 bytes past a 16-byte boundary.
+BULK(bulk_misaligned, 256, 1, 1, 1)
