@@ -105,6 +105,9 @@
 #ifndef CPX
 #define CPX 32 // STAGED: pixel columns a chunk
 #endif
+#ifndef BW
+#define BW 0 // the row path's weight tiles by bulk copies, one a 512-byte row (not cp.async)
+#endif
 #ifndef STCS
 #define STCS 0 // the output stores streaming (st.global.cs: evict first from L2)
 #endif
@@ -476,6 +479,14 @@ __device__ __forceinline__ void bulk_multicast(unsigned dst, const float* src, i
                  : "memory");
 }
 
+// `bytes` from global `src` to shared `dst`, counted on the mbarrier `bar` (BW).
+__device__ __forceinline__ void bulk_load(unsigned dst, const float* src, int bytes, unsigned bar)
+{
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 " [%0], [%1], %2, [%3];" ::"r"(dst), "l"(src), "r"(bytes), "r"(bar)
+                 : "memory");
+}
+
 __device__ __forceinline__ void mbar_arrive_remote(unsigned bar, unsigned rank)
 {
     asm volatile("{\n.reg .b32 ra;\nmapa.shared::cluster.u32 ra, %0, %1;\n"
@@ -623,7 +634,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
 #endif
     if (threadIdx.x == 0) {
         for (int s = 0; s < ROW_STAGES; s++) {
-            mbar_init(bars + 8 * s, mc ? 129 : 128);
+            mbar_init(bars + 8 * s, mc || BW ? 129 : 128);
             mbar_init(bars + 8 * (ROW_STAGES + s), mc ? 2 * CTHREADS / 32 : ARRIVE_WARP ? CTHREADS / 32 : CTHREADS);
         }
     }
@@ -717,6 +728,25 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
                     }
                     load_step<128>(base, 0, input, weight, d, T.n0, T.p0, T.span, next, chunks, tid,
                                    false);
+                } else if (BW && CUT != 1 && CUT != 3) {
+                    // BW: the weight tile as 32 bulk copies of a 512-byte row (into the padded
+                    // rows), counted in bytes on full; the slab by cp.async as before.
+                    unsigned full = bars + 8 * (gs % ROW_STAGES), sw = rw + gs % ROW_STAGES * W_BYTES;
+                    int k0 = (next.i * d.kc + next.j) * d.ic + next.c * BLOCK_K;
+                    bool bw = T.n0 + BLOCK_N <= d.n;
+                    if (bw) {
+                        if (tid == 0) {
+                            mbar_expect_tx(full, BLOCK_K * BLOCK_N * 4);
+                        }
+                        if (tid < BLOCK_K) {
+                            bulk_load(sw + tid * W_STRIDE * 4, weight + (size_t)(k0 + tid) * d.n + T.n0,
+                                      BLOCK_N * 4, full);
+                        }
+                    } else if (tid == 0) {
+                        mbar_arrive(full);
+                    }
+                    load_step<128>(base, sw, input, weight, d, T.n0, T.p0, T.span, next, chunks, tid,
+                                   !bw);
                 } else if (CUT != 1 && CUT != 3) {
                     load_step<128>(base, rw + gs % ROW_STAGES * W_BYTES, input, weight, d, T.n0,
                                    T.p0, T.span, next, chunks, tid);
