@@ -4,7 +4,7 @@
 //! unroll 1`), with every loop unrolled by 4, with its shared memory and the pointers into it
 //! `volatile`; and the hand-written variants in `fixtures/variants/` (vector or scalar loads,
 //! the register window of the issue that found the `used_bytes_mask` false alarm, a persistent
-//! kernel sized by `%nsmid`). Each must
+//! kernel sized by `%nsmid`, a tile loaded by one bulk copy completing on an mbarrier). Each must
 //! pass every case on the simulator with no diagnostic at all.
 //!
 //! A rewrite that leaves a solution unchanged is not run (puzzle 01 has no `#pragma unroll` to
