@@ -12,7 +12,7 @@ mod sync;
 use kernels::nvrtc::Source;
 
 /// The correct kernels and their block sizes.
-const KERNELS: [(&str, u32); 9] = [
+const KERNELS: [(&str, u32); 11] = [
     ("named_ok", 128),
     ("named_aligned_ok", 128),
     ("named_same_warp_ok", 128),
@@ -22,6 +22,8 @@ const KERNELS: [(&str, u32); 9] = [
     ("mbar_elected_wait_ok", 96),
     ("mbar_token_ok", 64),
     ("bulk_ring_ok", 96),
+    ("bulk_wait_only_ok", 96),
+    ("bulk_issuer_skips_wait_ok", 96),
 ];
 
 /// `kernel`'s output on the device, as bits.

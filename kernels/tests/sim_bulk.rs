@@ -5,7 +5,10 @@
 //! Each mistake is diagnosed at its line: announced bytes that do not match the copy leave the
 //! phase waiting (a deadlock saying how many bytes it still owes, or that the count went
 //! negative); consumers that read without waiting race with the copy; a staging row written
-//! again before its store has read it races with the store; a misaligned copy is named.
+//! again before its store has read it races with the store; a misaligned copy is named. The
+//! wait alone orders a copy before the reads of every warp that waits, the copying thread's own
+//! warp included (no false race when that thread does not wait itself), and lanes of that warp
+//! that read without waiting still race.
 
 mod common;
 mod sync;
@@ -115,4 +118,21 @@ fn the_tensor_and_multicast_forms_are_not_simulated() {
         assert_eq!(d.kind, Kind::UnsupportedInstruction, "{d:#?}");
         assert!(d.message.contains(words), "{}", d.message);
     }
+}
+
+#[test]
+fn the_wait_alone_orders_a_copy_before_the_reads_of_every_warp() {
+    let o = sim("bulk_wait_only_ok", 96);
+    assert!(o.diagnostics.is_empty(), "{:#?}", o.diagnostics);
+    assert_eq!(o.outputs[0], expected(|x| x * 3.0 - 0.5));
+}
+
+#[test]
+fn lanes_that_wait_read_a_copy_their_own_warps_thread_issued() {
+    let o = sim("bulk_issuer_skips_wait_ok", 96);
+    assert!(o.diagnostics.is_empty(), "{:#?}", o.diagnostics);
+    assert_eq!(o.outputs[0], expected(|x| x * 3.0 - 0.5));
+    // The same lanes reading without the wait race with the copy.
+    let (_, d) = race("bulk_issuer_warp_no_wait");
+    assert!(d.message.contains("`buf"), "{}", d.message);
 }

@@ -13,7 +13,9 @@
 //!
 //! A copy moves its bytes when it is issued, as the issuing thread's accesses at its line: the
 //! checks see its shared writes (or reads) as that thread's, so a thread of another warp that
-//! reads a loaded stage before waiting on its mbarrier races with the copy, and a stored
+//! reads a loaded stage before waiting on its mbarrier races with the copy (the issuing
+//! thread's own warp included: its lanes that wait are ordered after the copy, the others are
+//! not), and a stored
 //! buffer that nobody wrote is an uninitialized read. Its completion releases the issuing warp
 //! into the mbarrier's phase, which is what orders the copy before the threads that wait. A
 //! store's source stays "being read" until its thread's `wait_group.read` covers its group: a
@@ -208,6 +210,12 @@ impl Machine<'_> {
             }
             match bars {
                 Some(b) => {
+                    // The copy's writes are the async proxy's, not its thread's: lanes of the
+                    // issuing warp that wait for it are ordered after them as other warps are
+                    // (its lane counts as passing a `__syncwarp()`, which the wait is for them).
+                    if on {
+                        self.chk.syncwarp(w.first_tid, 1 << l);
+                    }
                     let a = b[l];
                     if a % 8 != 0 || a + 8 > shared.len() as u64 {
                         let why = format!(

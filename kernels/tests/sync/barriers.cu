@@ -408,3 +408,45 @@ BULK(bulk_no_wait, 256, 0, 1, 0)
 BULK(bulk_no_read_wait, 256, 1, 0, 0)
 // The load's destination is 4 bytes past a 16-byte boundary.
 BULK(bulk_misaligned, 256, 1, 1, 1)
+
+// Thread 0 loads 64 floats with one bulk copy; every thread (lanes 1-31 of warp 0 among them)
+// waits on the mbarrier and reads them, with no __syncthreads(): the wait alone orders the copy
+// before the reads (the PTX ISA's complete-tx), for the copying thread's own warp too.
+extern "C" __global__ void bulk_wait_only_ok(const float* in, float* out, int n) {
+    __shared__ __align__(8) unsigned long long full;
+    __shared__ __align__(16) float buf[64];
+    if (threadIdx.x == 0) mb_init(&full, 1);
+    __syncthreads();
+    for (int k = 0; k < ITERS; ++k) {
+        if (threadIdx.x == 0) {
+            expect_bytes(&full, 256);
+            bulk_load(buf, in + k * 64, 256, &full);
+        }
+        mb_wait(&full, k & 1);
+        if (threadIdx.x < 64) out[k * 64 + threadIdx.x] = buf[63 - threadIdx.x] * 3.0f - 0.5f;
+        __syncthreads(); // everyone is done with buf before the next copy
+    }
+}
+
+// The same, but the copying thread itself never waits and reads nothing: the other 31 lanes of
+// its warp wait and read (WAIT_LANES 1); with WAIT_LANES 32 those 31 lanes read without waiting.
+#define BULK_ISSUER(name, WAIT_LANES)                                                      \
+extern "C" __global__ void name(const float* in, float* out, int n) {                      \
+    __shared__ __align__(8) unsigned long long full;                                       \
+    __shared__ __align__(16) float buf[64];                                                \
+    if (threadIdx.x == 0) mb_init(&full, 1);                                               \
+    __syncthreads();                                                                       \
+    for (int k = 0; k < ITERS; ++k) {                                                      \
+        int t = threadIdx.x;                                                               \
+        if (t == 0) {                                                                      \
+            expect_bytes(&full, 256);                                                      \
+            bulk_load(buf, in + k * 64, 256, &full);                                       \
+        } else {                                                                           \
+            if (t >= WAIT_LANES) mb_wait(&full, k & 1);                                    \
+            if (t <= 64) out[k * 64 + t - 1] = buf[64 - t] * 3.0f - 0.5f;                  \
+        }                                                                                  \
+        __syncthreads();                                                                   \
+    }                                                                                      \
+}
+BULK_ISSUER(bulk_issuer_skips_wait_ok, 1)
+BULK_ISSUER(bulk_issuer_warp_no_wait, 32)
