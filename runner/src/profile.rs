@@ -85,7 +85,7 @@ impl Class {
                 Space::Param => Class::IntAddress,
                 _ => Class::GlobalMem,
             },
-            Op::CpAsync { .. } => Class::GlobalMem,
+            Op::CpAsync { .. } | Op::Bulk(_) => Class::GlobalMem,
             Op::Bra { .. } | Op::Exit | Op::Bar | Op::BarWarp { .. } => Class::Control,
             _ => Class::Other,
         }
