@@ -22,7 +22,7 @@ fn bench_without_a_gpu_is_a_usage_error() {
 #[test]
 #[ignore = "needs a CUDA GPU: run with --ignored on a GPU machine"]
 fn every_solution_passes_on_the_gpu_and_matches_the_simulator_bit_for_bit() {
-    require_gpu();
+    let _gpu = require_gpu();
     for n in (1..=8).chain([12]) {
         let puzzle = format!("puzzle-{n:02}");
         let o = json(&run(&["check", &puzzle, "--solution", "--json"]));
@@ -46,7 +46,7 @@ fn every_solution_passes_on_the_gpu_and_matches_the_simulator_bit_for_bit() {
 #[test]
 #[ignore = "needs a CUDA GPU: run with --ignored on a GPU machine"]
 fn the_tensor_core_solution_passes_at_full_scale_and_matches_the_simulator_bit_for_bit() {
-    require_gpu();
+    let _gpu = require_gpu();
     let o = json(&run(&["check", "puzzle-11", "--solution", "--json"]));
     assert_eq!(o["passed"], true, "{}", o["diagnostics"]);
     let a = &o["backend_agreement"];
@@ -78,7 +78,7 @@ fn the_tensor_core_solution_passes_at_full_scale_and_matches_the_simulator_bit_f
 #[test]
 #[ignore = "needs a CUDA GPU: run with --ignored on a GPU machine"]
 fn printf_on_the_gpu_comes_back_beside_the_answer() {
-    require_gpu();
+    let _gpu = require_gpu();
     // The driver writes what a kernel printed to the worker's stdout, where its answer goes too.
     let check = |extra: &[&str]| {
         let file = "runner/tests/fixtures/printf.cu";
@@ -121,7 +121,7 @@ fn check_on_gpu(file: &str, timeout: &str) -> (Output, Duration) {
 #[test]
 #[ignore = "needs a CUDA GPU: run with --ignored on a GPU machine"]
 fn an_illegal_address_is_reported_and_the_worker_recovers_for_every_case() {
-    require_gpu();
+    let _gpu = require_gpu();
     let (out, _) = check_on_gpu("no_guard_far.cu", "10");
     assert_eq!(out.status.code(), Some(1));
     let o = json(&out);
@@ -139,7 +139,7 @@ fn an_illegal_address_is_reported_and_the_worker_recovers_for_every_case() {
 #[test]
 #[ignore = "needs a CUDA GPU: run with --ignored on a GPU machine"]
 fn an_endless_loop_ends_the_check_within_the_limit_and_two_seconds() {
-    require_gpu();
+    let _gpu = require_gpu();
     let (out, took) = check_on_gpu("endless.cu", "3");
     assert_eq!(out.status.code(), Some(1));
     assert!(took < Duration::from_secs(5), "the check took {took:?}");
@@ -161,7 +161,7 @@ fn an_endless_loop_ends_the_check_within_the_limit_and_two_seconds() {
 #[test]
 #[ignore = "needs a CUDA GPU: run with --ignored on a GPU machine"]
 fn one_watch_session_reports_a_fault_then_a_pass_on_its_warm_worker() {
-    require_gpu();
+    let _gpu = require_gpu();
     let root = scratch_root("gpu-watch-test");
     let kernel = root.join("puzzles/puzzle-01/kernel.cu");
     let fixture = root_file("runner/tests/fixtures/no_guard_far.cu");
@@ -225,7 +225,7 @@ fn sample_class(dir: &std::path::Path) -> usize {
 #[test]
 #[ignore = "needs a CUDA GPU: run with --ignored on a GPU machine"]
 fn grading_twenty_submissions_on_one_worker_gets_every_row_right() {
-    require_gpu();
+    let _gpu = require_gpu();
     let dir = std::env::temp_dir().join(format!("gpu-grade-test-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let passing = sample_class(&dir);
@@ -265,7 +265,7 @@ fn grading_twenty_submissions_on_one_worker_gets_every_row_right() {
 #[test]
 #[ignore = "needs a CUDA GPU: run with --ignored on a GPU machine"]
 fn bench_times_a_solution_against_the_measured_peak() {
-    require_gpu();
+    let _gpu = require_gpu();
     let out = run(&["bench", "puzzle-06", "--solution", "--json", "--runs", "20"]);
     assert!(
         out.status.success(),
@@ -285,7 +285,7 @@ fn bench_times_a_solution_against_the_measured_peak() {
 #[test]
 #[ignore = "needs a CUDA GPU: run with --ignored on a GPU machine"]
 fn bench_sets_puzzle_12_beside_puzzle_08_and_the_fma_floor() {
-    require_gpu();
+    let _gpu = require_gpu();
     let out = run(&["bench", "puzzle-12", "--solution", "--json", "--runs", "20"]);
     assert!(
         out.status.success(),
