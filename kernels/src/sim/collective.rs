@@ -22,6 +22,10 @@ use super::step_mem::{contribution, exchange, member_mask};
 fn name(op: &Op) -> &'static str {
     match op {
         Op::Shfl { .. } => "__shfl_sync()",
+        Op::Vote {
+            mode: VoteMode::Elect,
+            ..
+        } => "elect.sync",
         Op::Vote { .. } => "vote (__ballot_sync(), __all_sync(), __any_sync())",
         Op::Match { .. } => "__match_any_sync() / __match_all_sync()",
         _ => "__syncwarp()",

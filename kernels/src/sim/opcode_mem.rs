@@ -332,6 +332,25 @@ pub(super) fn decode_mem(cx: &mut Ctx, w: &Word<'_>, ops: &[Operand]) -> Result<
                 mask: cx.src(&ops[2], Ty::B32, line)?,
             }
         }
+        "elect" if has("sync") => {
+            // `elect.sync d|p, membermask`, either side `_`: a vote every lane takes part in.
+            need(2)?;
+            let Operand::Pair(a, b) = &ops[0] else {
+                return cx.bad(line, "`elect.sync` writes `d|p` (either may be `_`)");
+            };
+            let word = |w: &String| Operand::Word {
+                w: w.clone(),
+                neg: false,
+                minus: false,
+            };
+            Op::Vote {
+                mode: VoteMode::Elect,
+                d: (a != "_").then(|| cx.dst(&word(a), line)).transpose()?,
+                dp: (b != "_").then(|| cx.pname(b, line)).transpose()?,
+                a: PSrc::Const(true),
+                mask: cx.src(&ops[1], Ty::B32, line)?,
+            }
+        }
         "match" if has("sync") => {
             need(3)?;
             let all = match mods.first().copied() {

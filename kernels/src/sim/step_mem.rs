@@ -172,6 +172,15 @@ pub(super) fn exchange(
             (VoteMode::Ballot, Some(d), _) => cx.map1(d, Src::Imm(u64::from(preds)), |x| x),
             (VoteMode::All, _, Some(q)) => cx.set_pred(q, if preds == all { u32::MAX } else { 0 }),
             (VoteMode::Any, _, Some(q)) => cx.set_pred(q, if preds != 0 { u32::MAX } else { 0 }),
+            (VoteMode::Elect, d, q) => {
+                let leader = all.trailing_zeros() & 31;
+                if let Some(d) = d {
+                    cx.map1(d, Src::Imm(u64::from(leader)), |x| x);
+                }
+                if let Some(q) = q {
+                    cx.set_pred(q, 1 << leader);
+                }
+            }
             (VoteMode::Uni, _, Some(q)) => cx.set_pred(
                 q,
                 if preds == 0 || preds == all {

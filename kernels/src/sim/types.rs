@@ -262,6 +262,9 @@ pub enum VoteMode {
     Any,
     Uni,
     Ballot,
+    /// `elect.sync d|p, membermask`: the lowest lane taking part is the leader (`d` its lane id
+    /// for every lane, `p` true in it alone).
+    Elect,
 }
 
 /// Float modifiers decoded once: rounding, flush-to-zero, saturation.

@@ -450,3 +450,37 @@ extern "C" __global__ void name(const float* in, float* out, int n) {           
 }
 BULK_ISSUER(bulk_issuer_skips_wait_ok, 1)
 BULK_ISSUER(bulk_issuer_warp_no_wait, 32)
+
+// --- elect.sync (block of 64): per iteration k, the whole warp elects (the `_|p` form), or
+// lanes 8-15 alone (mask 0xff00), or the odd and the even lanes apart, in two branches; each
+// thread writes 10 x the leader's lane + 1 if it was the one elected (997: it took no part).
+__device__ __forceinline__ unsigned elect(unsigned mask, unsigned* leader) {
+    unsigned d, p;
+    asm volatile("{\n\t.reg .pred q;\n\telect.sync %0|q, %2;\n\tselp.u32 %1, 1, 0, q;\n\t}"
+                 : "=r"(d), "=r"(p) : "r"(mask) : "memory");
+    *leader = d;
+    return p;
+}
+
+extern "C" __global__ void elect_ok(const float* in, float* out, int n) {
+    int t = threadIdx.x, lane = t % 32;
+    for (int k = 0; k < ITERS; ++k) {
+        unsigned leader = 0, me = 0;
+        if (k % 3 == 0) {
+            asm volatile("{\n\t.reg .pred q;\n\telect.sync _|q, 0xffffffff;\n\t"
+                         "selp.u32 %0, 1, 0, q;\n\t}" : "=r"(me) :: "memory");
+        } else if (k % 3 == 1) {
+            if (lane >= 8 && lane < 16) {
+                me = elect(0x0000ff00u, &leader);
+            } else {
+                leader = 99;
+                me = 7;
+            }
+        } else if (lane & 1) {
+            me = elect(0xaaaaaaaau, &leader);
+        } else {
+            me = elect(0x55555555u, &leader);
+        }
+        out[k * 64 + t] = (float)(leader * 10 + me) + in[k * 64 + t] * 0.0f;
+    }
+}
