@@ -1,6 +1,6 @@
 //! The correct warp-specialized kernels of `sync/barriers.cu` (named barriers, `mbarrier`
 //! rings with plain stores, with `cp.async.mbarrier.arrive.noinc` and with bulk copies
-//! (`cp.async.bulk` both ways, `arrive.expect_tx`), `elect.sync`, state tokens with
+//! (`cp.async.bulk` both ways, `arrive.expect_tx`), `elect.sync`, `redux.sync`, state tokens with
 //! `test_wait`, `pending_count` and `inval`, `setmaxnreg`) on the
 //! device against the simulator: every output bit for bit the same, and the same as the
 //! expected values. Needs a GPU of compute capability 9.0 (the source is compiled for
@@ -12,7 +12,7 @@ mod sync;
 use kernels::nvrtc::Source;
 
 /// The correct kernels and their block sizes.
-const KERNELS: [(&str, u32); 12] = [
+const KERNELS: [(&str, u32); 13] = [
     ("named_ok", 128),
     ("named_aligned_ok", 128),
     ("named_same_warp_ok", 128),
@@ -25,6 +25,7 @@ const KERNELS: [(&str, u32); 12] = [
     ("bulk_wait_only_ok", 96),
     ("bulk_issuer_skips_wait_ok", 96),
     ("elect_ok", 64),
+    ("redux_ok", 64),
 ];
 
 /// `kernel`'s output on the device, as bits.

@@ -28,6 +28,7 @@ fn name(op: &Op) -> &'static str {
         } => "elect.sync",
         Op::Vote { .. } => "vote (__ballot_sync(), __all_sync(), __any_sync())",
         Op::Match { .. } => "__match_any_sync() / __match_all_sync()",
+        Op::Redux { .. } => "__reduce_*_sync() (redux.sync)",
         _ => "__syncwarp()",
     }
 }
@@ -45,6 +46,14 @@ fn same_kind(a: &Op, b: &Op) -> bool {
                 all: y, wide: v, ..
             },
         ) => x == y && u == v,
+        (
+            Op::Redux {
+                op: x, signed: s, ..
+            },
+            Op::Redux {
+                op: y, signed: t, ..
+            },
+        ) => x == y && s == t,
         (Op::BarWarp { .. }, Op::BarWarp { .. }) => true,
         _ => false,
     }

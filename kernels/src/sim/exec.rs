@@ -232,7 +232,11 @@ impl Machine<'_> {
                     }
                 }
                 Op::Ret => self.ret(w, shared, exec, pc)?,
-                Op::Shfl { .. } | Op::Vote { .. } | Op::Match { .. } | Op::BarWarp { .. } => {
+                Op::Shfl { .. }
+                | Op::Vote { .. }
+                | Op::Match { .. }
+                | Op::Redux { .. }
+                | Op::BarWarp { .. } => {
                     // Parked until every member has arrived; lanes whose guard is false go on.
                     w.active &= !exec;
                     w.pc += 1;

@@ -185,6 +185,16 @@ pub enum Op {
         a: Src,
         mask: Src,
     },
+    /// `redux.sync.op.type d, a, membermask` (`__reduce_add_sync()` and the others, compute
+    /// capability 8.0): every member gets `op` over the 32-bit `a` of all members; `signed` for
+    /// `.s32` (`min`, `max`).
+    Redux {
+        op: ReduxOp,
+        signed: bool,
+        d: Slot,
+        a: Src,
+        mask: Src,
+    },
     Activemask {
         d: Slot,
     },

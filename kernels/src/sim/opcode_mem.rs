@@ -351,6 +351,28 @@ pub(super) fn decode_mem(cx: &mut Ctx, w: &Word<'_>, ops: &[Operand]) -> Result<
                 mask: cx.src(&ops[1], Ty::B32, line)?,
             }
         }
+        "redux" if has("sync") => {
+            need(3)?;
+            if ty.bits() != 32 || ty.float() {
+                return unsupported("of `redux.sync` it runs the 32-bit integer forms");
+            }
+            let op = match mods.get(1).copied() {
+                Some("add") => ReduxOp::Add,
+                Some("min") => ReduxOp::Min,
+                Some("max") => ReduxOp::Max,
+                Some("and") => ReduxOp::And,
+                Some("or") => ReduxOp::Or,
+                Some("xor") => ReduxOp::Xor,
+                _ => return unsupported("redux mode"),
+            };
+            Op::Redux {
+                op,
+                signed: ty.signed(),
+                d: cx.dst(&ops[0], line)?,
+                a: cx.src(&ops[1], ty, line)?,
+                mask: cx.src(&ops[2], Ty::B32, line)?,
+            }
+        }
         "match" if has("sync") => {
             need(3)?;
             let all = match mods.first().copied() {

@@ -332,6 +332,7 @@ pub(super) fn step(
         | Op::Shfl { .. }
         | Op::Vote { .. }
         | Op::Match { .. }
+        | Op::Redux { .. }
         | Op::BarWarp { .. }
         | Op::Activemask { .. } => return super::step_mem::step_mem(op, &mut cx, sp),
         Op::Mma(ref m) => return super::mma_step::step_mma(m, &mut cx, sp),

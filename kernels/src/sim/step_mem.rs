@@ -92,7 +92,11 @@ pub(super) fn step_mem(op: &Op, cx: &mut Ctx<'_>, sp: &mut Spaces<'_>) -> StepRe
                 cx.put(d, &old);
             }
         }
-        Op::Shfl { .. } | Op::Vote { .. } | Op::Match { .. } | Op::BarWarp { .. } => {
+        Op::Shfl { .. }
+        | Op::Vote { .. }
+        | Op::Match { .. }
+        | Op::Redux { .. }
+        | Op::BarWarp { .. } => {
             let (v, p) = contribution(op, cx);
             let exec = cx.exec;
             exchange(op, cx, sp, &v, p, exec);
@@ -107,7 +111,7 @@ pub(super) fn step_mem(op: &Op, cx: &mut Ctx<'_>, sp: &mut Spaces<'_>) -> StepRe
 /// shuffle, a match) or the predicate (a vote, as a lane mask).
 pub(super) fn contribution(op: &Op, cx: &Ctx<'_>) -> (Lanes, u32) {
     match *op {
-        Op::Shfl { a, .. } | Op::Match { a, .. } => (cx.get(a), 0),
+        Op::Shfl { a, .. } | Op::Match { a, .. } | Op::Redux { a, .. } => (cx.get(a), 0),
         Op::Vote { a, .. } => ([0; 32], cx.pred(a) & cx.exec),
         _ => ([0; 32], 0),
     }
@@ -119,6 +123,7 @@ pub(super) fn member_mask(op: &Op, cx: &Ctx<'_>, lane: usize) -> u32 {
         Op::Shfl { mask, .. }
         | Op::Vote { mask, .. }
         | Op::Match { mask, .. }
+        | Op::Redux { mask, .. }
         | Op::BarWarp { mask } => cx.get(mask)[lane] as u32,
         _ => u32::MAX,
     }
@@ -223,6 +228,23 @@ pub(super) fn exchange(
             if let Some(p) = p {
                 cx.set_pred(p, agree);
             }
+        }
+        Op::Redux { op, signed, d, .. } => {
+            let word = |l: usize| values[l] as u32;
+            let r = (0..32)
+                .filter(|&k| all >> k & 1 == 1)
+                .map(word)
+                .reduce(|x, y| match op {
+                    ReduxOp::Add => x.wrapping_add(y),
+                    ReduxOp::Min if signed => (x as i32).min(y as i32) as u32,
+                    ReduxOp::Max if signed => (x as i32).max(y as i32) as u32,
+                    ReduxOp::Min => x.min(y),
+                    ReduxOp::Max => x.max(y),
+                    ReduxOp::And => x & y,
+                    ReduxOp::Or => x | y,
+                    ReduxOp::Xor => x ^ y,
+                });
+            cx.map1(d, Src::Imm(u64::from(r.unwrap_or(0))), |x| x);
         }
         Op::BarWarp { .. } => sp.chk.syncwarp(sp.tid0, all),
         _ => {}

@@ -267,6 +267,17 @@ pub enum VoteMode {
     Elect,
 }
 
+/// The operation of `redux.sync`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReduxOp {
+    Add,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+}
+
 /// Float modifiers decoded once: rounding, flush-to-zero, saturation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FMods {

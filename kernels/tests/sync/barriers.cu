@@ -484,3 +484,28 @@ extern "C" __global__ void elect_ok(const float* in, float* out, int n) {
         out[k * 64 + t] = (float)(leader * 10 + me) + in[k * 64 + t] * 0.0f;
     }
 }
+
+// --- redux.sync (compute capability 8.0; block of 64): per iteration k, one reduction of
+// v = the input's integer times a hash constant: k % 6 = 0 add over the warp, 1 signed min over
+// lanes 0-15 alone, 2 unsigned max over the odd and the even lanes in two branches, 3 and,
+// 4 or, 5 xor over the warp. Each thread writes the result's top 24 bits as a float.
+extern "C" __global__ void redux_ok(const float* in, float* out, int n) {
+    int t = threadIdx.x, lane = t % 32;
+    for (int k = 0; k < ITERS; ++k) {
+        unsigned v = (unsigned)(int)(in[k * 64 + t] * 4.0f) * 2654435761u, r = 0;
+        switch (k % 6) {
+        case 0: r = __reduce_add_sync(0xffffffffu, v); break;
+        case 1:
+            if (lane < 16) r = (unsigned)__reduce_min_sync(0x0000ffffu, (int)v);
+            break;
+        case 2:
+            if (lane & 1) r = __reduce_max_sync(0xaaaaaaaau, v);
+            else r = __reduce_max_sync(0x55555555u, v);
+            break;
+        case 3: r = __reduce_and_sync(0xffffffffu, v); break;
+        case 4: r = __reduce_or_sync(0xffffffffu, v); break;
+        default: r = __reduce_xor_sync(0xffffffffu, v); break;
+        }
+        out[k * 64 + t] = (float)(r >> 8);
+    }
+}
