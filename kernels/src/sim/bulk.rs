@@ -171,13 +171,14 @@ impl Machine<'_> {
             (at(dst), at(src), cx.get(size), mbar.map(at))
         };
         let wi = (w.first_tid / 32) as usize;
+        // The global side of a load is read quietly: inputs, not one thread's work.
+        let (from, to, acc) = if load {
+            (Space::Global, Space::Shared, Acc::Quiet)
+        } else {
+            (Space::Shared, Space::Global, Acc::Read)
+        };
         for &l in &lanes {
             let (d, s, n) = (dsts[l], srcs[l], sizes[l] as u32);
-            let (from, to) = if load {
-                (Space::Global, Space::Shared)
-            } else {
-                (Space::Shared, Space::Global)
-            };
             if n == 0 || n % 16 != 0 || d % 16 != 0 || s % 16 != 0 {
                 let at = |space: Space, a: u64| match space {
                     Space::Shared => format!("shared byte {a}"),
@@ -194,8 +195,6 @@ impl Machine<'_> {
             let moved = {
                 let mut sp = self.spaces(shared, &mut w.local, w.first_tid, pc);
                 (0..u64::from(n)).step_by(4).try_for_each(|i| {
-                    // The global side of a load is read quietly: inputs, not one thread's work.
-                    let acc = if load { Acc::Quiet } else { Acc::Read };
                     let v = sp.load_as(from, s + i, 4, l, acc).map_err(|e| (e, false))?;
                     sp.store(to, d + i, 4, v, l).map_err(|e| (e, true))
                 })

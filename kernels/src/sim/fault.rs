@@ -255,20 +255,12 @@ pub fn finding_diagnostic(k: &Kept, n: &Names<'_>) -> Diagnostic {
                     "threads {a} and {b} both write {what} (lines {la} and {lb}) with no __syncthreads() in between, so the value that stays depends on timing; give each shared element one writer, or separate the writes with a barrier"
                 ),
             };
+            let op = |x: &Access| n.prog.insts.get(x.inst as usize).map(|i| &i.op);
             let copied = first.write != second.write
-                && [first, second].iter().any(|x| {
-                    x.write
-                        && matches!(
-                            n.prog.insts.get(x.inst as usize).map(|i| &i.op),
-                            Some(Op::CpAsync { .. })
-                        )
-                });
-            let bulk = |x: &Access, load: bool| {
-                matches!(
-                    n.prog.insts.get(x.inst as usize).map(|i| &i.op),
-                    Some(Op::Bulk(b)) if matches!(**b, BulkOp::Load { .. }) == load
-                )
-            };
+                && [first, second]
+                    .iter()
+                    .any(|x| x.write && matches!(op(x), Some(Op::CpAsync { .. })));
+            let bulk = |x: &Access, load: bool| matches!(op(x), Some(Op::Bulk(b)) if matches!(**b, BulkOp::Load { .. }) == load);
             let msg = if copied {
                 format!(
                     "{msg}. The write is a `cp.async` copy, which lands only when its own thread waits for it: `cp.async.wait_group` (or `wait_all`), then __syncthreads(), then read"

@@ -231,12 +231,7 @@ impl Machine<'_> {
                 expect,
             } => {
                 let (ats, n) = (at(addr, space, w), w.ctx(exec, 0).get(bytes));
-                for &l in &lanes {
-                    let a = ats[l].clone().map_err(|e| fail(self, w, l, e))?;
-                    let n = i64::from(n[l] as u32);
-                    self.tx(a, if expect { n } else { -n }, wi)
-                        .map_err(|e| fail(self, w, l, e.unwrap_or_else(|| uninitialized(a))))?;
-                }
+                self.tx_lanes(w, pc, &lanes, &ats, n, expect)?;
             }
             MbarOp::Arrive {
                 d,
@@ -249,11 +244,7 @@ impl Machine<'_> {
                 let ats = at(addr, space, w);
                 if let Some(b) = expect_tx {
                     let n = w.ctx(exec, 0).get(b);
-                    for &l in &lanes {
-                        let a = ats[l].clone().map_err(|e| fail(self, w, l, e))?;
-                        self.tx(a, i64::from(n[l] as u32), wi)
-                            .map_err(|e| fail(self, w, l, e.unwrap_or_else(|| uninitialized(a))))?;
-                    }
+                    self.tx_lanes(w, pc, &lanes, &ats, n, true)?;
                 }
                 let n = count.map(|c| w.ctx(exec, 0).get(c));
                 let k = std::array::from_fn(|l| n.map_or(1, |n| n[l] as u32));
@@ -390,6 +381,31 @@ impl Machine<'_> {
             m.complete();
         }
         Ok(token)
+    }
+
+    /// The transaction counts of `lanes`, each on its object (`ats`): `bytes` announced
+    /// (`expect`) or come.
+    fn tx_lanes(
+        &mut self,
+        w: &Warp,
+        pc: usize,
+        lanes: &[usize],
+        ats: &[Result<u32, String>; 32],
+        bytes: [u64; 32],
+        expect: bool,
+    ) -> Result<(), Located> {
+        let wi = (w.first_tid / 32) as usize;
+        for &l in lanes {
+            let a = ats[l]
+                .clone()
+                .map_err(|e| self.misuse(pc, w, Some(l), &e))?;
+            let n = i64::from(bytes[l] as u32);
+            self.tx(a, if expect { n } else { -n }, wi).map_err(|e| {
+                let why = e.unwrap_or_else(|| uninitialized(a));
+                self.misuse(pc, w, Some(l), &why)
+            })?;
+        }
+        Ok(())
     }
 
     /// `bytes` added to (announced: positive) or taken off (come: negative) the transaction

@@ -160,18 +160,20 @@ fn vec_names(o: &Operand) -> Vec<String> {
     }
 }
 
+/// The register named `w` (one side of a `d|p` pair) as an operand.
+fn named(w: &str) -> Operand {
+    Operand::Word {
+        w: w.to_string(),
+        neg: false,
+        minus: false,
+    }
+}
+
 /// A destination `d` or `d|p` (`p` may be `_`): the register and the optional predicate.
 fn dst_pred(cx: &mut Ctx, o: &Operand, line: u32) -> Result<(Slot, Option<PSlot>), DecodeError> {
     Ok(match o {
         Operand::Pair(a, b) => (
-            cx.dst(
-                &Operand::Word {
-                    w: a.clone(),
-                    neg: false,
-                    minus: false,
-                },
-                line,
-            )?,
+            cx.dst(&named(a), line)?,
             if b == "_" {
                 None
             } else {
@@ -338,14 +340,9 @@ pub(super) fn decode_mem(cx: &mut Ctx, w: &Word<'_>, ops: &[Operand]) -> Result<
             let Operand::Pair(a, b) = &ops[0] else {
                 return cx.bad(line, "`elect.sync` writes `d|p` (either may be `_`)");
             };
-            let word = |w: &String| Operand::Word {
-                w: w.clone(),
-                neg: false,
-                minus: false,
-            };
             Op::Vote {
                 mode: VoteMode::Elect,
-                d: (a != "_").then(|| cx.dst(&word(a), line)).transpose()?,
+                d: (a != "_").then(|| cx.dst(&named(a), line)).transpose()?,
                 dp: (b != "_").then(|| cx.pname(b, line)).transpose()?,
                 a: PSrc::Const(true),
                 mask: cx.src(&ops[1], Ty::B32, line)?,
