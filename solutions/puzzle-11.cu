@@ -18,6 +18,18 @@
 #else
 #define HOPPER 0
 #endif
+// TMA: the Hopper row path's copies by the TMA unit (`tma` below), off unless -DTMA=1: a tensor
+// map made from zeros, as the kernel makes its own, is accepted by an H100 (driver 580) but not
+// documented (see the chapter).
+#ifndef TMA
+#define TMA 0
+#endif
+#if TMA
+// The block's two tensor maps, built by the block itself (tensormap.replace on a zeroed
+// 128-byte object in shared memory, then copied to global memory, where TMA reads them). A slot
+// per block, modulo 1024 (never two resident blocks in one slot).
+__device__ __align__(128) unsigned char tensor_maps[1024][2][128];
+#endif
 #if !HOPPER
 // ANCHOR: shape
 // A block owns a BLOCK_M x BLOCK_N tile of the product and walks K in tiles of BLOCK_K, STAGES
@@ -113,7 +125,7 @@ extern "C" __device__ const int launch_shape[4] = {THREADS, BLOCK_M, BLOCK_N, SH
 #define REGION (ROWS_BYTES > IM_BYTES ? ROWS_BYTES : IM_BYTES)
 // + the table of output pixels, the mbarriers, + 1024 to align the tiles to the swizzle's 1024
 // bytes
-#define SHARED_BYTES (REGION + TILE * 4 + 16 * ROW_STAGES + 1024)
+#define SHARED_BYTES (REGION + TILE * 4 + 16 * ROW_STAGES + 1024 + 384 * TMA)
 
 static_assert(W_BYTES % 1024 == 0 && A_BYTES % 1024 == 0 && SLAB_BYTES % 1024 == 0,
               "tiles stay 1024-byte aligned");
@@ -327,6 +339,18 @@ __device__ __forceinline__ void load_tile(unsigned sa, unsigned sw, const float*
 
 struct Step {
     int i, c, j, g;
+    // On to the next step: the next kernel column, and after the last one the next slab.
+    __device__ __forceinline__ void advance(int kc, int chunks)
+    {
+        if (++j == kc) {
+            j = 0;
+            g++;
+            if (++c == chunks) {
+                c = 0;
+                i++;
+            }
+        }
+    }
 };
 
 // The row path's copies of one step (kernel row i, channel chunk c, kernel column j; g counts
@@ -349,14 +373,7 @@ __device__ __forceinline__ void load_step(unsigned slabs, unsigned sw, const flo
         }
     }
     load_weight<N>(sw, weight, d, n0, (at.i * d.kc + at.j) * d.ic + at.c * BLOCK_K, true, tid);
-    if (++at.j == d.kc) {
-        at.j = 0;
-        at.g++;
-        if (++at.c == chunks) {
-            at.c = 0;
-            at.i++;
-        }
-    }
+    at.advance(d.kc, chunks);
 }
 
 // ANCHOR: wgmma
@@ -438,6 +455,55 @@ __device__ __forceinline__ void mbar_wait(unsigned bar, int parity)
                  "@!p bra WAIT_%=;\n}" ::"r"(bar), "r"(parity) : "memory");
 }
 
+#if TMA
+
+// Writes a 2D fp32 tiled map at shared address `sm`: dims (d0, d1), row stride (bytes), box (b0,
+// b1), swizzle mode (1 32B, 2 64B, 3 128B), out-of-bounds elements zero.
+template <int SWIZZLE>
+__device__ __forceinline__ void build_map(unsigned sm, const void* src, int d0, int d1,
+                                          long long stride, int b0, int b1)
+{
+    asm volatile("tensormap.replace.tile.global_address.shared::cta.b1024.b64 [%0], %1;" ::"r"(sm), "l"(src) : "memory");
+    asm volatile("tensormap.replace.tile.rank.shared::cta.b1024.b32 [%0], 1;" ::"r"(sm) : "memory");
+    asm volatile("tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%0], 0, %1;" ::"r"(sm), "r"(d0) : "memory");
+    asm volatile("tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%0], 1, %1;" ::"r"(sm), "r"(d1) : "memory");
+    asm volatile("tensormap.replace.tile.global_stride.shared::cta.b1024.b64 [%0], 0, %1;" ::"r"(sm), "l"(stride) : "memory");
+    asm volatile("tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%0], 0, %1;" ::"r"(sm), "r"(b0) : "memory");
+    asm volatile("tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%0], 1, %1;" ::"r"(sm), "r"(b1) : "memory");
+    asm volatile("tensormap.replace.tile.element_stride.shared::cta.b1024.b32 [%0], 0, 1;" ::"r"(sm) : "memory");
+    asm volatile("tensormap.replace.tile.element_stride.shared::cta.b1024.b32 [%0], 1, 1;" ::"r"(sm) : "memory");
+    asm volatile("tensormap.replace.tile.elemtype.shared::cta.b1024.b32 [%0], 7;" ::"r"(sm) : "memory");
+    asm volatile("tensormap.replace.tile.interleave_layout.shared::cta.b1024.b32 [%0], 0;" ::"r"(sm) : "memory");
+    asm volatile("tensormap.replace.tile.swizzle_mode.shared::cta.b1024.b32 [%0], %1;" ::"r"(sm), "n"(SWIZZLE) : "memory");
+    asm volatile("tensormap.replace.tile.fill_mode.shared::cta.b1024.b32 [%0], 0;" ::"r"(sm) : "memory");
+}
+
+__device__ __forceinline__ void tma_load(unsigned dst, const void* map, int x, int y, unsigned bar)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%2, %3}], [%4];" ::"r"(dst), "l"(map), "r"(x), "r"(y), "r"(bar)
+                 : "memory");
+}
+
+// The weight tile in the TMA layout: 8 groups of 16 output channels, each BLOCK_K rows of 64
+// bytes, 64-byte swizzled (16-byte chunk q of row r at q ^ (r / 2 % 4)).
+__device__ __forceinline__ void load_a_tma(unsigned (&a)[BLOCK_K / 8][4], const float* sw, int warp)
+{
+    int t = threadIdx.x % 4, g = threadIdx.x % 32 / 4;
+    const float* grp = sw + (warp % 8) * (BLOCK_K * 16);
+#pragma unroll
+    for (int kb = 0; kb < BLOCK_K / 8; kb++) {
+        int r0 = kb * 8 + t, r1 = r0 + 4;
+        float2 lo = *(const float2*)&grp[r0 * 16 + (((g / 2) ^ (r0 / 2 % 4)) * 4) + (2 * g) % 4];
+        float2 hi = *(const float2*)&grp[r1 * 16 + (((g / 2) ^ (r1 / 2 % 4)) * 4) + (2 * g) % 4];
+        a[kb][0] = __float_as_uint(lo.x) + 0x1000u;
+        a[kb][1] = __float_as_uint(lo.y) + 0x1000u;
+        a[kb][2] = __float_as_uint(hi.x) + 0x1000u;
+        a[kb][3] = __float_as_uint(hi.y) + 0x1000u;
+    }
+}
+#endif
+
 // An empty use of A's words: they keep registers of their own until here.
 __device__ __forceinline__ void keep_live(const unsigned (&a)[BLOCK_K / 8][4])
 {
@@ -510,7 +576,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     // (ROW_STAGES + s)): the warpgroups that multiply are done with it, 256 arrivals.
     if (threadIdx.x == 0) {
         for (int s = 0; s < ROW_STAGES; s++) {
-            mbar_init(bars + 8 * s, 128);
+            mbar_init(bars + 8 * s, TMA ? 1 : 128);
             mbar_init(bars + 8 * (ROW_STAGES + s), CTHREADS);
         }
     }
@@ -520,6 +586,59 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
         // take them with setmaxnreg.inc below), then copies step after step, ROW_STAGES ahead at
         // most. In the im2col path it has nothing to do.
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
+#if TMA
+        // ANCHOR: tma
+        if (rows) {
+            unsigned maps = (bars + 16 * ROW_STAGES + 127) & ~127u;
+            int slot = (blockIdx.y * gridDim.x + blockIdx.x) % 1024;
+            const unsigned char* gmap = tensor_maps[slot][0];
+            if (warp == CTHREADS / 32) {
+                ((unsigned*)((char*)shared4 + (maps - raw)))[threadIdx.x % 32] = 0;
+                ((unsigned*)((char*)shared4 + (maps - raw)))[32 + threadIdx.x % 32] = 0;
+                __syncwarp();
+                if (threadIdx.x % 32 == 0) {
+                    // the input as [pixels][channels], boxes of 136 pixels x 32 channels
+                    build_map<3>(maps, input, d.ic, batch * d.rows * d.cols, (long long)d.ic * 4, 32,
+                              SLAB_ROWS / 2);
+                    // the weight as [K][output channels], boxes of 32 k x 16 channels
+                    build_map<2>(maps + 128, weight, d.n, d.k, (long long)d.n * 4, 16, BLOCK_K);
+                }
+                __syncwarp();
+                asm volatile("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%0], [%1], 128;"
+                             ::"l"(gmap), "r"(maps) : "memory");
+                asm volatile("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%0], [%1], 128;"
+                             ::"l"(gmap + 128), "r"(maps + 128) : "memory");
+                if (threadIdx.x % 32 == 0) {
+                    asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"(gmap) : "memory");
+                    asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"(gmap + 128) : "memory");
+                    Step at = {0, 0, 0, 0};
+                    for (int s = 0; s < steps; s++) {
+                        unsigned full = bars + 8 * (s % ROW_STAGES), empty = full + 8 * ROW_STAGES;
+                        if (s >= ROW_STAGES) {
+                            mbar_wait(empty, (s / ROW_STAGES - 1) & 1);
+                        }
+                        unsigned bytes = BLOCK_K * BLOCK_N * 4 + (at.j == 0 ? SLAB_BYTES : 0);
+                        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(full), "r"(bytes) : "memory");
+                        if (at.j == 0) {
+                            unsigned slab = base + at.g % NSLAB * SLAB_BYTES;
+                            int y = p0 + at.i * d.cols;
+                            tma_load(slab, gmap, at.c * BLOCK_K, y, full);
+                            tma_load(slab + SLAB_BYTES / 2, gmap, at.c * BLOCK_K, y + SLAB_ROWS / 2, full);
+                        }
+                        unsigned sw = rw + s % ROW_STAGES * W_BYTES;
+                        int k0 = (at.i * d.kc + at.j) * d.ic + at.c * BLOCK_K;
+#pragma unroll
+                        for (int q = 0; q < BLOCK_N / 16; q++) {
+                            tma_load(sw + q * BLOCK_K * 64, gmap + 128, n0 + 16 * q, k0, full);
+                        }
+                        at.advance(d.kc, chunks);
+                    }
+                }
+            }
+        }
+        return;
+        // ANCHOR_END: tma
+#endif
         if (rows) {
             Step next = {0, 0, 0, 0};
             for (int s = 0; s < steps; s++) {
@@ -552,8 +671,12 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
         unsigned a0[BLOCK_K / 8][4], a1[BLOCK_K / 8][4];
         auto step = [&](int s, unsigned (&a)[BLOCK_K / 8][4], unsigned (&other)[BLOCK_K / 8][4]) {
             mbar_wait(bars + 8 * (s % ROW_STAGES), (s / ROW_STAGES) & 1);
+#if TMA
+            load_a_tma(a, rwgen + s % ROW_STAGES * (W_BYTES / 4), warp);
+#else
             asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
             load_a(a, rwgen + s % ROW_STAGES * (W_BYTES / 4), ocw);
+#endif
             issue(acc, a, base + s / d.kc % NSLAB * SLAB_BYTES + s % d.kc * 128);
             asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
             keep_live(other); // read by the group just retired: registers of its own till here

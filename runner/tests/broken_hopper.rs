@@ -84,8 +84,8 @@ fn a_full_barrier_expecting_one_arrival_too_many_is_a_deadlock() {
     let d = broken(
         "p11_count",
         &[(
-            "mbar_init(bars + 8 * s, 128);",
-            "mbar_init(bars + 8 * s, 129);",
+            "mbar_init(bars + 8 * s, TMA ? 1 : 128);",
+            "mbar_init(bars + 8 * s, TMA ? 1 : 129);",
         )],
     );
     let m = mbarrier_deadlock("p11_count", &d);
@@ -103,4 +103,91 @@ fn consumers_that_never_give_a_stage_back_leave_the_producer_waiting() {
     );
     let m = mbarrier_deadlock("p11_no_release", &d);
     assert!(m.contains("threads 256-383 wait"), "{m}");
+}
+
+// The same row path with its copies by the TMA unit (`-DTMA=1`): tensor maps the kernel builds
+// with `tensormap.replace`, one producer thread issuing `cp.async.bulk.tensor`.
+const TMA_ON: (&str, &str) = (
+    "#ifndef TMA\n#define TMA 0\n",
+    "#ifndef TMA\n#define TMA 1\n",
+);
+
+#[test]
+fn the_tma_row_path_gets_no_diagnostic() {
+    let (file, _) = mutate(SOLUTION, "p11_tma", &[TMA_ON]);
+    let (passed, d) = check(&file);
+    assert!(passed && d.is_empty(), "{d:#?}");
+}
+
+#[test]
+fn a_tensor_map_given_its_rank_rather_than_the_rank_less_one_is_a_launch_error() {
+    let name = "p11_tma_rank";
+    let d = broken(
+        name,
+        &[
+            TMA_ON,
+            (
+                "tensormap.replace.tile.rank.shared::cta.b1024.b32 [%0], 1;",
+                "tensormap.replace.tile.rank.shared::cta.b1024.b32 [%0], 2;",
+            ),
+        ],
+    );
+    let m = message(kind(name, &d, "launch_error"));
+    assert!(
+        m.contains("has rank 3 where the copy gives 2 coordinates")
+            && m.contains("takes the rank less one")
+            && m.contains("illegal instruction"),
+        "{m}"
+    );
+}
+
+#[test]
+fn a_box_wider_than_its_swizzle_is_a_launch_error() {
+    let name = "p11_tma_box";
+    let d = broken(
+        name,
+        &[
+            TMA_ON,
+            (
+                "(long long)d.n * 4, 16, BLOCK_K);",
+                "(long long)d.n * 4, 32, BLOCK_K);",
+            ),
+        ],
+    );
+    let m = message(kind(name, &d, "launch_error"));
+    assert!(
+        m.contains("box rows of 128 bytes under a 64-byte swizzle"),
+        "{m}"
+    );
+}
+
+#[test]
+fn announcing_fewer_bytes_than_the_tensor_copies_bring_is_a_deadlock() {
+    let name = "p11_tma_bytes";
+    let d = broken(
+        name,
+        &[
+            TMA_ON,
+            (
+                "(at.j == 0 ? SLAB_BYTES : 0);",
+                "(at.j == 0 ? SLAB_BYTES / 2 : 0);",
+            ),
+        ],
+    );
+    let m = mbarrier_deadlock(name, &d);
+    assert!(
+        m.contains("17408 bytes more than `expect_tx` announced"),
+        "{m}"
+    );
+}
+
+#[test]
+fn consumers_that_do_not_wait_for_the_tensor_copies_race_them() {
+    let name = "p11_tma_no_full_wait";
+    let d = broken(name, &[TMA_ON, (CONSUMER_WAIT, "")]);
+    let race = message(kind(name, &d, "race"));
+    assert!(
+        race.contains("bulk copy") && race.contains("without waiting for the copy"),
+        "{race}"
+    );
 }

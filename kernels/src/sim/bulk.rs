@@ -21,9 +21,9 @@
 //! store's source stays "being read" until its thread's `wait_group.read` covers its group: a
 //! write into it before then (the same thread reusing a staging buffer included) is a race at
 //! both lines. Sizes must be multiples of 16 and both addresses 16-byte aligned; a copy that
-//! breaks that is diagnosed at its line. Not simulated: the tensor forms (`.tensor`, which need
-//! a tensor map the runner does not make), multicast and the shared-to-shared form (clusters),
-//! and `cp.reduce.async.bulk`; `cp.async.bulk.prefetch` is a hint and does nothing.
+//! breaks that is diagnosed at its line. The tensor forms (`.tensor`) are `tensor_map`'s. Not
+//! simulated: multicast and the shared-to-shared form (clusters), and `cp.reduce.async.bulk`;
+//! `cp.async.bulk.prefetch` is a hint and does nothing.
 
 use super::check::Acc;
 use super::decode::{Ctx as Dx, DecodeError};
@@ -54,6 +54,20 @@ pub enum BulkOp {
     Wait {
         keep: u32,
     },
+    /// The box at `coords` of the tensor map at `map` into shared `dst`, completing on `mbar`
+    /// (`tensor_map`).
+    TensorLoad {
+        dst: Addr,
+        map: Addr,
+        coords: Vec<Src>,
+        mbar: Addr,
+    },
+    /// Shared `src` to the box at `coords` of the tensor map at `map`, in the open bulk group.
+    TensorStore {
+        map: Addr,
+        coords: Vec<Src>,
+        src: Addr,
+    },
 }
 
 /// `cp.async.bulk...` (and `cp.reduce.async.bulk...`, refused).
@@ -63,7 +77,7 @@ pub(super) fn decode(cx: &mut Dx, w: &Word<'_>, ops: &[Operand]) -> Result<Op, D
         return w.unsupported("`cp.reduce.async.bulk` is not simulated");
     }
     if w.has("tensor") {
-        return w.unsupported("the tensor form of `cp.async.bulk` copies through a tensor map, which the runner does not make: the simulator runs the one-dimensional `cp.async.bulk` (a contiguous run of bytes)");
+        return tensor(cx, w, ops);
     }
     if w.has("prefetch") {
         return Ok(Op::Nop);
@@ -124,6 +138,61 @@ pub(super) fn decode(cx: &mut Dx, w: &Word<'_>, ops: &[Operand]) -> Result<Op, D
     }
 }
 
+/// `cp.async.bulk.tensor...`: the tiled loads and stores (`tensor_map`).
+fn tensor(cx: &mut Dx, w: &Word<'_>, ops: &[Operand]) -> Result<Op, DecodeError> {
+    let line = w.line;
+    if let Some(m) = w
+        .mods
+        .iter()
+        .find(|m| m.starts_with("im2col") || m.starts_with("gather") || m.starts_with("scatter"))
+    {
+        return w.unsupported(&format!(
+            "the `.{m}` mode is not simulated: the simulator copies tiled boxes (`.tile`)"
+        ));
+    }
+    if w.mods.iter().any(|m| m.starts_with("multicast")) {
+        return w.unsupported(
+            "clusters are not simulated (a multicast copy writes every block of one)",
+        );
+    }
+    let dims = w
+        .mods
+        .iter()
+        .find_map(|m| m.strip_suffix('d').and_then(|n| n.parse::<usize>().ok()));
+    let first_space = w
+        .mods
+        .iter()
+        .find(|m| **m == "global" || m.starts_with("shared"));
+    match first_space {
+        Some(s) if s.starts_with("shared") && w.has("mbarrier::complete_tx::bytes") => {
+            w.need(3)?;
+            let (map, coords) = super::tensor_map::tensor_operand(cx, &ops[1], line)?;
+            if dims != Some(coords.len()) {
+                return cx.bad(line, format!("`{}` gives {} coordinates", w.text, coords.len()));
+            }
+            Ok(Op::Bulk(Box::new(BulkOp::TensorLoad {
+                dst: cx.addr(&ops[0], line)?,
+                map,
+                coords,
+                mbar: cx.addr(&ops[2], line)?,
+            })))
+        }
+        Some(&"global") if w.has("bulk_group") => {
+            w.need(2)?;
+            let (map, coords) = super::tensor_map::tensor_operand(cx, &ops[0], line)?;
+            if dims != Some(coords.len()) {
+                return cx.bad(line, format!("`{}` gives {} coordinates", w.text, coords.len()));
+            }
+            Ok(Op::Bulk(Box::new(BulkOp::TensorStore {
+                map,
+                coords,
+                src: cx.addr(&ops[1], line)?,
+            })))
+        }
+        _ => w.unsupported("of the tensor copies the simulator runs global to shared on an mbarrier (`.mbarrier::complete_tx::bytes`) and shared to global in bulk groups (`.bulk_group`)"),
+    }
+}
+
 impl Machine<'_> {
     /// One bulk instruction over the lanes `exec` of warp `w`, in lane order.
     pub(super) fn bulk(
@@ -160,6 +229,9 @@ impl Machine<'_> {
                 mbar,
             } => (dst, src, size, Some(mbar), true),
             BulkOp::Store { dst, src, size } => (dst, src, size, None, false),
+            BulkOp::TensorLoad { .. } | BulkOp::TensorStore { .. } => {
+                return self.bulk_tensor(w, shared, exec, pc, op);
+            }
         };
         let (dsts, srcs, sizes, bars) = {
             let cx = w.ctx(exec, self.executed);
@@ -170,7 +242,6 @@ impl Machine<'_> {
             };
             (at(dst), at(src), cx.get(size), mbar.map(at))
         };
-        let wi = (w.first_tid / 32) as usize;
         // The global side of a load is read quietly: inputs, not one thread's work.
         let (from, to, acc) = if load {
             (Space::Global, Space::Shared, Acc::Quiet)
@@ -207,36 +278,53 @@ impl Machine<'_> {
                     Some(l),
                 ));
             }
-            match bars {
-                Some(b) => {
-                    // The copy's writes are the async proxy's, not its thread's: lanes of the
-                    // issuing warp that wait for it are ordered after them as other warps are
-                    // (its lane counts as passing a `__syncwarp()`, which the wait is for them).
-                    if on {
-                        self.chk.syncwarp(w.first_tid, 1 << l);
-                    }
-                    let a = b[l];
-                    if a % 8 != 0 || a + 8 > shared.len() as u64 {
-                        let why = format!(
-                            "completes on shared byte {a}, but an mbarrier object is 8 bytes, 8-aligned, inside the block's {} bytes of shared memory",
-                            shared.len()
-                        );
-                        return Err(self.misuse(pc, w, Some(l), &why));
-                    }
-                    let a = a as u32;
-                    self.tx(a, -i64::from(n), wi).map_err(|e| {
-                        let why = e.unwrap_or_else(|| {
-                            format!("completes on the mbarrier at shared byte {a}, which no `mbarrier.init` has initialized (or which `mbarrier.inval` invalidated)")
-                        });
-                        self.misuse(pc, w, Some(l), &why)
-                    })?;
+            self.bulk_done(w, shared, pc, l, bars.map(|b| b[l]), (s, n))?;
+        }
+        Ok(())
+    }
+
+    /// After lane `l`'s copy of `n` bytes from (or to) shared `s`: a load completes on the
+    /// mbarrier at `bar`; a store's source stays being read until its group is waited for.
+    pub(super) fn bulk_done(
+        &mut self,
+        w: &mut Warp,
+        shared: &mut [u8],
+        pc: usize,
+        l: usize,
+        bar: Option<u64>,
+        (s, n): (u64, u32),
+    ) -> Result<(), Located> {
+        let on = self.chk.on;
+        let wi = (w.first_tid / 32) as usize;
+        match bar {
+            Some(b) => {
+                // The copy's writes are the async proxy's, not its thread's: lanes of the
+                // issuing warp that wait for it are ordered after them as other warps are
+                // (its lane counts as passing a `__syncwarp()`, which the wait is for them).
+                if on {
+                    self.chk.syncwarp(w.first_tid, 1 << l);
                 }
-                None if on => {
-                    let tid = w.first_tid + l as u32;
-                    self.chk.bulk_read(s as u32, s as u32 + n, tid, pc as u32);
+                let a = b;
+                if a % 8 != 0 || a + 8 > shared.len() as u64 {
+                    let why = format!(
+                        "completes on shared byte {a}, but an mbarrier object is 8 bytes, 8-aligned, inside the block's {} bytes of shared memory",
+                        shared.len()
+                    );
+                    return Err(self.misuse(pc, w, Some(l), &why));
                 }
-                None => {}
+                let a = a as u32;
+                self.tx(a, -i64::from(n), wi).map_err(|e| {
+                    let why = e.unwrap_or_else(|| {
+                        format!("completes on the mbarrier at shared byte {a}, which no `mbarrier.init` has initialized (or which `mbarrier.inval` invalidated)")
+                    });
+                    self.misuse(pc, w, Some(l), &why)
+                })?;
             }
+            None if on => {
+                let tid = w.first_tid + l as u32;
+                self.chk.bulk_read(s as u32, s as u32 + n, tid, pc as u32);
+            }
+            None => {}
         }
         Ok(())
     }

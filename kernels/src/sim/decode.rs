@@ -441,6 +441,10 @@ fn register_names(cx: &Ctx, operands: &[Operand]) -> Vec<Slot> {
             Operand::Addr { base: None, .. } => {}
             Operand::Vec(v) => names.extend(v.iter().map(String::as_str)),
             Operand::Pair(a, b) => names.extend([a.as_str(), b.as_str()]),
+            Operand::Tensor { base, coords, .. } => {
+                names.extend(base.iter().map(String::as_str));
+                names.extend(coords.iter().map(String::as_str));
+            }
         }
     }
     names

@@ -274,6 +274,12 @@ impl Machine<'_> {
                     }
                     w.pc += 1;
                 }
+                Op::TensorMap(op) => {
+                    if exec != 0 {
+                        self.tensor_map(w, shared, exec, pc, op)?;
+                    }
+                    w.pc += 1;
+                }
                 Op::CpAsyncCommit => {
                     self.cp_async_group(w, shared, exec, true, None)?;
                     w.pc += 1;

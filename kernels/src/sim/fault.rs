@@ -33,6 +33,11 @@ pub enum Fault {
     Misaligned {
         detail: String,
     },
+    /// A tensor copy whose tensor map the hardware cannot use (the GPU stops the launch with
+    /// "illegal instruction").
+    BadTensorMap {
+        detail: String,
+    },
     /// `trap` (`__trap()`), or a failed `assert` (`__assertfail`).
     Trap {
         assert: Option<Assert>,
@@ -135,6 +140,7 @@ impl Located {
             ),
             Fault::BarrierDivergence { detail } => (Kind::BarrierDivergence, detail.clone()),
             Fault::Misaligned { detail } => (Kind::OutOfBounds, detail.clone()),
+            Fault::BadTensorMap { detail } => (Kind::LaunchError, detail.clone()),
             Fault::Trap { assert: None } => (
                 Kind::Trap,
                 "the kernel executed `__trap()` (PTX `trap`): on a GPU this aborts the whole launch with an error and no output is kept".to_string(),
@@ -260,7 +266,7 @@ pub fn finding_diagnostic(k: &Kept, n: &Names<'_>) -> Diagnostic {
                 && [first, second]
                     .iter()
                     .any(|x| x.write && matches!(op(x), Some(Op::CpAsync { .. })));
-            let bulk = |x: &Access, load: bool| matches!(op(x), Some(Op::Bulk(b)) if matches!(**b, BulkOp::Load { .. }) == load);
+            let bulk = |x: &Access, load: bool| matches!(op(x), Some(Op::Bulk(b)) if matches!(**b, BulkOp::Load { .. } | BulkOp::TensorLoad { .. }) == load);
             let msg = if copied {
                 format!(
                     "{msg}. The write is a `cp.async` copy, which lands only when its own thread waits for it: `cp.async.wait_group` (or `wait_all`), then __syncthreads(), then read"
@@ -275,7 +281,7 @@ pub fn finding_diagnostic(k: &Kept, n: &Names<'_>) -> Diagnostic {
                 )
             } else if !first.write && second.write && bulk(first, false) {
                 format!(
-                    "thread {b} writes {what} (line {lb}) while the bulk copy to global memory that thread {a} issued (line {la}) may still be reading it: a bulk store (`cp.async.bulk...bulk_group`) reads its shared source until the thread that issued it has committed its group and waited for it (`cp.async.bulk.commit_group`, then `cp.async.bulk.wait_group.read`), so write the buffer again only after that wait (and a barrier, where other threads write it)"
+                    "thread {b} writes {what} (line {lb}) while the bulk copy to global memory that thread {a} issued (line {la}) may still be reading it: a bulk store (`cp.async.bulk...bulk_group`, tensor form included) reads its shared source until the thread that issued it has committed its group and waited for it (`cp.async.bulk.commit_group`, then `cp.async.bulk.wait_group.read`), so write the buffer again only after that wait (and a barrier, where other threads write it)"
                 )
             } else {
                 msg

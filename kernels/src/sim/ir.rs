@@ -224,6 +224,8 @@ pub enum Op {
     },
     /// The bulk copies (`cp.async.bulk`) and their groups (see `bulk`).
     Bulk(Box<super::bulk::BulkOp>),
+    /// `tensormap.replace`, `tensormap.cp_fenceproxy`.
+    TensorMap(Box<super::tensor_map::MapOp>),
     /// `cp.async.commit_group`: the thread's copies since its last commit become a group.
     CpAsyncCommit,
     /// `cp.async.wait_group n` (`wait_all`: a commit, then `n` = 0): the thread's groups land,

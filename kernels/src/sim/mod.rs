@@ -55,6 +55,7 @@ mod sched;
 mod site;
 mod step;
 mod step_mem;
+mod tensor_map;
 mod types;
 mod wgmma;
 mod wmma;

@@ -262,6 +262,7 @@ pub(super) fn decode_mem(cx: &mut Ctx, w: &Word<'_>, ops: &[Operand]) -> Result<
         }
         "call" => call(cx, ops, line)?,
         "cp" if has("async") => cp_async(cx, w, ops)?,
+        "tensormap" => super::tensor_map::decode(cx, w, ops)?,
         "cvta" => {
             need(2)?;
             Op::Cvta {

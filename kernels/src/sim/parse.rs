@@ -37,6 +37,13 @@ pub enum Operand {
     Vec(Vec<String>),
     /// `%r1|%p1`.
     Pair(String, String),
+    /// `[tensorMap, {c0, c1, ...}]`, the tensor copies' operand: the map's address and the
+    /// coordinates of the box's first element.
+    Tensor {
+        base: Option<String>,
+        off: i64,
+        coords: Vec<String>,
+    },
 }
 
 /// One statement of a kernel body.

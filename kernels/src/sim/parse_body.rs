@@ -188,12 +188,18 @@ impl Parser {
                             None => return self.err(format!("bad address part `{w}`")),
                         },
                         Tok::Punct(',') => {
-                            // `[tensorMap, {coordinates}]`, the tensor copies' operand: read
-                            // past it whole (decode refuses those forms with a reason).
-                            while !self.eat(']') {
-                                self.next()?;
+                            // `[tensorMap, {coordinates}]`, the tensor copies' operand.
+                            let coords =
+                                match self.operand()? {
+                                    Operand::Vec(v) => v,
+                                    o => return self.err(format!(
+                                        "expected `{{coordinates}}` after a tensor map, found {o:?}"
+                                    )),
+                                };
+                            if !self.eat(']') {
+                                return self.err("expected `]` after a tensor copy's coordinates");
                             }
-                            return Ok(Operand::Addr { base, off });
+                            return Ok(Operand::Tensor { base, off, coords });
                         }
                         t => return self.err(format!("unexpected {t:?} in an address")),
                     }

@@ -347,6 +347,7 @@ pub(super) fn step(
         | Op::CpAsync { .. }
         | Op::CpAsyncCommit
         | Op::Bulk(_)
+        | Op::TensorMap(_)
         | Op::CpAsyncWait { .. }
         | Op::Call { .. }
         | Op::Ret

@@ -112,7 +112,10 @@
 #define STCS 0 // the output stores streaming (st.global.cs: evict first from L2)
 #endif
 #define CHUNK_BYTES (CPX * STG_STRIDE * 4)
-#define SHARED_BYTES (REGION + TILE * 4 + 16 * ROW_STAGES + 1024 + STAGED * CHUNK_BYTES)
+#ifndef TMA
+#define TMA 0 // the row path's copies by TMA: tensor maps the block builds (tensormap.replace)
+#endif
+#define SHARED_BYTES (REGION + TILE * 4 + 16 * ROW_STAGES + 1024 + STAGED * CHUNK_BYTES + 384 * TMA)
 
 static_assert(W_BYTES % 1024 == 0 && A_BYTES % 1024 == 0, "tiles stay 1024-byte aligned");
 static_assert(TILE == 256, "one m64n256k8 a k8 step covers the tile");
@@ -508,6 +511,53 @@ __device__ __forceinline__ unsigned cluster_rank()
 }
 
 // An empty use of A's words: they keep registers of their own until here.
+#if TMA
+__device__ __align__(128) unsigned char tensor_maps[1024][2][128];
+template <int SWIZZLE>
+__device__ __forceinline__ void build_map(unsigned sm, const void* src, int d0, int d1,
+                                          long long stride, int b0, int b1)
+{
+    asm volatile("tensormap.replace.tile.global_address.shared::cta.b1024.b64 [%0], %1;" ::"r"(sm), "l"(src) : "memory");
+    asm volatile("tensormap.replace.tile.rank.shared::cta.b1024.b32 [%0], 1;" ::"r"(sm) : "memory");
+    asm volatile("tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%0], 0, %1;" ::"r"(sm), "r"(d0) : "memory");
+    asm volatile("tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%0], 1, %1;" ::"r"(sm), "r"(d1) : "memory");
+    asm volatile("tensormap.replace.tile.global_stride.shared::cta.b1024.b64 [%0], 0, %1;" ::"r"(sm), "l"(stride) : "memory");
+    asm volatile("tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%0], 0, %1;" ::"r"(sm), "r"(b0) : "memory");
+    asm volatile("tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%0], 1, %1;" ::"r"(sm), "r"(b1) : "memory");
+    asm volatile("tensormap.replace.tile.element_stride.shared::cta.b1024.b32 [%0], 0, 1;" ::"r"(sm) : "memory");
+    asm volatile("tensormap.replace.tile.element_stride.shared::cta.b1024.b32 [%0], 1, 1;" ::"r"(sm) : "memory");
+    asm volatile("tensormap.replace.tile.elemtype.shared::cta.b1024.b32 [%0], 7;" ::"r"(sm) : "memory");
+    asm volatile("tensormap.replace.tile.interleave_layout.shared::cta.b1024.b32 [%0], 0;" ::"r"(sm) : "memory");
+    asm volatile("tensormap.replace.tile.swizzle_mode.shared::cta.b1024.b32 [%0], %1;" ::"r"(sm), "n"(SWIZZLE) : "memory");
+    asm volatile("tensormap.replace.tile.fill_mode.shared::cta.b1024.b32 [%0], 0;" ::"r"(sm) : "memory");
+}
+
+__device__ __forceinline__ void tma_load(unsigned dst, const void* map, int x, int y, unsigned bar)
+{
+    asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+                 " [%0], [%1, {%2, %3}], [%4];" ::"r"(dst), "l"(map), "r"(x), "r"(y), "r"(bar)
+                 : "memory");
+}
+
+// The weight tile in the TMA layout: 8 groups of 16 output channels, each BLOCK_K rows of 64
+// bytes, 64-byte swizzled (16-byte chunk q of row r at q ^ (r / 2 % 4)).
+__device__ __forceinline__ void load_a_tma(unsigned (&a)[BLOCK_K / 8][4], const float* sw, int warp)
+{
+    int t = threadIdx.x % 4, g = threadIdx.x % 32 / 4;
+    const float* grp = sw + (warp % 8) * (BLOCK_K * 16);
+#pragma unroll
+    for (int kb = 0; kb < BLOCK_K / 8; kb++) {
+        int r0 = kb * 8 + t, r1 = r0 + 4;
+        float2 lo = *(const float2*)&grp[r0 * 16 + (((g / 2) ^ (r0 / 2 % 4)) * 4) + (2 * g) % 4];
+        float2 hi = *(const float2*)&grp[r1 * 16 + (((g / 2) ^ (r1 / 2 % 4)) * 4) + (2 * g) % 4];
+        a[kb][0] = __float_as_uint(lo.x) + 0x1000u;
+        a[kb][1] = __float_as_uint(lo.y) + 0x1000u;
+        a[kb][2] = __float_as_uint(hi.x) + 0x1000u;
+        a[kb][3] = __float_as_uint(hi.y) + 0x1000u;
+    }
+}
+#endif
+
 __device__ __forceinline__ void keep_live(const unsigned (&a)[BLOCK_K / 8][4])
 {
 #pragma unroll
@@ -634,7 +684,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
 #endif
     if (threadIdx.x == 0) {
         for (int s = 0; s < ROW_STAGES; s++) {
-            mbar_init(bars + 8 * s, mc || BW ? 129 : 128);
+            mbar_init(bars + 8 * s, TMA ? 1 : mc || BW ? 129 : 128);
             mbar_init(bars + 8 * (ROW_STAGES + s), mc ? 2 * CTHREADS / 32 : ARRIVE_WARP ? CTHREADS / 32 : CTHREADS);
         }
     }
@@ -652,6 +702,31 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
 #endif
         int tid = threadIdx.x - CTHREADS, gs = 0, gslab = 0;
+#if TMA
+        // The two tensor maps, built by the first producer warp and published to global memory
+        // (the block's slot) for TMA; thread 0 of the producer then issues every copy.
+        unsigned maps = (bars + 16 * ROW_STAGES + 127) & ~127u;
+        const unsigned char* gmap = tensor_maps[(blockIdx.y * gridDim.x + blockIdx.x) % 1024][0];
+        if (tid < 32) {
+            ((unsigned*)((char*)shared4 + (maps - raw)))[tid] = 0;
+            ((unsigned*)((char*)shared4 + (maps - raw)))[32 + tid] = 0;
+            __syncwarp();
+            if (tid == 0) {
+                build_map<3>(maps, input, d.ic, batch * d.rows * d.cols, (long long)d.ic * 4, 32,
+                             SLAB_ROWS / 2);
+                build_map<2>(maps + 128, weight, d.n, d.k, (long long)d.n * 4, 16, BLOCK_K);
+            }
+            __syncwarp();
+            asm volatile("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%0], [%1], 128;"
+                         ::"l"(gmap), "r"(maps) : "memory");
+            asm volatile("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%0], [%1], 128;"
+                         ::"l"(gmap + 128), "r"(maps + 128) : "memory");
+            if (tid == 0) {
+                asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"(gmap) : "memory");
+                asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"(gmap + 128) : "memory");
+            }
+        }
+#endif
 #if GW
         // Slab after slab (kernel row i, channel chunk c), NSLAB ahead at most; EPI: the last
         // 64 threads store the staged tiles instead.
@@ -704,6 +779,41 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
                 continue;
             }
             Step next = {0, 0, 0, gslab};
+#if TMA
+            if (tid == 0) {
+                for (int s = 0; s < steps; s++, gs++) {
+                    unsigned full = bars + 8 * (gs % ROW_STAGES);
+                    if (gs >= ROW_STAGES) {
+                        mbar_wait(bars + 8 * (ROW_STAGES + gs % ROW_STAGES), (gs / ROW_STAGES - 1) & 1);
+                    }
+                    unsigned bytes = BLOCK_K * BLOCK_N * 4 + (next.j == 0 ? SLAB_BYTES : 0);
+                    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(full), "r"(bytes) : "memory");
+                    if (next.j == 0) {
+                        unsigned slab = base + next.g % NSLAB * SLAB_BYTES;
+                        int y = T.p0 + next.i * d.cols;
+                        tma_load(slab, gmap, next.c * BLOCK_K, y, full);
+                        tma_load(slab + SLAB_BYTES / 2, gmap, next.c * BLOCK_K, y + SLAB_ROWS / 2, full);
+                    }
+                    unsigned sw = rw + gs % ROW_STAGES * W_BYTES;
+                    int k0 = (next.i * d.kc + next.j) * d.ic + next.c * BLOCK_K;
+#pragma unroll
+                    for (int q = 0; q < BLOCK_N / 16; q++) {
+                        tma_load(sw + q * BLOCK_K * 64, gmap + 128, T.n0 + 16 * q, k0, full);
+                    }
+                    if (++next.j == d.kc) {
+                        next.j = 0;
+                        next.g++;
+                        if (++next.c == chunks) {
+                            next.c = 0;
+                            next.i++;
+                        }
+                    }
+                }
+                gslab = next.g;
+            }
+            __syncwarp();
+            continue;
+#endif
             for (int s = 0; s < steps; s++, gs++) {
                 if (gs >= ROW_STAGES) {
                     mbar_wait(bars + 8 * (ROW_STAGES + gs % ROW_STAGES), (gs / ROW_STAGES - 1) & 1);
@@ -900,8 +1010,12 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
                             unsigned (&other)[BLOCK_K / 8][4]) {
                 int x = gs + s;
                 mbar_wait(bars + 8 * (x % ROW_STAGES), (x / ROW_STAGES) & 1);
+#if TMA
+                load_a_tma(a, rwgen + x % ROW_STAGES * (W_BYTES / 4), warp);
+#else
                 asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
                 load_a(a, rwgen + x % ROW_STAGES * (W_BYTES / 4), ocw);
+#endif
                 if (CUT != 4) {
 #if SS
                     issue(acc, a, base + (gslab + s / (kernel_rows * d.kc)) % 2 * SS_BYTES +
