@@ -100,12 +100,12 @@ fn a_misaligned_bulk_copy_is_diagnosed() {
 }
 
 #[test]
-fn the_tensor_and_multicast_forms_are_not_simulated() {
+fn the_im2col_and_multicast_forms_are_not_simulated() {
     let head = ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k(.param .u64 a, .param .u64 b, .param .u32 c)\n{\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n";
     for (body, words) in [
         (
-            "cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1, {%r2}], [%r3];",
-            "tensor map",
+            "cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%r1], [%rd1, {%r2, %r2, %r2}], [%r3], {%rs1};",
+            "`.im2col` mode is not simulated",
         ),
         (
             "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%r1], [%rd1], 256, [%r3], %rs1;",

@@ -509,3 +509,105 @@ extern "C" __global__ void redux_ok(const float* in, float* out, int n) {
         out[k * 64 + t] = (float)(r >> 8);
     }
 }
+
+// --- TMA tensor copies with tensor maps the kernel builds (block of 96). The input is a tensor
+// of 24 rows x 32 floats; per iteration k thread 0 loads the box of 8 rows x 32 floats at row
+// 2k - 4 (rows outside the tensor read as zeros) into a stage, 128-byte swizzled; consumer c
+// (threads 32-95) reads box element (c / 8, (c % 8) * 4 + k % 4), writes it times 3 less 0.5
+// into a staging tile of 2 rows x 32 (swizzled the same way), and thread 32 stores the tile
+// with a tensor store at row 2k of the output (24 x 32): out[k * 64 + c].
+// RANK: what the rank field is given (1: a 2D map); WAIT_FULL: the consumers wait for the
+// stage; WAIT_READ: thread 32 waits for the store two iterations back before the tile is
+// rewritten; SHARED_MAP: the copies name the map still in shared memory.
+__device__ __align__(128) unsigned char tma_maps[2][128];
+
+// The 128-byte swizzle of byte offset `b` from a 1024-byte-aligned base.
+__device__ __forceinline__ unsigned swz(unsigned b) { return b ^ (((b >> 7) & 7) << 4); }
+
+template <int RANK>
+__device__ __forceinline__ void tma_build(unsigned m, const float* base) {
+    asm volatile("tensormap.replace.tile.global_address.shared::cta.b1024.b64 [%0], %1;" :: "r"(m), "l"(base) : "memory");
+    asm volatile("tensormap.replace.tile.rank.shared::cta.b1024.b32 [%0], %1;" :: "r"(m), "n"(RANK) : "memory");
+    asm volatile("tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%0], 0, 32;" :: "r"(m) : "memory");
+    asm volatile("tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%0], 1, 24;" :: "r"(m) : "memory");
+    asm volatile("tensormap.replace.tile.global_stride.shared::cta.b1024.b64 [%0], 0, 128;" :: "r"(m) : "memory");
+    asm volatile("tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%0], 0, 32;" :: "r"(m) : "memory");
+    asm volatile("tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%0], 1, 8;" :: "r"(m) : "memory");
+    asm volatile("tensormap.replace.tile.elemtype.shared::cta.b1024.b32 [%0], 7;" :: "r"(m) : "memory");
+    asm volatile("tensormap.replace.tile.swizzle_mode.shared::cta.b1024.b32 [%0], 3;" :: "r"(m) : "memory");
+}
+
+#define TMA(name, RANK, WAIT_FULL, WAIT_READ, SHARED_MAP)                                  \
+    extern "C" __global__ void name(const float* in, float* out, int n) {                  \
+        __shared__ __align__(1024) float ring[STAGES][256];                                \
+        __shared__ __align__(1024) float staged[2][64];                                    \
+        __shared__ __align__(128) unsigned char maps[2][128];                              \
+        __shared__ __align__(8) unsigned long long full[STAGES], empty[STAGES];            \
+        int t = threadIdx.x;                                                               \
+        if (t < 64) ((unsigned*)maps)[t] = 0;                                              \
+        mb_init_all(full, empty, 1, 64);                                                   \
+        if (t < 32) {                                                                      \
+            if (t == 0) {                                                                  \
+                tma_build<RANK>(smem(maps[0]), in);                                        \
+                tma_build<RANK>(smem(maps[1]), out);                                       \
+                /* the output's boxes are 2 rows */                                        \
+                asm volatile("tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%0], 1, 2;" \
+                             :: "r"(smem(maps[1])) : "memory");                            \
+            }                                                                              \
+            __syncwarp();                                                                  \
+            for (int i = 0; i < 2; ++i)                                                    \
+                asm volatile("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic"  \
+                             ".release.gpu.sync.aligned [%0], [%1], 128;"                  \
+                             :: "l"(tma_maps[i]), "r"(smem(maps[i])) : "memory");          \
+        }                                                                                  \
+        const void* map_in = SHARED_MAP ? (const void*)maps[0] : (const void*)tma_maps[0]; \
+        const void* map_out = tma_maps[1];                                                 \
+        if (t == 0) {                                                                      \
+            asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;"           \
+                         :: "l"(tma_maps[0]) : "memory");                                  \
+            for (int k = 0; k < ITERS; ++k) {                                              \
+                int s = k % STAGES, r = k / STAGES;                                        \
+                mb_wait(&empty[s], (r & 1) ^ 1);                                           \
+                expect_bytes(&full[s], 1024);                                              \
+                asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile"         \
+                             ".mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"   \
+                             :: "r"(smem(ring[s])), "l"(map_in), "r"(0), "r"(2 * k - 4),   \
+                                "r"(smem(&full[s])) : "memory");                           \
+            }                                                                              \
+        } else if (t >= 32) {                                                              \
+            int c = t - 32;                                                                \
+            if (c == 0)                                                                    \
+                asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;"       \
+                             :: "l"(tma_maps[1]) : "memory");                              \
+            for (int k = 0; k < ITERS; ++k) {                                              \
+                int s = k % STAGES, r = k / STAGES;                                        \
+                if (WAIT_FULL) mb_wait(&full[s], r & 1);                                   \
+                unsigned at = (c / 8) * 128 + ((c % 8) * 4 + k % 4) * 4;                   \
+                float v = ring[s][swz(at) / 4] * 3.0f - 0.5f;                              \
+                mb_arrive(&empty[s]);                                                      \
+                if (c == 0 && WAIT_READ)                                                   \
+                    asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory");         \
+                asm volatile("bar.sync 1, 64;" ::: "memory");                              \
+                staged[0][swz((k & 1) * 256 + c * 4) / 4] = v;                             \
+                asm volatile("fence.proxy.async.shared::cta;" ::: "memory");               \
+                asm volatile("bar.sync 1, 64;" ::: "memory");                              \
+                if (c == 0) {                                                              \
+                    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group" \
+                                 " [%0, {%1, %2}], [%3];"                                  \
+                                 :: "l"(map_out), "r"(0), "r"(2 * k),                      \
+                                    "r"(smem(staged[k & 1])) : "memory");                  \
+                    asm volatile("cp.async.bulk.commit_group;" ::: "memory");              \
+                }                                                                          \
+            }                                                                              \
+            if (c == 0) asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");          \
+        }                                                                                  \
+    }
+TMA(tma_ring_ok, 1, 1, 1, 0)
+// The rank field given the rank (2), not the rank less one: a 3D map for 2D copies.
+TMA(tma_rank, 2, 1, 1, 0)
+// The consumers read a stage without waiting for its copy.
+TMA(tma_no_wait, 1, 0, 1, 0)
+// Thread 32 rewrites a staging tile without waiting for the store that reads it.
+TMA(tma_no_read_wait, 1, 1, 0, 0)
+// The loads name the map in shared memory, not the copy in global memory.
+TMA(tma_shared_map, 1, 1, 1, 1)
