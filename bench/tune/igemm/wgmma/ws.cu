@@ -94,7 +94,7 @@
 #if GW
 #define ROWS_BYTES (NSLAB * SLAB_BYTES + EPI * STG_BYTES)
 #else
-#define ROWS_BYTES ((SS ? 2 * SS_BYTES : NSLAB * SLAB_BYTES) + ROW_STAGES * W_BYTES)
+#define ROWS_BYTES ((SS ? 2 * SS_BYTES : NSLAB * SLAB_BYTES) + ROW_STAGES * W_BYTES + STG64)
 #endif
 #define IM_BYTES (STAGES * (A_BYTES + W_BYTES))
 #define REGION (ROWS_BYTES > IM_BYTES ? ROWS_BYTES : IM_BYTES)
@@ -115,7 +115,16 @@
 #ifndef TMA
 #define TMA 0 // the row path's copies by TMA: tensor maps the block builds (tensormap.replace)
 #endif
-#define SHARED_BYTES (REGION + TILE * 4 + 16 * ROW_STAGES + 1024 + STAGED * CHUNK_BYTES + 384 * TMA)
+#ifndef TSTORE
+#define TSTORE 0 // TMA, PERSIST, timing only: the tile through a 64 KB staging buffer and tensor
+                 // stores that drain it while the next tile computes (output rows as if the
+                 // tile's pixels were contiguous: wrong placement, the same traffic)
+#endif
+#if TSTORE && !(TMA && PERSIST)
+#error "TSTORE needs TMA and PERSIST"
+#endif
+#define STG64 (TSTORE * 65536)
+#define SHARED_BYTES (REGION + TILE * 4 + 16 * ROW_STAGES + 1024 + STAGED * CHUNK_BYTES + 512 * TMA)
 
 static_assert(W_BYTES % 1024 == 0 && A_BYTES % 1024 == 0, "tiles stay 1024-byte aligned");
 static_assert(TILE == 256, "one m64n256k8 a k8 step covers the tile");
@@ -512,7 +521,7 @@ __device__ __forceinline__ unsigned cluster_rank()
 
 // An empty use of A's words: they keep registers of their own until here.
 #if TMA
-__device__ __align__(128) unsigned char tensor_maps[1024][2][128];
+__device__ __align__(128) unsigned char tensor_maps[1024][3][128];
 template <int SWIZZLE>
 __device__ __forceinline__ void build_map(unsigned sm, const void* src, int d0, int d1,
                                           long long stride, int b0, int b1)
@@ -710,17 +719,21 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
         if (tid < 32) {
             ((unsigned*)((char*)shared4 + (maps - raw)))[tid] = 0;
             ((unsigned*)((char*)shared4 + (maps - raw)))[32 + tid] = 0;
+            ((unsigned*)((char*)shared4 + (maps - raw)))[64 + tid] = 0;
             __syncwarp();
             if (tid == 0) {
                 build_map<3>(maps, input, d.ic, batch * d.rows * d.cols, (long long)d.ic * 4, 32,
                              SLAB_ROWS / 2);
                 build_map<2>(maps + 128, weight, d.n, d.k, (long long)d.n * 4, 16, BLOCK_K);
+                build_map<3>(maps + 256, output, d.n, d.m, (long long)d.n * 4, 32, 128);
             }
             __syncwarp();
             asm volatile("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%0], [%1], 128;"
                          ::"l"(gmap), "r"(maps) : "memory");
             asm volatile("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%0], [%1], 128;"
                          ::"l"(gmap + 128), "r"(maps + 128) : "memory");
+            asm volatile("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%0], [%1], 128;"
+                         ::"l"(gmap + 256), "r"(maps + 256) : "memory");
             if (tid == 0) {
                 asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"(gmap) : "memory");
                 asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"(gmap + 128) : "memory");
@@ -892,8 +905,20 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
         }
     };
     int gs = 0, gslab = 0, nst = 0;
+#if TSTORE
+    const unsigned char* omap = tensor_maps[(blockIdx.y * gridDim.x + blockIdx.x) % 1024][2];
+    const unsigned stg_at = base + NSLAB * SLAB_BYTES + ROW_STAGES * W_BYTES;
+    if (threadIdx.x == 0) {
+        asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"(omap) : "memory");
+    }
+#endif
     for (int tile = first; tile < total; tile += stride) {
         Tile T = tile_at(d, tile % gridDim.x, tile / gridDim.x, wide);
+#if TSTORE
+        if (!T.rows && threadIdx.x == 0) { // the im2col tile's copies overwrite the staging
+            asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+        }
+#endif
         named_sync(1, CTHREADS); // everyone has stored the tile before
         // table[v]: the output pixel that D's column v is, or -1.
         for (int v = threadIdx.x; v < TILE; v += CTHREADS) {
@@ -1097,6 +1122,39 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
             }
             continue;
         }
+#if TSTORE
+        {
+            asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+            char* stg = (char*)shared4 + (stg_at - raw);
+            int b = ocw / 32, cc = ocw % 32;
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+                if (threadIdx.x == 0) {
+                    asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+                }
+                named_sync(1, CTHREADS);
+#pragma unroll
+                for (int jj = 0; jj < 16; jj++)
+#pragma unroll
+                    for (int e = 0; e < 2; e++) {
+                        int v = 8 * jj + 2 * t + e;
+                        unsigned off = b * 16384 + v * 128 + ((((cc >> 2) ^ (v & 7)) << 4) | ((cc & 3) * 4));
+                        *(float2*)(stg + off) = make_float2(acc[4 * (16 * h + jj) + e], acc[4 * (16 * h + jj) + 2 + e]);
+                    }
+                asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+                named_sync(1, CTHREADS);
+                if (threadIdx.x == 0) {
+#pragma unroll
+                    for (int q = 0; q < 4; q++) {
+                        asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%1, %2}], [%3];"
+                                     ::"l"(omap), "r"(T.n0 + 32 * q), "r"(T.m0 + 128 * h), "r"(stg_at + q * 16384) : "memory");
+                    }
+                    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+                }
+            }
+            continue;
+        }
+#endif
 #if STORE16 || STAGED
         // Lanes g and g ^ 1 trade a pixel's pair of channels, so that each stores 4 channels of
         // one pixel (16 bytes): even g pixel 8j + 2t, odd g pixel 8j + 2t + 1.
@@ -1171,6 +1229,11 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
         }
         }
     }
+#if TSTORE
+    if (threadIdx.x == 0) {
+        asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+    }
+#endif
 #if MC
     cluster_sync(); // the peer may still arrive on this block's barriers
 #endif
