@@ -316,6 +316,46 @@ pub(super) fn decode_op(
         "fma" => tern(cx, Tern::Fma)?,
         "bfe" => tern(cx, Tern::Bfe)?,
         "sad" => tern(cx, Tern::Sad)?,
+        "dp4a" | "dp2a" => {
+            need(4)?;
+            let signed = |i: usize| w.tys.get(i).is_some_and(|t| t.signed());
+            let (a_signed, b_signed) = (signed(0), signed(1));
+            let op = if mn == "dp4a" {
+                Tern::Dp4a { a_signed, b_signed }
+            } else {
+                Tern::Dp2a {
+                    hi: has("hi"),
+                    a_signed,
+                    b_signed,
+                }
+            };
+            let ty = if a_signed || b_signed {
+                Ty::S32
+            } else {
+                Ty::U32
+            };
+            Op::Tern {
+                op,
+                ty,
+                m,
+                d: cx.dst(&ops[0], line)?,
+                a: cx.src(&ops[1], Ty::B32, line)?,
+                b: cx.src(&ops[2], Ty::B32, line)?,
+                c: cx.src(&ops[3], ty, line)?,
+            }
+        }
+        "fns" => {
+            need(4)?;
+            Op::Tern {
+                op: Tern::Fns,
+                ty: Ty::B32,
+                m,
+                d: cx.dst(&ops[0], line)?,
+                a: cx.src(&ops[1], Ty::B32, line)?,
+                b: cx.src(&ops[2], Ty::U32, line)?,
+                c: cx.src(&ops[3], Ty::S32, line)?,
+            }
+        }
         "shf" => {
             let op = Tern::Shf {
                 left: has("l"),

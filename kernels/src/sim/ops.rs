@@ -266,7 +266,60 @@ pub fn tern(op: Tern, ty: Ty, m: FMods, a: u64, b: u64, c: u64) -> u64 {
             }
             u64::from(r)
         }
-        Tern::Dp4a => 0,
+        Tern::Dp4a { a_signed, b_signed } => {
+            let part = |v: u64, i: u32, bits: u32, signed: bool| {
+                let x = (v >> (i * bits)) & ((1 << bits) - 1);
+                if signed { sext(x, bits) } else { x as i64 }
+            };
+            let sum = (0..4).fold(c as u32 as i64, |s, i| {
+                s.wrapping_add(part(a, i, 8, a_signed).wrapping_mul(part(b, i, 8, b_signed)))
+            });
+            u64::from(sum as u32)
+        }
+        Tern::Dp2a {
+            hi,
+            a_signed,
+            b_signed,
+        } => {
+            let part = |v: u64, i: u32, bits: u32, signed: bool| {
+                let x = (v >> (i * bits)) & ((1 << bits) - 1);
+                if signed { sext(x, bits) } else { x as i64 }
+            };
+            let base = if hi { 2 } else { 0 };
+            let sum = (0..2).fold(c as u32 as i64, |s, i| {
+                s.wrapping_add(part(a, i, 16, a_signed).wrapping_mul(part(
+                    b,
+                    base + i,
+                    8,
+                    b_signed,
+                )))
+            });
+            u64::from(sum as u32)
+        }
+        Tern::Fns => {
+            let (mask, base, offset) = (a as u32, b as u32, c as u32 as i32);
+            let set = |p: i64| (0..32).contains(&p) && mask >> p & 1 == 1;
+            if offset == 0 {
+                return if set(i64::from(base)) {
+                    u64::from(base)
+                } else {
+                    0xffff_ffff
+                };
+            }
+            let step = if offset > 0 { 1 } else { -1 };
+            let mut left = offset.unsigned_abs();
+            let mut p = i64::from(base);
+            while (0..32).contains(&p) {
+                if set(p) {
+                    left -= 1;
+                    if left == 0 {
+                        return p as u64;
+                    }
+                }
+                p += step;
+            }
+            0xffff_ffff
+        }
         Tern::Shf { left, clamp } => {
             let n = if clamp {
                 (c as u32).min(32)

@@ -196,7 +196,21 @@ pub enum Tern {
     Fma,
     Bfe,
     Prmt,
-    Dp4a,
+    /// `dp4a.atype.btype`: c plus the four products of a's and b's bytes (`.s32`: signed bytes).
+    Dp4a {
+        a_signed: bool,
+        b_signed: bool,
+    },
+    /// `dp2a.lo/.hi.atype.btype`: c plus the two products of a's 16-bit halves with b's bytes 0-1
+    /// (`.lo`) or 2-3 (`.hi`).
+    Dp2a {
+        hi: bool,
+        a_signed: bool,
+        b_signed: bool,
+    },
+    /// `fns.b32 d, mask, base, offset`: the position of the offset-th set bit of mask from bit
+    /// base (upwards for a positive offset, downwards for a negative one), or 0xffffffff.
+    Fns,
     Sad,
     /// `shf.l` / `shf.r` (funnel shift of the 64 bits `b:a`), `.clamp` or `.wrap`.
     Shf {

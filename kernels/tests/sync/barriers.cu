@@ -611,3 +611,24 @@ TMA(tma_no_wait, 1, 0, 1, 0)
 TMA(tma_no_read_wait, 1, 1, 0, 0)
 // The loads name the map in shared memory, not the copy in global memory.
 TMA(tma_shared_map, 1, 1, 1, 1)
+
+// --- dp4a, dp2a and fns (block of 64): per iteration k, from two hashes u, v of the input,
+// k % 6 = 0 __dp4a signed, 1 __dp4a unsigned, 2 dp4a.u32.s32, 3 __dp2a_lo signed,
+// 4 dp2a.hi.s32.u32, 5 __fns(u, t % 32, offset) with offset from -32 to 32. Each thread
+// writes the result folded to 24 bits, as a float.
+extern "C" __global__ void intrin_ok(const float* in, float* out, int n) {
+    int t = threadIdx.x;
+    for (int k = 0; k < ITERS; ++k) {
+        unsigned u = __float_as_uint(in[k * 64 + t]) * 2654435761u;
+        unsigned v = (u ^ (u >> 13)) * 0x9E3779B9u, r = 0;
+        switch (k % 6) {
+        case 0: r = (unsigned)__dp4a((int)u, (int)v, (int)(u >> 7)); break;
+        case 1: r = __dp4a(u, v, v >> 3); break;
+        case 2: asm("dp4a.u32.s32 %0, %1, %2, %3;" : "=r"(r) : "r"(u), "r"(v), "r"(v >> 5)); break;
+        case 3: r = (unsigned)__dp2a_lo((int)u, (int)v, -9); break;
+        case 4: asm("dp2a.hi.s32.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(u), "r"(v), "r"(u >> 9)); break;
+        default: r = __fns(u, t % 32, (int)(v % 65) - 32); break;
+        }
+        out[k * 64 + t] = (float)((r ^ (r >> 16)) & 0xffffffu);
+    }
+}

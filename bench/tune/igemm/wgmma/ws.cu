@@ -123,7 +123,10 @@
 #if TSTORE && !(TMA && PERSIST)
 #error "TSTORE needs TMA and PERSIST"
 #endif
-#define STG64 (TSTORE * 65536)
+#define STG64 (TSTORE ? 65536 : 0)
+// TSTORE 1: two halves of 128 positions through the one buffer; 2: four quarters of 64 through
+// two 32 KB buffers, one store group left in flight
+#define TSQ (TSTORE == 2 ? 64 : 128)
 #define SHARED_BYTES (REGION + TILE * 4 + 16 * ROW_STAGES + 1024 + STAGED * CHUNK_BYTES + 512 * TMA)
 
 static_assert(W_BYTES % 1024 == 0 && A_BYTES % 1024 == 0, "tiles stay 1024-byte aligned");
@@ -725,7 +728,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
                 build_map<3>(maps, input, d.ic, batch * d.rows * d.cols, (long long)d.ic * 4, 32,
                              SLAB_ROWS / 2);
                 build_map<2>(maps + 128, weight, d.n, d.k, (long long)d.n * 4, 16, BLOCK_K);
-                build_map<3>(maps + 256, output, d.n, d.m, (long long)d.n * 4, 32, 128);
+                build_map<3>(maps + 256, output, d.n, d.m, (long long)d.n * 4, 32, TSQ);
             }
             __syncwarp();
             asm volatile("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%0], [%1], 128;"
@@ -1127,19 +1130,25 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
             asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
             char* stg = (char*)shared4 + (stg_at - raw);
             int b = ocw / 32, cc = ocw % 32;
+            constexpr int PARTS = TILE / TSQ, BOX = TSQ * 128, JJ = TSQ / 8;
 #pragma unroll
-            for (int h = 0; h < 2; h++) {
+            for (int h = 0; h < PARTS; h++) {
+                unsigned buf = TSTORE == 2 ? (h & 1) * 4 * BOX : 0;
                 if (threadIdx.x == 0) {
-                    asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+                    if (TSTORE == 2) {
+                        asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory");
+                    } else {
+                        asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+                    }
                 }
                 named_sync(1, CTHREADS);
 #pragma unroll
-                for (int jj = 0; jj < 16; jj++)
+                for (int jj = 0; jj < JJ; jj++)
 #pragma unroll
                     for (int e = 0; e < 2; e++) {
                         int v = 8 * jj + 2 * t + e;
-                        unsigned off = b * 16384 + v * 128 + ((((cc >> 2) ^ (v & 7)) << 4) | ((cc & 3) * 4));
-                        *(float2*)(stg + off) = make_float2(acc[4 * (16 * h + jj) + e], acc[4 * (16 * h + jj) + 2 + e]);
+                        unsigned off = buf + b * BOX + v * 128 + ((((cc >> 2) ^ (v & 7)) << 4) | ((cc & 3) * 4));
+                        *(float2*)(stg + off) = make_float2(acc[4 * (JJ * h + jj) + e], acc[4 * (JJ * h + jj) + 2 + e]);
                     }
                 asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
                 named_sync(1, CTHREADS);
@@ -1147,7 +1156,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
 #pragma unroll
                     for (int q = 0; q < 4; q++) {
                         asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%1, %2}], [%3];"
-                                     ::"l"(omap), "r"(T.n0 + 32 * q), "r"(T.m0 + 128 * h), "r"(stg_at + q * 16384) : "memory");
+                                     ::"l"(omap), "r"(T.n0 + 32 * q), "r"(T.m0 + TSQ * h), "r"(stg_at + buf + q * BOX) : "memory");
                     }
                     asm volatile("cp.async.bulk.commit_group;" ::: "memory");
                 }
