@@ -235,11 +235,7 @@ impl Machine<'_> {
         };
         let (dsts, srcs, sizes, bars) = {
             let cx = w.ctx(exec, self.executed);
-            let at = |a: Addr| {
-                a.base
-                    .map_or([0; 32], |b| cx.get(Src::Reg(b)))
-                    .map(|x| x.wrapping_add(a.off as u64))
-            };
+            let at = |a: Addr| cx.addrs(a);
             (at(dst), at(src), cx.get(size), mbar.map(at))
         };
         // The global side of a load is read quietly: inputs, not one thread's work.

@@ -48,11 +48,7 @@ impl Machine<'_> {
         // Per lane: the two addresses and the bytes to read from the source.
         let (dsts, srcs, valid) = {
             let cx = w.ctx(exec, self.executed);
-            let at = |a: Addr| {
-                a.base
-                    .map_or([0; 32], |b| cx.get(Src::Reg(b)))
-                    .map(|x| x.wrapping_add(a.off as u64))
-            };
+            let at = |a: Addr| cx.addrs(a);
             let valid = match (src_size, ignore_src) {
                 (Some(s), _) => cx.get(s),
                 (_, Some(p)) => {

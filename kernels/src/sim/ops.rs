@@ -220,6 +220,17 @@ pub fn un(op: Un, ty: Ty, m: FMods, a: u64) -> u64 {
     r & mask
 }
 
+/// Field `i` of `bits` bits of `v`, sign-extended when `signed` (dp4a's bytes, dp2a's halves).
+fn part(v: u64, i: u32, bits: u32, signed: bool) -> i64 {
+    let x = (v >> (i * bits)) & ((1 << bits) - 1);
+    if signed { sext(x, bits) } else { x as i64 }
+}
+
+/// `c` plus the products, in 32 bits.
+fn dot_parts(c: u64, products: impl Iterator<Item = i64>) -> u64 {
+    u64::from(products.fold(c as u32 as i64, i64::wrapping_add) as u32)
+}
+
 /// Ternary operation on one lane.
 pub fn tern(op: Tern, ty: Ty, m: FMods, a: u64, b: u64, c: u64) -> u64 {
     let w = ty.bits();
@@ -266,35 +277,21 @@ pub fn tern(op: Tern, ty: Ty, m: FMods, a: u64, b: u64, c: u64) -> u64 {
             }
             u64::from(r)
         }
-        Tern::Dp4a { a_signed, b_signed } => {
-            let part = |v: u64, i: u32, bits: u32, signed: bool| {
-                let x = (v >> (i * bits)) & ((1 << bits) - 1);
-                if signed { sext(x, bits) } else { x as i64 }
-            };
-            let sum = (0..4).fold(c as u32 as i64, |s, i| {
-                s.wrapping_add(part(a, i, 8, a_signed).wrapping_mul(part(b, i, 8, b_signed)))
-            });
-            u64::from(sum as u32)
-        }
+        Tern::Dp4a { a_signed, b_signed } => dot_parts(
+            c,
+            (0..4).map(|i| part(a, i, 8, a_signed).wrapping_mul(part(b, i, 8, b_signed))),
+        ),
         Tern::Dp2a {
             hi,
             a_signed,
             b_signed,
         } => {
-            let part = |v: u64, i: u32, bits: u32, signed: bool| {
-                let x = (v >> (i * bits)) & ((1 << bits) - 1);
-                if signed { sext(x, bits) } else { x as i64 }
-            };
             let base = if hi { 2 } else { 0 };
-            let sum = (0..2).fold(c as u32 as i64, |s, i| {
-                s.wrapping_add(part(a, i, 16, a_signed).wrapping_mul(part(
-                    b,
-                    base + i,
-                    8,
-                    b_signed,
-                )))
-            });
-            u64::from(sum as u32)
+            dot_parts(
+                c,
+                (0..2)
+                    .map(|i| part(a, i, 16, a_signed).wrapping_mul(part(b, base + i, 8, b_signed))),
+            )
         }
         Tern::Fns => {
             let (mask, base, offset) = (a as u32, b as u32, c as u32 as i32);

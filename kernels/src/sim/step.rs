@@ -20,6 +20,13 @@ pub(super) struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// Each lane's address `a`: its base register (if any) plus the offset.
+    pub(super) fn addrs(&self, a: Addr) -> Lanes {
+        a.base
+            .map_or([0; 32], |b| self.get(Src::Reg(b)))
+            .map(|x| x.wrapping_add(a.off as u64))
+    }
+
     #[inline(always)]
     pub(super) fn get(&self, s: Src) -> Lanes {
         match s {

@@ -403,11 +403,7 @@ impl Machine<'_> {
         op: &MapOp,
     ) -> Result<(), Located> {
         let cx = w.ctx(exec, self.executed);
-        let at = |a: Addr| {
-            a.base
-                .map_or([0; 32], |b| cx.get(Src::Reg(b)))
-                .map(|x| x.wrapping_add(a.off as u64))
-        };
+        let at = |a: Addr| cx.addrs(a);
         match *op {
             MapOp::Replace {
                 field,
@@ -545,11 +541,7 @@ impl Machine<'_> {
         };
         let (mems, maps, at, bars) = {
             let cx = w.ctx(exec, self.executed);
-            let addr = |a: Addr| {
-                a.base
-                    .map_or([0; 32], |b| cx.get(Src::Reg(b)))
-                    .map(|x| x.wrapping_add(a.off as u64))
-            };
+            let addr = |a: Addr| cx.addrs(a);
             let at: Vec<[u64; 32]> = coords.iter().map(|&c| cx.get(c)).collect();
             (addr(mem), addr(map), at, mbar.map(addr))
         };
