@@ -235,8 +235,12 @@ impl Machine<'_> {
         };
         let (dsts, srcs, sizes, bars) = {
             let cx = w.ctx(exec, self.executed);
-            let at = |a: Addr| cx.addrs(a);
-            (at(dst), at(src), cx.get(size), mbar.map(at))
+            (
+                cx.addrs(dst),
+                cx.addrs(src),
+                cx.get(size),
+                mbar.map(|a| cx.addrs(a)),
+            )
         };
         // The global side of a load is read quietly: inputs, not one thread's work.
         let (from, to, acc) = if load {
@@ -293,14 +297,13 @@ impl Machine<'_> {
         let on = self.chk.on;
         let wi = (w.first_tid / 32) as usize;
         match bar {
-            Some(b) => {
+            Some(a) => {
                 // The copy's writes are the async proxy's, not its thread's: lanes of the
                 // issuing warp that wait for it are ordered after them as other warps are
                 // (its lane counts as passing a `__syncwarp()`, which the wait is for them).
                 if on {
                     self.chk.syncwarp(w.first_tid, 1 << l);
                 }
-                let a = b;
                 if a % 8 != 0 || a + 8 > shared.len() as u64 {
                     let why = format!(
                         "completes on shared byte {a}, but an mbarrier object is 8 bytes, 8-aligned, inside the block's {} bytes of shared memory",

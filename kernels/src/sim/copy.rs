@@ -48,7 +48,6 @@ impl Machine<'_> {
         // Per lane: the two addresses and the bytes to read from the source.
         let (dsts, srcs, valid) = {
             let cx = w.ctx(exec, self.executed);
-            let at = |a: Addr| cx.addrs(a);
             let valid = match (src_size, ignore_src) {
                 (Some(s), _) => cx.get(s),
                 (_, Some(p)) => {
@@ -57,7 +56,7 @@ impl Machine<'_> {
                 }
                 _ => [u64::from(size); 32],
             };
-            (at(dst), at(src), valid)
+            (cx.addrs(dst), cx.addrs(src), valid)
         };
         let mut copies = Vec::new();
         let result = {

@@ -21,6 +21,7 @@ pub(super) struct Ctx<'a> {
 
 impl Ctx<'_> {
     /// Each lane's address `a`: its base register (if any) plus the offset.
+    #[inline]
     pub(super) fn addrs(&self, a: Addr) -> Lanes {
         a.base
             .map_or([0; 32], |b| self.get(Src::Reg(b)))

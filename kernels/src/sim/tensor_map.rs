@@ -403,7 +403,6 @@ impl Machine<'_> {
         op: &MapOp,
     ) -> Result<(), Located> {
         let cx = w.ctx(exec, self.executed);
-        let at = |a: Addr| cx.addrs(a);
         match *op {
             MapOp::Replace {
                 field,
@@ -412,7 +411,7 @@ impl Machine<'_> {
                 ord,
                 val,
             } => {
-                let (addrs, vals) = (at(addr), cx.get(val));
+                let (addrs, vals) = (cx.addrs(addr), cx.get(val));
                 let (off, n) = field.slot(ord);
                 for l in (0..32).filter(|l| exec >> l & 1 == 1) {
                     let a = addrs[l];
@@ -444,7 +443,7 @@ impl Machine<'_> {
             MapOp::Publish { dst, src } => {
                 // The whole warp executes it, and it copies once.
                 let l = exec.trailing_zeros() as usize;
-                let (d, s) = (at(dst)[l], at(src)[l]);
+                let (d, s) = (cx.addrs(dst)[l], cx.addrs(src)[l]);
                 let mut sp = self.spaces(shared, &mut w.local, w.first_tid, pc);
                 let copied = (0..MAP_BYTES).step_by(8).try_for_each(|i| {
                     let v = sp
@@ -477,8 +476,8 @@ impl Machine<'_> {
         a: u64,
         coords: usize,
     ) -> Result<Map, Located> {
-        let text = self.prog.texts[self.prog.insts[pc].text as usize].clone();
         let bad = |m: &Self, w: &Warp, why: String| {
+            let text = &m.prog.texts[m.prog.insts[pc].text as usize];
             let detail = format!(
                 "`{text}` copies with a tensor map that {why}: on a GPU the launch stops with \"an illegal instruction was encountered\""
             );
@@ -510,6 +509,7 @@ impl Machine<'_> {
         let map = match Map::decode(&b, coords) {
             Ok(m) => m,
             Err((true, why)) => {
+                let text = &self.prog.texts[self.prog.insts[pc].text as usize];
                 let what = format!("`{text}` (its tensor map {why})");
                 return Err(self.fault(Fault::Unsupported { what }, Some(pc), Some(w), Some(l)));
             }
@@ -541,9 +541,8 @@ impl Machine<'_> {
         };
         let (mems, maps, at, bars) = {
             let cx = w.ctx(exec, self.executed);
-            let addr = |a: Addr| cx.addrs(a);
             let at: Vec<[u64; 32]> = coords.iter().map(|&c| cx.get(c)).collect();
-            (addr(mem), addr(map), at, mbar.map(addr))
+            (cx.addrs(mem), cx.addrs(map), at, mbar.map(|a| cx.addrs(a)))
         };
         for l in (0..32).filter(|l| exec >> l & 1 == 1) {
             let m = self.read_map(w, shared, pc, l, maps[l], coords.len())?;
