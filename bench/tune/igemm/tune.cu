@@ -5,6 +5,9 @@
 // inputs rotated among copies of 256 MB or more, as `runner bench` does).
 // Build: nvcc -O3 -arch=sm_90 -DBLOCK_M=128 ... -o tune bench/tune/igemm/tune.cu (the Hopper path:
 // -gencode=arch=compute_90a,code=sm_90a); run: ./tune NAME
+// A kernel source that defines WEIGHT_TRANSPOSED is given the weight as [oc][k] (KRSC) instead of
+// HWIO (round 15); the reference still reads HWIO. A source that defines GRID_X_MULTIPLE (clusters)
+// gets its grid rounded up to a multiple of it.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -50,6 +53,11 @@ int main(int argc, char** argv)
         auto rnd = [&]() { st = st * 6364136223846793005ULL + 1442695040888963407ULL; return (float)((st >> 40) / (double)(1 << 24)) * 2.0f - 1.0f; };
         for (auto& v : hx) v = rnd();
         for (auto& v : hw) v = rnd();
+        std::vector<float> hk = hw; // what the kernel gets: HWIO, or [oc][k] where it asks
+#ifdef WEIGHT_TRANSPOSED
+        for (size_t kk = 0; kk < wn / oc; kk++)
+            for (int o = 0; o < oc; o++) hk[o * (wn / oc) + kk] = hw[kk * oc + o];
+#endif
         size_t bytes = (xn + wn + outn) * 4;
         int copies = std::max<size_t>(1, ((size_t)256 << 20) / bytes + 1);
         std::vector<float*> xs(copies), ws(copies), outs(copies);
@@ -58,11 +66,14 @@ int main(int argc, char** argv)
             CHECK(cudaMalloc(&ws[c], wn * 4));
             CHECK(cudaMalloc(&outs[c], outn * 4));
             CHECK(cudaMemcpy(xs[c], hx.data(), xn * 4, cudaMemcpyHostToDevice));
-            CHECK(cudaMemcpy(ws[c], hw.data(), wn * 4, cudaMemcpyHostToDevice));
+            CHECK(cudaMemcpy(ws[c], hk.data(), wn * 4, cudaMemcpyHostToDevice));
         }
         float* ref;
         CHECK(cudaMalloc(&ref, outn * 4));
-        direct<<<(outn + 255) / 256, 256>>>(xs[0], ws[0], ref, batch, n, n, ic, oc, k, k);
+        float* wref;
+        CHECK(cudaMalloc(&wref, wn * 4));
+        CHECK(cudaMemcpy(wref, hw.data(), wn * 4, cudaMemcpyHostToDevice));
+        direct<<<(outn + 255) / 256, 256>>>(xs[0], wref, ref, batch, n, n, ic, oc, k, k);
         long long m = (long long)batch * on * on;
         dim3 grid((m + block_m - 1) / block_m, (oc + block_n - 1) / block_n);
 #ifdef GRID_X_MULTIPLE
@@ -100,6 +111,7 @@ int main(int argc, char** argv)
                batch, n, n, ic, oc, us, t[0] * 1e3, flop / us / 1e6, maxerr, worst, worst <= 1 ? "ok" : "FAIL");
         for (int c = 0; c < copies; c++) { cudaFree(xs[c]); cudaFree(ws[c]); cudaFree(outs[c]); }
         cudaFree(ref);
+        cudaFree(wref);
         for (auto& e : ev) cudaEventDestroy(e);
     }
     return 0;
