@@ -1,7 +1,7 @@
 //! The GPU model of `runner profile`: one named GPU's constants, each with its source, and the
 //! predicted time of a kernel from the simulator's counts (`profile`).
 //!
-//! Four bounds, the largest wins (a roofline with four roofs):
+//! Five bounds, the largest wins (a roofline with five roofs):
 //! - issue: warp-instructions over the SMs' schedulers, 4 per SM, one warp-instruction per clock
 //!   each. The counts are PTX instructions; `ptxas` folds some address arithmetic and unrolls,
 //!   so this is the PTX's view, not SASS's.
@@ -14,6 +14,10 @@
 //!   `n` different addresses is `n` requests, one after the other.
 //! - memory: the bytes every run must move from and to DRAM (each input read once, each output
 //!   written once) at the copy bandwidth measured on the device.
+//! - tensor: the tensor cores' products (`mma.sync`, `wmma.mma`, `wgmma`) at the rates measured on
+//!   the device, each pipe's work over its rate (a kernel that uses none has no tensor bound).
+//!   A `wgmma`'s B operand is read from shared memory once for its warpgroup (the simulator
+//!   shows a profile the first warp's reads only).
 //!
 //! Work is spread over the SMs in whole blocks: the busiest SM runs `ceil(blocks / SMs)` of them,
 //! so a grid of 133 blocks costs two blocks' time, as on the device.
@@ -33,6 +37,10 @@ pub struct Gpu {
     pub const_addresses_per_sm: f64,
     /// DRAM bandwidth, bytes (read plus written) per second.
     pub dram_bytes_per_s: f64,
+    /// Tensor-core products per SM per clock, in tf32 FLOP (multiply-adds x 2; 16-bit operands
+    /// run at twice the rate), through `mma.sync` and through `wgmma`.
+    pub mma_sync_flop_per_sm: f64,
+    pub wgmma_flop_per_sm: f64,
 }
 
 /// NVIDIA H100 SXM5 80GB.
@@ -55,6 +63,13 @@ pub struct Gpu {
 ///   model's assumption.
 /// - 2.822 TB/s: the device-to-device copy (bytes read plus written) that `runner bench`
 ///   measured on an NVIDIA H100 80GB HBM3 (README); the datasheet's HBM3 peak is 3.35 TB/s.
+/// - Tensor cores, measured on an NVIDIA H100 80GB HBM3: `mma.sync.m16n8k8` tf32 takes 7.8 clocks
+///   per instruction per sub-partition once two warps issue it (`bench/tune/p12/mma_rate.cu`,
+///   `bench/tune/p12/README.md`), so 4 x 2,048 / 7.8 = 1,050 FLOP per SM per clock (274 TFLOP/s);
+///   `m16n8k16` bf16 the same clocks for twice the work. `wgmma` tf32: a second set of m64n256k8
+///   products added to puzzle 11's kernel ran at 480 TFLOP/s (`bench/tune/igemm/README.md`,
+///   round 11), 480e12 / (132 x 1.98e9) = 1,837 FLOP per SM per clock, 90% of the whitepaper's
+///   dense TF32 figure at this clock.
 ///
 /// Not modelled (bench/PROFILE.md, "Terms tried", has the arithmetic against the device's numbers):
 /// - The constant cache's misses. Puzzle 05 runs 8 times slower than predicted. In SASS it reads
@@ -75,6 +90,8 @@ pub const H100: Gpu = Gpu {
     l1_wavefronts_per_sm: 1.0,
     const_addresses_per_sm: 1.0,
     dram_bytes_per_s: 2.822e12,
+    mma_sync_flop_per_sm: 4.0 * 2048.0 / 7.8,
+    wgmma_flop_per_sm: 480e12 / (132.0 * 1.98e9),
 };
 
 /// The kernel's work per block (average of the sampled blocks) and the launch.
@@ -88,6 +105,9 @@ pub struct Load {
     pub const_addresses_per_block: f64,
     /// Bytes that must cross DRAM for the whole launch.
     pub dram_bytes: f64,
+    /// Tensor-core work per block, tf32 FLOP, through `mma.sync` and through `wgmma`.
+    pub mma_sync_flop_per_block: f64,
+    pub wgmma_flop_per_block: f64,
 }
 
 /// The four bounds and which one binds, in seconds.
@@ -97,6 +117,8 @@ pub struct Prediction {
     pub shared: f64,
     pub constant: f64,
     pub memory: f64,
+    /// Zero where the kernel uses no tensor cores.
+    pub tensor: f64,
 }
 
 impl Prediction {
@@ -105,6 +127,7 @@ impl Prediction {
             .max(self.shared)
             .max(self.constant)
             .max(self.memory)
+            .max(self.tensor)
     }
 
     pub fn bound(&self) -> &'static str {
@@ -115,6 +138,8 @@ impl Prediction {
             "shared-bound (L1/shared data path)"
         } else if t == self.constant {
             "constant-bound (distinct constant addresses)"
+        } else if t == self.tensor {
+            "tensor-bound (tensor cores)"
         } else {
             "memory-bound (DRAM)"
         }
@@ -130,6 +155,10 @@ pub fn predict(gpu: &Gpu, load: &Load) -> Prediction {
         shared: per_sm * load.wavefronts_per_block / (gpu.l1_wavefronts_per_sm * clock),
         constant: per_sm * load.const_addresses_per_block / (gpu.const_addresses_per_sm * clock),
         memory: load.dram_bytes / gpu.dram_bytes_per_s,
+        tensor: per_sm
+            * (load.mma_sync_flop_per_block / gpu.mma_sync_flop_per_sm
+                + load.wgmma_flop_per_block / gpu.wgmma_flop_per_sm)
+            / clock,
     }
 }
 
@@ -145,6 +174,8 @@ mod tests {
             wavefronts_per_block: 0.5 * 1.98e9,
             const_addresses_per_block: 0.75 * 1.98e9,
             dram_bytes: 2.822e12 * 0.25,
+            mma_sync_flop_per_block: 0.0,
+            wgmma_flop_per_block: 0.0,
         };
         let one = predict(&H100, &load(132));
         assert!((one.issue - 1.0).abs() < 1e-9 && (one.shared - 0.5).abs() < 1e-9);
@@ -164,6 +195,8 @@ mod tests {
             wavefronts_per_block: 0.0,
             const_addresses_per_block: 1000.0 * addresses,
             dram_bytes: 0.0,
+            mma_sync_flop_per_block: 0.0,
+            wgmma_flop_per_block: 0.0,
         };
         let uniform = predict(&H100, &load(1.0));
         assert_eq!(uniform.bound(), "issue-bound");
@@ -173,5 +206,26 @@ mod tests {
             indexed.bound(),
             "constant-bound (distinct constant addresses)"
         );
+    }
+
+    #[test]
+    fn tensor_work_is_timed_at_each_pipes_measured_rate() {
+        // One block per SM: 18,720 mma.sync m16n8k8 tf32 per sub-partition (puzzle 12's mma.sync
+        // path) at 7.8 clocks each; a warpgroup's 36 x 4 m64n256k8 wgmma's (puzzle 11's tile).
+        let load = |sync: f64, wg: f64| Load {
+            blocks: 132,
+            issued_per_block: 0.0,
+            wavefronts_per_block: 0.0,
+            const_addresses_per_block: 0.0,
+            dram_bytes: 0.0,
+            mma_sync_flop_per_block: sync,
+            wgmma_flop_per_block: wg,
+        };
+        let sync = predict(&H100, &load(4.0 * 18720.0 * 2048.0, 0.0));
+        assert!((sync.tensor * 1.98e9 - 18720.0 * 7.8).abs() < 1e-3);
+        assert_eq!(sync.bound(), "tensor-bound (tensor cores)");
+        let wg = predict(&H100, &load(0.0, 144.0 * 64.0 * 256.0 * 8.0 * 2.0));
+        assert!((wg.tensor * 1e6 - 144.0 * 262144.0 / 480e12 * 132.0 * 1e6).abs() < 1e-6);
+        assert_eq!(predict(&H100, &load(0.0, 0.0)).tensor, 0.0);
     }
 }

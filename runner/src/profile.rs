@@ -14,7 +14,7 @@
 //! access of another instruction or space arrives. `cmd::profile` turns the counts into a table
 //! and `model` into a predicted time.
 
-use kernels::sim::ir::{Op, Space, Tern, Ty};
+use kernels::sim::ir::{Op, Space, TensorPipe, Tern, Ty};
 use kernels::sim::observe::{Acc, Issue, Launched, Observer, Touch};
 
 /// What an instruction is, for the instruction mix.
@@ -143,6 +143,8 @@ pub struct Profiler {
     pub per_inst: Vec<Counts>,
     pub lines: Vec<u32>,
     pub classes: Vec<Class>,
+    /// Each instruction's tensor-core work per warp issue (`Op::tensor_work`).
+    tensor: Vec<Option<(TensorPipe, u64)>>,
     pub sample: Option<Vec<[u32; 3]>>,
     /// Sampled blocks start only while fewer thread-instructions than this have run (so that
     /// a profile takes seconds, and the same ones on every machine).
@@ -158,6 +160,7 @@ impl Profiler {
             per_inst: vec![],
             lines: vec![],
             classes: vec![],
+            tensor: vec![],
             sample,
             budget: 250_000_000,
             blocks_run: 0,
@@ -207,6 +210,19 @@ impl Profiler {
         t
     }
 
+    /// The tensor-core work of the blocks run (tf32 FLOP): through `mma.sync`, through `wgmma`.
+    pub fn tensor_work(&self) -> (u64, u64) {
+        let mut work = (0, 0);
+        for (c, t) in self.per_inst.iter().zip(&self.tensor) {
+            match t {
+                Some((TensorPipe::MmaSync, f)) => work.0 += c.issued * f,
+                Some((TensorPipe::Wgmma, f)) => work.1 += c.issued * f,
+                None => {}
+            }
+        }
+        work
+    }
+
     /// Warp-instructions issued per class.
     pub fn mix(&self) -> Vec<(Class, u64)> {
         Class::ALL
@@ -227,6 +243,7 @@ impl Observer for Profiler {
         self.per_inst = vec![Counts::default(); l.prog.insts.len()];
         self.lines = l.prog.insts.iter().map(|i| i.line).collect();
         self.classes = l.prog.insts.iter().map(|i| Class::of(&i.op)).collect();
+        self.tensor = l.prog.insts.iter().map(|i| i.op.tensor_work()).collect();
     }
 
     fn runs_block(&mut self, block: [u32; 3]) -> bool {

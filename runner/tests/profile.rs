@@ -1,7 +1,8 @@
 //! `runner profile`: every puzzle's solution is profiled at full scale (a sample of its blocks)
 //! within 10 s, with a predicted time and what bounds it; the per-line table names the line of
 //! the inner loop; the shared tile of puzzle 04 has no bank conflicts and the naive kernel's
-//! loads of neighbouring inputs are coalesced (about 4 sectors for the 32 floats of a warp).
+//! loads of neighbouring inputs are coalesced (about 4 sectors for the 32 floats of a warp); the
+//! tensor-core solutions are bound by the tensor cores, a `wgmma`'s B operand read once.
 
 mod common;
 
@@ -107,4 +108,37 @@ fn constant_reads_indexed_by_the_thread_are_serialised_and_bound_the_time() {
     // The solution reads one address per request: the same loop is not constant-bound.
     let solution = profile(&["puzzle-05", "--solution"]);
     assert!(!solution.contains("constant-bound"), "{solution}");
+}
+
+/// The figure of `term` (e.g. "tensor") in the prediction's parenthesis, in us.
+fn bound_us(text: &str, term: &str) -> f64 {
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("predicted on "))
+        .unwrap_or_else(|| panic!("no prediction in\n{text}"));
+    let at = line
+        .find(&format!(" {term} "))
+        .unwrap_or_else(|| panic!("no {term} bound in {line}"));
+    line[at + term.len() + 2..]
+        .split(' ')
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no number after {term} in {line}"))
+}
+
+#[test]
+fn the_tensor_core_solutions_are_bound_by_the_tensor_cores() {
+    let p11 = profile(&["puzzle-11", "--solution"]);
+    assert!(p11.contains("tensor-bound (tensor cores)"), "{p11}");
+    // Puzzle 12's wgmma path: 2 warpgroups x 264 k-steps x 3 m64n96k8 a block, one block an SM,
+    // at 1,837 tf32 FLOP a clock: 42.8 us (the H100 runs it in 54). Its B tiles, counted once
+    // per warpgroup, keep the shared data path under that; counted for each of the four warps
+    // they would bind it at 82 us.
+    let text = profile(&["puzzle-12", "--solution"]);
+    assert!(text.contains("tensor-bound (tensor cores)"), "{text}");
+    let tensor = bound_us(&text, "tensor");
+    assert!((42.0..44.0).contains(&tensor), "{text}");
+    assert!(bound_us(&text, "shared") < tensor / 1.5, "{text}");
+    // A kernel without tensor cores names no tensor bound.
+    assert!(!profile(&["puzzle-08", "--solution"]).contains(" tensor "));
 }

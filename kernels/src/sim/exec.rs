@@ -351,6 +351,7 @@ impl Machine<'_> {
                 Some(o) => Some(&mut **o),
                 None => None,
             },
+            unobserved: false,
             tid0,
             inst: pc as u32,
         }

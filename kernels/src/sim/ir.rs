@@ -396,3 +396,45 @@ impl Special {
         })
     }
 }
+
+/// The tensor-core pipe an instruction runs on, for a profile's tensor bound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TensorPipe {
+    /// `mma.sync` (and `wmma.mma`, which is made of it): one warp's product.
+    MmaSync,
+    /// `wgmma.mma_async`: a warpgroup's product, issued by each of its four warps.
+    Wgmma,
+}
+
+impl Op {
+    /// The tensor-core work of one warp's issue of this instruction: its pipe, and its
+    /// multiply-adds x 2 counted in tf32 terms (a product of 16-bit operands counts half: the
+    /// tensor cores run it at twice tf32's rate). Each warp of a `wgmma`'s warpgroup counts its
+    /// own 16 of the instruction's 64 rows.
+    pub fn tensor_work(&self) -> Option<(TensorPipe, u64)> {
+        use super::mma::MmaOp;
+        use super::mma_num::Elem;
+        use super::wgmma::WgOp;
+        let tf32 = |elem: Elem, flop: u64| if elem == Elem::Tf32 { flop } else { flop / 2 };
+        let k_of = |elem: Elem| if elem == Elem::Tf32 { 8 } else { 16 };
+        match self {
+            Op::Mma(m) => match **m {
+                MmaOp::Mma { elem, k, .. } => {
+                    Some((TensorPipe::MmaSync, tf32(elem, 2 * 16 * 8 * u64::from(k))))
+                }
+                MmaOp::WmmaMma { elem, .. } => {
+                    Some((TensorPipe::MmaSync, tf32(elem, 2 * 16 * 16 * k_of(elem))))
+                }
+                _ => None,
+            },
+            Op::Wgmma(w) => match **w {
+                WgOp::Mma { elem, n, .. } => Some((
+                    TensorPipe::Wgmma,
+                    tf32(elem, 2 * 16 * u64::from(n) * k_of(elem)),
+                )),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}

@@ -87,6 +87,10 @@ pub struct Spaces<'a> {
     pub obs: Option<&'a mut dyn Observer>,
     /// `chk.on || obs.is_some()`, once per instruction: whether anyone sees accesses.
     pub watch: bool,
+    /// Accesses the observer does not see, the checks still do: a `wgmma` operand that all four
+    /// warps of a warpgroup read, which the hardware reads once (a profile counts it for the
+    /// first warp).
+    pub unobserved: bool,
     pub tid0: u32,
     pub inst: u32,
 }

@@ -140,7 +140,7 @@ impl Spaces<'_> {
         if self.chk.on {
             Observer::access(self.chk, &t);
         }
-        if self.obs.is_some() {
+        if self.obs.is_some() && !self.unobserved {
             self.tell(&t);
         }
     }

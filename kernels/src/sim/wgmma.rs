@@ -346,15 +346,20 @@ impl Machine<'_> {
         let mut sp = self.spaces(shared, &mut w.local, w.first_tid, p.pc as usize);
         let size = elem.bits() as usize / 8;
         let sign_b = if neg_b { -1.0 } else { 1.0 };
-        let mut read = |desc: u64, row: usize, j: usize, lane: usize| {
-            sp.load(Space::Shared, element_addr(desc, elem, row, j), size, lane)
-                .map(|v| elem.value(v as u32))
+        // `shared_b`: a read of B, the warpgroup's operand. Each warp reads all of it here, the
+        // hardware once, so an observer (a profile) sees the first warp's reads only; the checks
+        // see every warp's.
+        let mut read = |desc: u64, row: usize, j: usize, lane: usize, shared_b: bool| {
+            sp.unobserved = shared_b && rank != 0;
+            let v = sp.load(Space::Shared, element_addr(desc, elem, row, j), size, lane);
+            sp.unobserved = false;
+            v.map(|v| elem.value(v as u32))
                 .map_err(|mem| (Fault::OutOfBounds { write: false, mem }, Some(lane)))
         };
         let mut bmat = vec![[0.0f64; 16]; n];
         for (col, bc) in bmat.iter_mut().enumerate() {
             for (j, x) in bc.iter_mut().enumerate().take(k) {
-                *x = sign_b * read(p.b_desc, col, j, (col % 8) * 4 + j % 4)?;
+                *x = sign_b * read(p.b_desc, col, j, (col % 8) * 4 + j % 4, true)?;
             }
         }
         let mut amat = match a {
@@ -362,7 +367,7 @@ impl Machine<'_> {
                 let mut amat = [[0.0f64; 16]; 16];
                 for (r, ar) in amat.iter_mut().enumerate() {
                     for (j, x) in ar.iter_mut().enumerate().take(k) {
-                        *x = read(p.a_desc, 16 * rank + r, j, (r % 8) * 4 + j % 4)?;
+                        *x = read(p.a_desc, 16 * rank + r, j, (r % 8) * 4 + j % 4, false)?;
                     }
                 }
                 amat

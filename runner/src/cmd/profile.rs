@@ -230,18 +230,27 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         dram / outputs as f64
     );
     let runs = prof.blocks_run.max(1) as f64;
+    let (sync_work, wg_work) = prof.tensor_work();
     let load = Load {
         blocks,
         issued_per_block: total.issued as f64 / runs,
         wavefronts_per_block: (total.wavefronts + total.global_wavefronts) as f64 / runs,
         const_addresses_per_block: total.const_addresses as f64 / runs,
         dram_bytes: dram,
+        mma_sync_flop_per_block: sync_work as f64 / runs,
+        wgmma_flop_per_block: wg_work as f64 / runs,
     };
     let gpu = model::H100;
     let p = model::predict(&gpu, &load);
     let us = |s: f64| format!("{:.1} us", s * 1e6);
+    // The tensor bound is named only for a kernel that uses the tensor cores.
+    let tensor = if p.tensor > 0.0 {
+        format!(", tensor {}", us(p.tensor))
+    } else {
+        String::new()
+    };
     text += &format!(
-        "predicted on an {}: {}, {} (issue {}, shared {}, constant {}, memory {}); the model and its sources: runner/src/model.rs\n",
+        "predicted on an {}: {}, {} (issue {}, shared {}, constant {}, memory {}{tensor}); the model and its sources: runner/src/model.rs\n",
         gpu.name,
         us(p.seconds()),
         p.bound(),
