@@ -36,23 +36,17 @@ fn dp(a: u32, b: u32, c: u32, (a_s, b_s): (bool, bool), two: Option<u32>) -> u32
 }
 
 fn fns(mask: u32, base: u32, offset: i32) -> u32 {
-    let set = |p: i64| (0..32).contains(&p) && mask >> p & 1 == 1;
-    if offset == 0 {
-        return if set(i64::from(base)) { base } else { u32::MAX };
-    }
-    let step = offset.signum() as i64;
-    let mut left = offset.unsigned_abs();
-    let mut p = i64::from(base);
-    while (0..32).contains(&p) {
-        if set(p) {
-            left -= 1;
-            if left == 0 {
-                return p as u32;
-            }
-        }
-        p += step;
-    }
-    u32::MAX
+    // Written as a search of the list of set bits, not as the simulator walks the mask: the
+    // `offset`-th set bit from `base` up (offset > 0) or down (offset < 0), `base` counted; for
+    // offset 0, `base` if it is set; all ones where there is none (`base` < 32 here).
+    let set: Vec<u32> = (0..32).filter(|&p| mask >> p & 1 == 1).collect();
+    let n = offset.unsigned_abs() as usize;
+    let found = match offset.signum() {
+        0 => set.contains(&base).then_some(base),
+        1 => set.iter().copied().filter(|&p| p >= base).nth(n - 1),
+        _ => set.iter().rev().copied().filter(|&p| p <= base).nth(n - 1),
+    };
+    found.unwrap_or(u32::MAX)
 }
 
 #[test]

@@ -270,14 +270,7 @@ impl Machine<'_> {
                     sp.store(to, d + i, 4, v, l).map_err(|e| (e, true))
                 })
             };
-            if let Err((mem, write)) = moved {
-                return Err(self.fault(
-                    Fault::OutOfBounds { write, mem },
-                    Some(pc),
-                    Some(w),
-                    Some(l),
-                ));
-            }
+            moved.map_err(|e| self.copy_fault(e, pc, w, l))?;
             self.bulk_done(w, shared, pc, l, bars.map(|b| b[l]), (s, n))?;
         }
         Ok(())

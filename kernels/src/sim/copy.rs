@@ -87,12 +87,7 @@ impl Machine<'_> {
             })
         };
         if let Err((mem, l, write)) = result {
-            return Err(self.fault(
-                super::fault::Fault::OutOfBounds { write, mem },
-                Some(pc),
-                Some(w),
-                Some(l),
-            ));
+            return Err(self.copy_fault((mem, write), pc, w, l));
         }
         for (l, bytes) in copies {
             w.copies.push(Pending {

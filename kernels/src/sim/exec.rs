@@ -18,7 +18,7 @@
 use super::check::Checks;
 use super::fault::{Fault, Located};
 use super::ir::*;
-use super::memory::{Memory, Spaces, window_base};
+use super::memory::{MemFault, Memory, Spaces, window_base};
 use super::step::Ctx;
 use super::{convert, ops};
 
@@ -97,6 +97,23 @@ impl Machine<'_> {
     pub(super) fn thread_of(&self, linear: u32) -> [u32; 3] {
         let [bx, by, _] = self.block;
         [linear % bx, (linear / bx) % by, linear / (bx * by)]
+    }
+
+    /// A copy's access that failed (`write`: on its store side) for lane `l` of `w` at `pc`: the
+    /// bulk, tensor and `cp.async` copies' `out_of_bounds`.
+    pub(super) fn copy_fault(
+        &self,
+        (mem, write): (MemFault, bool),
+        pc: usize,
+        w: &Warp,
+        l: usize,
+    ) -> Located {
+        self.fault(
+            Fault::OutOfBounds { write, mem },
+            Some(pc),
+            Some(w),
+            Some(l),
+        )
     }
 
     pub(super) fn fault(

@@ -452,14 +452,7 @@ impl Machine<'_> {
                     sp.store(Space::Global, d + i, 8, v, l)
                         .map_err(|e| (e, true))
                 });
-                if let Err((mem, write)) = copied {
-                    return Err(self.fault(
-                        Fault::OutOfBounds { write, mem },
-                        Some(pc),
-                        Some(w),
-                        Some(l),
-                    ));
-                }
+                copied.map_err(|e| self.copy_fault(e, pc, w, l))?;
             }
         }
         Ok(())
@@ -577,14 +570,7 @@ impl Machine<'_> {
                     }
                 })
             };
-            if let Err((mem, write)) = moved {
-                return Err(self.fault(
-                    Fault::OutOfBounds { write, mem },
-                    Some(pc),
-                    Some(w),
-                    Some(l),
-                ));
-            }
+            moved.map_err(|e| self.copy_fault(e, pc, w, l))?;
             self.bulk_done(
                 w,
                 shared,

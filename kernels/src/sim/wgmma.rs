@@ -36,6 +36,7 @@ use super::decode::{Ctx as DCtx, DecodeError};
 use super::exec::{Lanes, Machine, Warp};
 use super::fault::{Fault, Located};
 use super::ir::*;
+use super::memory::Spaces;
 use super::mma_num::{Elem, MODEL, dot_add};
 use super::mma_step::{a_matrix, c_at};
 use super::opcode::Word;
@@ -346,28 +347,29 @@ impl Machine<'_> {
         let mut sp = self.spaces(shared, &mut w.local, w.first_tid, p.pc as usize);
         let size = elem.bits() as usize / 8;
         let sign_b = if neg_b { -1.0 } else { 1.0 };
-        // `shared_b`: a read of B, the warpgroup's operand. Each warp reads all of it here, the
-        // hardware once, so an observer (a profile) sees the first warp's reads only; the checks
-        // see every warp's.
-        let mut read = |desc: u64, row: usize, j: usize, lane: usize, shared_b: bool| {
-            sp.unobserved = shared_b && rank != 0;
-            let v = sp.load(Space::Shared, element_addr(desc, elem, row, j), size, lane);
-            sp.unobserved = false;
-            v.map(|v| elem.value(v as u32))
+        let read = |sp: &mut Spaces, desc: u64, row: usize, j: usize, lane: usize| {
+            sp.load(Space::Shared, element_addr(desc, elem, row, j), size, lane)
+                .map(|v| elem.value(v as u32))
                 .map_err(|mem| (Fault::OutOfBounds { write: false, mem }, Some(lane)))
         };
+        // B is the warpgroup's operand. Each warp reads all of it here, the hardware once, so an
+        // observer (a profile) sees the first warp's reads only; the checks see every warp's.
         let mut bmat = vec![[0.0f64; 16]; n];
-        for (col, bc) in bmat.iter_mut().enumerate() {
+        sp.unobserved = rank != 0;
+        let b_read = bmat.iter_mut().enumerate().try_for_each(|(col, bc)| {
             for (j, x) in bc.iter_mut().enumerate().take(k) {
-                *x = sign_b * read(p.b_desc, col, j, (col % 8) * 4 + j % 4, true)?;
+                *x = sign_b * read(&mut sp, p.b_desc, col, j, (col % 8) * 4 + j % 4)?;
             }
-        }
+            Ok(())
+        });
+        sp.unobserved = false;
+        b_read?;
         let mut amat = match a {
             AFrom::Desc(_) => {
                 let mut amat = [[0.0f64; 16]; 16];
                 for (r, ar) in amat.iter_mut().enumerate() {
                     for (j, x) in ar.iter_mut().enumerate().take(k) {
-                        *x = read(p.a_desc, 16 * rank + r, j, (r % 8) * 4 + j % 4, false)?;
+                        *x = read(&mut sp, p.a_desc, 16 * rank + r, j, (r % 8) * 4 + j % 4)?;
                     }
                 }
                 amat
