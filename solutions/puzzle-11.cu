@@ -485,6 +485,34 @@ __device__ __forceinline__ void tma_load(unsigned dst, const void* map, int x, i
                  : "memory");
 }
 
+// The block's two tensor maps, built by one warp in shared memory (`maps`, generic pointer
+// `smaps`) and copied to `gmap` in global memory, where TMA reads them; lane 0, which issues the
+// copies, then acquires them.
+__device__ __forceinline__ void make_tensor_maps(unsigned* smaps, unsigned maps,
+                                                 const unsigned char* gmap, const float* input,
+                                                 const float* weight, const Dims& d, int pixels)
+{
+    int lane = threadIdx.x % 32;
+    smaps[lane] = 0;
+    smaps[32 + lane] = 0;
+    __syncwarp();
+    if (lane == 0) {
+        // the input as [pixels][channels], boxes of 136 pixels x 32 channels
+        build_map<3>(maps, input, d.ic, pixels, (long long)d.ic * 4, 32, SLAB_ROWS / 2);
+        // the weight as [K][output channels], boxes of 32 k x 16 channels
+        build_map<2>(maps + 128, weight, d.n, d.k, (long long)d.n * 4, 16, BLOCK_K);
+    }
+    __syncwarp();
+    asm volatile("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%0], [%1], 128;"
+                 ::"l"(gmap), "r"(maps) : "memory");
+    asm volatile("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%0], [%1], 128;"
+                 ::"l"(gmap + 128), "r"(maps + 128) : "memory");
+    if (lane == 0) {
+        asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"(gmap) : "memory");
+        asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"(gmap + 128) : "memory");
+    }
+}
+
 // The weight tile in the TMA layout: 8 groups of 16 output channels, each BLOCK_K rows of 64
 // bytes, 64-byte swizzled (16-byte chunk q of row r at q ^ (r / 2 % 4)).
 __device__ __forceinline__ void load_a_tma(unsigned (&a)[BLOCK_K / 8][4], const float* sw, int warp)
@@ -504,6 +532,20 @@ __device__ __forceinline__ void load_a_tma(unsigned (&a)[BLOCK_K / 8][4], const 
 }
 #endif
 
+// Output channels oc and oc + 1 of a pixel's row: 8 bytes at once where they are both there
+// and aligned.
+__device__ __forceinline__ void store_pair(float* row, int oc, int n, float v0, float v1)
+{
+    if (oc + 1 < n && n % 2 == 0) {
+        *(float2*)&row[oc] = make_float2(v0, v1);
+    } else {
+        row[oc] = v0;
+        if (oc + 1 < n) {
+            row[oc + 1] = v1;
+        }
+    }
+}
+
 // An empty use of A's words: they keep registers of their own until here.
 __device__ __forceinline__ void keep_live(const unsigned (&a)[BLOCK_K / 8][4])
 {
@@ -513,6 +555,201 @@ __device__ __forceinline__ void keep_live(const unsigned (&a)[BLOCK_K / 8][4])
         for (int q = 0; q < 4; q++)
             asm volatile("" ::"r"(a[kb][q]));
 }
+
+
+// ANCHOR: pingpong
+// The ping-pong row path, for a block whose column has 64 output channels or fewer, where the
+// second warpgroup of the row path above would only multiply zeros. The block is persistent:
+// the first %nsmid blocks walk units of TILE input positions (unit u: image u / per_image,
+// positions q = r * cols + c from u % per_image * TILE; a unit never spans two images), and the
+// rest return at once. The two warpgroups take the units in turn, each a whole unit, 64 channels
+// at once: one multiplies its unit while the other stores the unit before. The producer fills
+// one ring, unit after unit, with the row path's steps (a 64-channel weight tile, and at a slab's
+// first step the slab), into the row path's shared memory.
+__device__ __forceinline__ void load_weight_half(unsigned sw, const float* weight, const Dims& d,
+                                                 int n0, int k0, int tid)
+{
+    int nq = tid % 16 * 4; // weight[k0 .. + BLOCK_K, n0 .. n0 + 64], zeros past N
+#pragma unroll
+    for (int r = 0; r < BLOCK_K * 64 / 4 / 128; r++) {
+        int kk = tid / 16 + r * 8;
+        bool valid = n0 + nq < d.n;
+        copy_async(sw + (kk * W_STRIDE + nq) * 4,
+                   weight + (valid ? (k0 + kk) * d.n + n0 + nq : 0), valid, 16, false);
+    }
+}
+
+__device__ __forceinline__ void pingpong(const float* input, const float* weight, float* output,
+                                         const Dims& d, int batch, int kernel_rows,
+                                         unsigned raw, unsigned base, const float4* shared4)
+{
+    unsigned nsm;
+    asm("mov.u32 %0, %%nsmid;" : "=r"(nsm));
+    int stride = min((int)gridDim.x, (int)nsm);
+    if ((int)blockIdx.x >= stride) {
+        return; // the persistent blocks take this block's pixels
+    }
+    int n0 = blockIdx.y * BLOCK_N;
+    int per_image = (d.out_rows * d.cols + TILE - 1) / TILE;
+    int units = (batch * per_image - blockIdx.x + stride - 1) / stride; // this block's
+    int chunks = d.ic / BLOCK_K, steps = kernel_rows * chunks * d.kc;
+    long long pixels = (long long)batch * d.rows * d.cols;
+    unsigned rw = base + NSLAB * SLAB_BYTES; // the weight tiles
+    const float* rwgen = (const float*)((const char*)shared4 + (rw - raw));
+    unsigned bars = base + REGION + TILE * 4;
+    int warp = threadIdx.x / 32;
+    // full[s] (bars + 8 s) and empty[s] (bars + 8 (ROW_STAGES + s)), as in the row path, but a
+    // stage is emptied by the one warpgroup that multiplied it: 128 arrivals.
+    if (threadIdx.x == 0) {
+        for (int st = 0; st < ROW_STAGES; st++) {
+            mbar_init(bars + 8 * st, TMA ? 1 : 128);
+            mbar_init(bars + 8 * (ROW_STAGES + st), 128);
+        }
+    }
+    __syncthreads();
+
+    if (warp >= CTHREADS / 32) {
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
+        int tid = threadIdx.x - CTHREADS;
+#if TMA
+        unsigned maps = (bars + 16 * ROW_STAGES + 127) & ~127u;
+        const unsigned char* gmap = tensor_maps[(blockIdx.y * stride + blockIdx.x) % 1024][0];
+        if (warp != CTHREADS / 32) {
+            return;
+        }
+        make_tensor_maps((unsigned*)((char*)shared4 + (maps - raw)), maps, gmap, input, weight, d,
+                         (int)pixels);
+        if (tid != 0) {
+            return;
+        }
+#endif
+        // The ring's step S is step s of the block's unit e, S = e * steps + s; slab G % NSLAB
+        // is the G-th slab begun.
+#pragma unroll 1
+        for (int e = 0, S = 0, G = 0; e < units; e++) {
+            int u = blockIdx.x + e * stride;
+            long long p0 = (long long)(u / per_image) * d.rows * d.cols + u % per_image * TILE;
+            Step at = {0, 0, 0, 0};
+#pragma unroll 1
+            for (int s = 0; s < steps; s++, S++) {
+                unsigned full = bars + 8 * (S % ROW_STAGES), empty = full + 8 * ROW_STAGES;
+                if (S >= ROW_STAGES) {
+                    mbar_wait(empty, (S / ROW_STAGES - 1) & 1);
+                }
+                unsigned sw = rw + S % ROW_STAGES * W_BYTES;
+                long long y = p0 + (long long)at.i * d.cols; // the slab's first input pixel
+                bool begins = at.j == 0;                     // the step begins a slab
+                int k0 = (at.i * d.kc + at.j) * d.ic + at.c * BLOCK_K;
+#if TMA
+                unsigned bytes = BLOCK_K * 64 * 4 + (begins ? SLAB_BYTES : 0);
+                asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(full), "r"(bytes) : "memory");
+                if (begins) {
+                    unsigned slab = base + G++ % NSLAB * SLAB_BYTES;
+                    tma_load(slab, gmap, at.c * BLOCK_K, (int)y, full);
+                    tma_load(slab + SLAB_BYTES / 2, gmap, at.c * BLOCK_K, (int)y + SLAB_ROWS / 2, full);
+                }
+#pragma unroll
+                for (int q = 0; q < 4; q++) {
+                    tma_load(sw + q * BLOCK_K * 64, gmap + 128, n0 + 16 * q, k0, full);
+                }
+#else
+                if (begins) { // zeros past the last image
+                    unsigned slab = base + G++ % NSLAB * SLAB_BYTES;
+                    const float* src = input + y * d.ic + at.c * BLOCK_K;
+                    int used = min(TILE + d.kc - 1, SLAB_ROWS);
+                    for (int x = tid; x < used * 8; x += 128) {
+                        int p = x / 8, q = x % 8 * 4;
+                        bool valid = y + p < pixels;
+                        copy_async(slab + swizzled(p, q), src + (valid ? p * d.ic + q : 0), valid,
+                                   16, true);
+                    }
+                }
+                load_weight_half(sw, weight, d, n0, k0, tid);
+                mbar_arrive_copies(full);
+#endif
+                at.advance(d.kc, chunks);
+            }
+        }
+#if !TMA
+        asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
+        return;
+    }
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
+
+    // Warpgroup w takes the block's units w, w + 2, ... Before unit e it waits on named barrier
+    // 3 - w until the other warpgroup has started every product of unit e - 1: a wait on an
+    // mbarrier's phase parity is right only within one round of the ring, and it keeps the two
+    // warpgroups' products taking turns.
+    int w = warp / 4, g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
+    int ocl = warp % 4 * 16 + 2 * g; // this thread's output channels: n0 + ocl, + 1
+    float acc[TILE / 2];
+    unsigned a0[BLOCK_K / 8][4], a1[BLOCK_K / 8][4];
+#pragma unroll 1
+    for (int e = w; e < units; e += 2) {
+#pragma unroll
+        for (int q = 0; q < TILE / 2; q++) {
+            acc[q] = 0.0f;
+            asm volatile("" : "+f"(acc[q]));
+        }
+        if (e > 0) {
+            asm volatile("bar.sync %0, 256;" ::"r"(3 - w) : "memory");
+        }
+        int S0 = e * steps;
+        auto step = [&](int s, unsigned (&a)[BLOCK_K / 8][4], unsigned (&other)[BLOCK_K / 8][4]) {
+            int S = S0 + s;
+            mbar_wait(bars + 8 * (S % ROW_STAGES), (S / ROW_STAGES) & 1);
+#if TMA
+            load_a_tma(a, rwgen + S % ROW_STAGES * (W_BYTES / 4), warp % 4);
+#else
+            asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+            load_a(a, rwgen + S % ROW_STAGES * (W_BYTES / 4), ocl);
+#endif
+            issue(acc, a, base + S / d.kc % NSLAB * SLAB_BYTES + S % d.kc * 128);
+            asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
+            keep_live(other);
+            if (s > 0) {
+                mbar_arrive(bars + 8 * (ROW_STAGES + (S - 1) % ROW_STAGES));
+            }
+        };
+        int s = 0;
+        for (; s + 1 < steps; s += 2) {
+            step(s, a0, a1);
+            step(s + 1, a1, a0);
+        }
+        if (s < steps) {
+            step(s, a0, a1);
+        }
+        if (e + 1 < units) {
+            asm volatile("bar.arrive %0, 256;" ::"r"(2 + w) : "memory");
+        }
+        asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+        keep_live(a0);
+        keep_live(a1);
+        mbar_arrive(bars + 8 * (ROW_STAGES + (S0 + steps - 1) % ROW_STAGES));
+
+        // The store, as the row path's, with the pixel of each column found on the way: column
+        // 8j + 2t + x is position q = q0 + 8j + 2t + x of image b, row r = q / cols, column c.
+        int u = blockIdx.x + e * stride, b = u / per_image, oc = n0 + ocl;
+#pragma unroll
+        for (int x = 0; x < 2; x++) {
+            int q = u % per_image * TILE + 2 * t + x, r = q / d.cols, c = q % d.cols;
+#pragma unroll
+            for (int j = 0; j < TILE / 8; j++) {
+                if (r < d.out_rows && c < d.out_cols && oc < d.n) {
+                    store_pair(output + (size_t)((b * d.out_rows + r) * d.out_cols + c) * d.n, oc,
+                               d.n, acc[4 * j + x], acc[4 * j + 2 + x]);
+                }
+                c += 8;
+                while (c >= d.cols) {
+                    c -= d.cols;
+                    r++;
+                }
+            }
+        }
+    }
+}
+// ANCHOR_END: pingpong
 
 
 extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
@@ -541,6 +778,13 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     d.rows = input_rows;
     int m0 = blockIdx.x * BLOCK_M, n0 = blockIdx.y * BLOCK_N, mend = min(m0 + BLOCK_M, d.m);
     bool wide = input_channels % 4 == 0 && output_channels % 4 == 0;
+    // ANCHOR: pingpong_choice
+    if (wide && d.ic % BLOCK_K == 0 && d.kc * (NSLAB - 1) + 1 >= ROW_STAGES &&
+        TILE + d.kc - 1 <= SLAB_ROWS && d.n - n0 <= 64) {
+        pingpong(input, weight, output, d, batch, kernel_rows, raw, base, shared4);
+        return;
+    }
+    // ANCHOR_END: pingpong_choice
     int warp = threadIdx.x / 32, g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
     int ocw = warp / 4 * 64 + warp % 4 * 16 + 2 * g; // this thread's output channels: + 0, + 1
     // (A warpgroup past the last output channel computes zeros rather than branch around its
@@ -593,24 +837,9 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
             int slot = (blockIdx.y * gridDim.x + blockIdx.x) % 1024;
             const unsigned char* gmap = tensor_maps[slot][0];
             if (warp == CTHREADS / 32) {
-                ((unsigned*)((char*)shared4 + (maps - raw)))[threadIdx.x % 32] = 0;
-                ((unsigned*)((char*)shared4 + (maps - raw)))[32 + threadIdx.x % 32] = 0;
-                __syncwarp();
+                make_tensor_maps((unsigned*)((char*)shared4 + (maps - raw)), maps, gmap, input,
+                                 weight, d, batch * d.rows * d.cols);
                 if (threadIdx.x % 32 == 0) {
-                    // the input as [pixels][channels], boxes of 136 pixels x 32 channels
-                    build_map<3>(maps, input, d.ic, batch * d.rows * d.cols, (long long)d.ic * 4, 32,
-                              SLAB_ROWS / 2);
-                    // the weight as [K][output channels], boxes of 32 k x 16 channels
-                    build_map<2>(maps + 128, weight, d.n, d.k, (long long)d.n * 4, 16, BLOCK_K);
-                }
-                __syncwarp();
-                asm volatile("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%0], [%1], 128;"
-                             ::"l"(gmap), "r"(maps) : "memory");
-                asm volatile("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%0], [%1], 128;"
-                             ::"l"(gmap + 128), "r"(maps + 128) : "memory");
-                if (threadIdx.x % 32 == 0) {
-                    asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"(gmap) : "memory");
-                    asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"(gmap + 128) : "memory");
                     Step at = {0, 0, 0, 0};
                     for (int s = 0; s < steps; s++) {
                         unsigned full = bars + 8 * (s % ROW_STAGES), empty = full + 8 * ROW_STAGES;
@@ -742,16 +971,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
             if (m < 0 || oc >= d.n) {
                 continue;
             }
-            float* row = output + (size_t)m * d.n;
-            float v0 = acc[4 * j + e], v1 = acc[4 * j + 2 + e];
-            if (oc + 1 < d.n && d.n % 2 == 0) {
-                *(float2*)&row[oc] = make_float2(v0, v1);
-            } else {
-                row[oc] = v0;
-                if (oc + 1 < d.n) {
-                    row[oc + 1] = v1;
-                }
-            }
+            store_pair(output + (size_t)m * d.n, oc, d.n, acc[4 * j + e], acc[4 * j + 2 + e]);
         }
     }
 }

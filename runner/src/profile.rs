@@ -150,6 +150,10 @@ pub struct Profiler {
     /// a profile takes seconds, and the same ones on every machine).
     pub budget: u64,
     pub blocks_run: u64,
+    /// A sampled block run whatever the budget (`runner profile`'s probe past the SMs).
+    pub probe: Option<[u32; 3]>,
+    /// Each block run and the warp-instructions it issued, in the order they ran.
+    pub block_issued: Vec<([u32; 3], u64)>,
     executed: u64,
     pending: Option<Pending>,
 }
@@ -164,6 +168,8 @@ impl Profiler {
             sample,
             budget: 250_000_000,
             blocks_run: 0,
+            probe: None,
+            block_issued: vec![],
             executed: 0,
             pending: None,
         }
@@ -250,9 +256,17 @@ impl Observer for Profiler {
         // A sampled profile keeps to its time budget once one block has run.
         let run = match &self.sample {
             None => true,
-            Some(s) => s.contains(&block) && (self.blocks_run == 0 || self.executed < self.budget),
+            Some(s) => {
+                s.contains(&block)
+                    && (self.blocks_run == 0
+                        || self.executed < self.budget
+                        || self.probe == Some(block))
+            }
         };
         self.blocks_run += u64::from(run);
+        if run {
+            self.block_issued.push((block, 0));
+        }
         run
     }
 
@@ -261,6 +275,9 @@ impl Observer for Profiler {
         if let Some(c) = self.per_inst.get_mut(i.inst as usize) {
             c.issued += 1;
             c.lanes += u64::from(i.exec.count_ones());
+        }
+        if let Some(b) = self.block_issued.last_mut() {
+            b.1 += 1;
         }
         self.executed += u64::from(i.exec.count_ones());
     }

@@ -1,10 +1,13 @@
 //! The synchronization of puzzle 11's Hopper path (`solutions/puzzle-11.cu`, compiled for
 //! `compute_90a` on the simulator): a producer warpgroup and two that multiply, talking through
-//! full and empty `mbarrier`s. The case `random-rows` is the small one whose blocks take that row
-//! path, with more K steps than weight stages, so the ring of stages wraps. Each mistake below is
-//! one textual edit of the solution ([`common::mutate`]), checked by the real runner on the
-//! simulator with `--json`: every one must fail with the diagnosis a learner can act on, and the
-//! solution itself must get none (a false alarm here would cost more than a missed bug).
+//! full and empty `mbarrier`s. The case `random-rows-wide` is the small one whose block takes the
+//! row path (68 output channels: both warpgroups multiply every step), with more K steps than
+//! weight stages, so the ring of stages wraps; `random-rows` (12 channels) takes the ping-pong
+//! path, whose two warpgroups take units in turn through one ring, ordered by named barriers.
+//! Each mistake below is one textual edit of the solution ([`common::mutate`]), checked by the
+//! real runner on the simulator with `--json`: every one must fail with the diagnosis a learner
+//! can act on, and the solution itself must get none (a false alarm here would cost more than a
+//! missed bug).
 
 mod common;
 
@@ -14,17 +17,29 @@ use std::path::Path;
 
 const SOLUTION: &str = "solutions/puzzle-11.cu";
 
-/// `runner check puzzle-11 --kernel FILE --backend sim --case random-rows --json`.
-fn check(file: &Path) -> (bool, Vec<Value>) {
-    common::check_kernel("puzzle-11", file, "sim", &["--case", "random-rows"])
+/// The case whose block takes the row path, and the one whose block takes the ping-pong path.
+const ROWS: &str = "random-rows-wide";
+const PING_PONG: &str = "random-rows";
+
+/// `runner check puzzle-11 --kernel FILE --backend sim --case CASE --json`.
+fn check_case(file: &Path, case: &str) -> (bool, Vec<Value>) {
+    common::check_kernel("puzzle-11", file, "sim", &["--case", case])
 }
 
-/// The solution with `edits` made in it, checked: it must fail; its diagnostics.
-fn broken(name: &str, edits: &[(&str, &str)]) -> Vec<Value> {
+fn check(file: &Path) -> (bool, Vec<Value>) {
+    check_case(file, ROWS)
+}
+
+/// The solution with `edits` made in it, checked on `case`: it must fail; its diagnostics.
+fn broken_on(case: &str, name: &str, edits: &[(&str, &str)]) -> Vec<Value> {
     let (file, _) = mutate(SOLUTION, name, edits);
-    let (passed, d) = check(&file);
+    let (passed, d) = check_case(&file, case);
     assert!(!passed, "{name} passes");
     d
+}
+
+fn broken(name: &str, edits: &[(&str, &str)]) -> Vec<Value> {
+    broken_on(ROWS, name, edits)
 }
 
 /// The diagnostic of `kind` among `d`, which must exist.
@@ -189,5 +204,53 @@ fn consumers_that_do_not_wait_for_the_tensor_copies_race_them() {
     assert!(
         race.contains("bulk copy") && race.contains("without waiting for the copy"),
         "{race}"
+    );
+}
+
+// The ping-pong path (blocks of 64 output channels or fewer).
+
+#[test]
+fn the_ping_pong_path_gets_no_diagnostic_with_either_copy() {
+    let (passed, d) = check_case(&repo().join(SOLUTION), PING_PONG);
+    assert!(passed && d.is_empty(), "{d:#?}");
+    let (file, _) = mutate(SOLUTION, "p11_pp_tma", &[TMA_ON]);
+    let (passed, d) = check_case(&file, PING_PONG);
+    assert!(passed && d.is_empty(), "{d:#?}");
+}
+
+/// Without the named barrier that orders them, the second warpgroup waits on a stage a whole unit
+/// ahead: the parity it waits for is that of a phase two rounds back, which has completed, so it
+/// reads the stage while the producer's copies of an earlier round still land in it.
+#[test]
+fn warpgroups_that_do_not_take_turns_read_a_stage_being_copied() {
+    let name = "p11_pp_no_order";
+    let d = broken_on(
+        PING_PONG,
+        name,
+        &[(
+            "            asm volatile(\"bar.sync %0, 256;\" ::\"r\"(3 - w) : \"memory\");\n",
+            "",
+        )],
+    );
+    let race = message(kind(name, &d, "race"));
+    assert!(race.contains("cp.async"), "{race}");
+}
+
+/// A stage emptied by one warpgroup of 128 threads, counted as if both multiplied it.
+#[test]
+fn an_empty_barrier_expecting_both_warpgroups_is_a_deadlock() {
+    let name = "p11_pp_count";
+    let d = broken_on(
+        PING_PONG,
+        name,
+        &[(
+            "mbar_init(bars + 8 * (ROW_STAGES + st), 128);",
+            "mbar_init(bars + 8 * (ROW_STAGES + st), 256);",
+        )],
+    );
+    let m = message(kind(name, &d, "barrier_divergence")).to_string();
+    assert!(
+        m.contains("deadlock") && m.contains("mbarrier.try_wait.parity"),
+        "{name}: {m}"
     );
 }

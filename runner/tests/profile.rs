@@ -120,3 +120,26 @@ fn the_tensor_core_solutions_are_bound_by_the_tensor_cores() {
     // A kernel without tensor cores names no tensor bound.
     assert!(!profile(&["puzzle-08", "--solution"]).contains(" tensor "));
 }
+
+/// Puzzle 11's ping-pong path is persistent (its first `%nsmid` blocks walk the pixels, the
+/// rest return). Told one SM, as the checks tell it, block 0 did the whole grid's work, the
+/// sample stopped at its budget inside it and scaled it by 377: a minute and numbers far off.
+/// Told the H100's 132, the sample is drawn from the 132 blocks that work and scaled to them,
+/// and the tensor bound is the case's work at the wgmma rate (6.88 GFLOP: 14.3 us).
+#[test]
+fn a_persistent_kernel_is_sampled_among_the_blocks_that_work() {
+    let text = profile(&[
+        "puzzle-11",
+        "--solution",
+        "--case",
+        "full-n32-56x56-ic64-oc64",
+    ]);
+    assert!(
+        text.contains("the kernel reads %nsmid (132 SMs, the H100's)")
+            && text.contains("simulated 6 of its blocks")
+            && text.contains("(x22.0)"),
+        "{text}"
+    );
+    let tensor = bound_us(&text, "tensor");
+    assert!((14.0..15.5).contains(&tensor), "{text}");
+}

@@ -61,6 +61,8 @@ pub(super) struct Machine<'p> {
     pub block: [u32; 3],
     pub shared_bytes: usize,
     pub budget: u64,
+    /// What `%nsmid` reads (`SimOptions::sms`).
+    pub sms: u32,
     pub executed: u64,
     pub block_id: [u32; 3],
     pub chk: Checks,

@@ -94,6 +94,11 @@ pub struct SimOptions {
     /// The teaching checks (races, uninitialized reads, access budget, unwritten outputs).
     /// Bounds, timeouts and barrier divergence are checked either way.
     pub checks: bool,
+    /// What `%nsmid` reads, the SMs the kernel is told the GPU has: 1 by default (one simulated
+    /// SM runs the blocks one after another, and a persistent kernel then does all its work in
+    /// block 0); `runner profile` gives the H100's 132, so that such a kernel spreads its work
+    /// over as many blocks as it does on that GPU.
+    pub sms: u32,
 }
 
 impl Default for SimOptions {
@@ -101,6 +106,7 @@ impl Default for SimOptions {
         SimOptions {
             budget: None,
             checks: true,
+            sms: 1,
         }
     }
 }
@@ -238,6 +244,7 @@ fn run_inner(
         block: l.block,
         shared_bytes: shared_bytes as usize,
         budget: opts.budget.unwrap_or_else(|| default_budget(job.work)),
+        sms: opts.sms.max(1),
         executed: 0,
         block_id: [0; 3],
         chk,

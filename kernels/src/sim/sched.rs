@@ -111,9 +111,10 @@ impl Machine<'_> {
                     Special::Laneid => u64::from(l),
                     Special::Warpid => u64::from(index),
                     Special::Nwarpid => u64::from(threads.div_ceil(32)),
-                    // One simulated SM runs the blocks one after another.
+                    // One simulated SM runs the blocks one after another; the SMs the kernel
+                    // is told of are the options' (1 unless a profile asks for a GPU's).
                     Special::Smid => 0,
-                    Special::Nsmid => 1,
+                    Special::Nsmid => u64::from(self.sms),
                     Special::LanemaskLt => u64::from((1u32 << l) - 1),
                     Special::LanemaskLe => u64::from(((1u64 << (l + 1)) - 1) as u32),
                     Special::LanemaskEq => u64::from(1u32 << l),

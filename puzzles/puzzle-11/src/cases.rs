@@ -13,9 +13,11 @@
 //!   channels on short rows (`random-batch`) and on long ones whose tiles of 128 pixels span both
 //!   images (`random-32-channels`), for kernels whose fast paths need whole chunks of channels;
 //!   and one image whose rows of 64 output pixels let a run of 248 of them fit in 256 input
-//!   pixels (`random-rows`): the solution's Hopper row path, with its producer warpgroup and
-//!   mbarriers, runs in both of its blocks on the simulator, and its nine K steps go round the
-//!   ring of six weight stages.
+//!   pixels, with 12 output channels (`random-rows`, the solution's Hopper ping-pong path: two
+//!   warpgroups taking units of 256 positions in turn, in a persistent block) and with 68
+//!   (`random-rows-wide`, one row of output pixels: the Hopper row path, whose two warpgroups
+//!   multiply 64 channels each); in both, the producer warpgroup and the mbarriers run on the
+//!   simulator, and the nine K steps of a unit or block go round the ring of six weight stages.
 //! - `full-*`: CURRICULUM.md's three, built only for [`Scale::Full`]; references computed in
 //!   parallel once and cached ([`kernels::refcache`]).
 //!
@@ -138,7 +140,7 @@ pub const fn conv(s: (usize, usize, usize, usize, usize, usize, usize)) -> Conv 
 }
 
 /// The small random cases: (name, seed, sizes).
-pub const SMALL: [(&str, u64, Conv); 11] = [
+pub const SMALL: [(&str, u64, Conv); 12] = [
     ("edge-rgb-odd-channels", 1, conv((2, 11, 13, 3, 7, 3, 3))),
     ("edge-1x1", 2, conv((1, 9, 10, 20, 33, 1, 1))),
     ("edge-kernel-equals-image", 3, conv((3, 5, 5, 6, 9, 5, 5))),
@@ -150,6 +152,7 @@ pub const SMALL: [(&str, u64, Conv); 11] = [
     ("random-tall", 9, conv((1, 30, 12, 4, 12, 3, 3))),
     ("random-32-channels", 10, conv((2, 5, 35, 32, 20, 3, 3))),
     ("random-rows", 12, conv((1, 9, 66, 32, 12, 3, 3))),
+    ("random-rows-wide", 13, conv((1, 3, 66, 32, 68, 3, 3))),
 ];
 
 pub fn cases(scale: Scale) -> Vec<Case> {

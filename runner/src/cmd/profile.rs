@@ -111,14 +111,45 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         }
     };
     let job = &case.job;
-    let blocks = job.launch.blocks();
-    let sample = sampled.then(|| sample_blocks(job.launch.grid, args.blocks.max(1)));
+    let gpu = model::H100;
+    // A kernel that reads %nsmid is told the H100's SMs. A persistent one gives work to the first
+    // blocks of each row (as many as SMs) and returns from the rest at once, so where the grid is
+    // wider than that the sample is drawn from those first blocks, plus the grid's last block as
+    // a probe: if the probe returned at once, the counts are scaled to the first blocks only.
+    let grid = job.launch.grid;
+    let wide = sampled && ptx.contains("%nsmid") && grid[0] > gpu.sms;
+    let first = [grid[0].min(gpu.sms), grid[1], grid[2]];
+    let probe = [grid[0] - 1, grid[1] - 1, grid[2] - 1];
+    let sample = sampled.then(|| {
+        let mut s = sample_blocks(if wide { first } else { grid }, args.blocks.max(1));
+        if wide {
+            s.push(probe);
+        }
+        s
+    });
     let mut prof = Profiler::new(sample);
+    prof.probe = wide.then_some(probe);
     let opts = SimOptions {
         checks: false,
+        sms: gpu.sms,
         ..SimOptions::default()
     };
     let out = sim::run_observed(&ptx, job, &opts, &mut prof);
+    let (within, beyond): (Vec<&([u32; 3], u64)>, Vec<_>) =
+        prof.block_issued.iter().partition(|b| b.0[0] < gpu.sms);
+    let mean = within.iter().map(|b| b.1).sum::<u64>() / (within.len() as u64).max(1);
+    let persistent = wide && !beyond.is_empty() && beyond.iter().all(|b| b.1 * 100 < mean);
+    let blocks = if persistent {
+        u64::from(first[0]) * u64::from(first[1]) * u64::from(first[2])
+    } else {
+        job.launch.blocks()
+    };
+    // The blocks the counts stand for, and how many of them ran.
+    let runs = if persistent {
+        within.len() as u64
+    } else {
+        prof.blocks_run
+    };
     let params: Vec<String> = case
         .params()
         .iter()
@@ -126,16 +157,23 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         .collect();
     let threads = job.launch.threads_per_block();
     let mut text = format!(
-        "{} {file}, case {} ({}): {blocks} blocks of {threads} threads\n",
+        "{} {file}, case {} ({}): {} blocks of {threads} threads\n",
         puzzle.id,
         case.name,
-        params.join(", ")
+        params.join(", "),
+        job.launch.blocks()
     );
-    let factor = blocks as f64 / prof.blocks_run.max(1) as f64;
-    if prof.blocks_run < blocks {
+    if persistent {
+        text += &format!(
+            "the kernel reads %nsmid ({} SMs, the H100's) and the grid's last block returned at once: a persistent grid, counted as the first {} blocks of each row\n",
+            gpu.sms, first[0]
+        );
+    }
+    let factor = blocks as f64 / runs.max(1) as f64;
+    if runs < blocks {
         text += &format!(
             "simulated {} of its blocks, spread over the grid (a sample: the first, the last, and between); counts scaled to the whole grid (x{factor:.1})\n",
-            prof.blocks_run
+            runs
         );
     }
     for d in &out.diagnostics {
@@ -178,7 +216,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     }
     let total = prof.total();
     text += &row("kernel", &total, factor, "");
-    if prof.blocks_run == blocks {
+    if runs == blocks {
         text += &format!(
             "exact: {} global requests, {} sectors, {} global wavefronts, {} shared requests, {} shared wavefronts, {} constant requests, {} constant addresses\n",
             total.global_requests,
@@ -229,7 +267,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         total.sectors as f64 * 32.0 * factor / outputs as f64,
         dram / outputs as f64
     );
-    let runs = prof.blocks_run.max(1) as f64;
+    let runs = runs.max(1) as f64;
     let (sync_work, wg_work) = prof.tensor_work();
     let load = Load {
         blocks,
@@ -240,7 +278,6 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         mma_sync_flop_per_block: sync_work as f64 / runs,
         wgmma_flop_per_block: wg_work as f64 / runs,
     };
-    let gpu = model::H100;
     let p = model::predict(&gpu, &load);
     let us = |s: f64| format!("{:.1} us", s * 1e6);
     // The tensor bound is named only for a kernel that uses the tensor cores.
