@@ -149,7 +149,6 @@ pub struct Profiler {
     /// Sampled blocks start only while fewer thread-instructions than this have run (so that
     /// a profile takes seconds, and the same ones on every machine).
     pub budget: u64,
-    pub blocks_run: u64,
     /// A sampled block run whatever the budget (`runner profile`'s probe past the SMs).
     pub probe: Option<[u32; 3]>,
     /// Each block run and the warp-instructions it issued, in the order they ran.
@@ -167,7 +166,6 @@ impl Profiler {
             tensor: vec![],
             sample,
             budget: 250_000_000,
-            blocks_run: 0,
             probe: None,
             block_issued: vec![],
             executed: 0,
@@ -207,6 +205,11 @@ impl Profiler {
                 c.global_bytes += p.bytes;
             }
         }
+    }
+
+    /// How many blocks ran.
+    pub fn blocks_run(&self) -> u64 {
+        self.block_issued.len() as u64
     }
 
     /// The counts summed over the kernel.
@@ -258,12 +261,11 @@ impl Observer for Profiler {
             None => true,
             Some(s) => {
                 s.contains(&block)
-                    && (self.blocks_run == 0
+                    && (self.block_issued.is_empty()
                         || self.executed < self.budget
                         || self.probe == Some(block))
             }
         };
-        self.blocks_run += u64::from(run);
         if run {
             self.block_issued.push((block, 0));
         }

@@ -6,33 +6,7 @@
 
 mod common;
 
-use std::process::Command;
-
-fn profile(args: &[&str]) -> String {
-    let out = Command::new(common::runner())
-        .current_dir(common::repo())
-        .args(["profile", "--color", "never"])
-        .args(args)
-        .output()
-        .expect("runner runs");
-    let text = String::from_utf8_lossy(&out.stdout).to_string();
-    assert!(
-        out.status.success(),
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    text
-}
-
-/// The numbers of the table row whose first word is `label`.
-fn row(text: &str, label: &str) -> Vec<String> {
-    text.lines()
-        .find(|l| l.split_whitespace().next() == Some(label))
-        .unwrap_or_else(|| panic!("no row {label} in\n{text}"))
-        .split_whitespace()
-        .map(String::from)
-        .collect()
-}
+use common::{profile, profile_row as row};
 
 #[test]
 fn puzzle_04s_tile_is_free_of_bank_conflicts_and_its_loop_is_the_hot_line() {

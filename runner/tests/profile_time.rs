@@ -7,31 +7,17 @@
 
 mod common;
 
-use std::process::Command;
+use common::{profile, profile_row};
 use std::time::{Duration, Instant};
-
-fn profile(id: &str) -> String {
-    let out = Command::new(common::runner())
-        .current_dir(common::repo())
-        .args(["profile", "--color", "never", id, "--solution"])
-        .output()
-        .expect("runner runs");
-    let text = String::from_utf8_lossy(&out.stdout).to_string();
-    assert!(
-        out.status.success(),
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    text
-}
 
 #[test]
 fn every_solution_is_profiled_at_full_scale_within_ten_seconds() {
     for n in 1..=12 {
         let id = format!("puzzle-{n:02}");
-        profile(&id); // the references, computed once and cached
+        let args = [id.as_str(), "--solution"];
+        profile(&args); // the references, computed once and cached
         let start = Instant::now();
-        let text = profile(&id);
+        let text = profile(&args);
         let took = start.elapsed();
         eprintln!("{id}: {took:?}");
         assert!(took < Duration::from_secs(10), "{id}: {took:?}");
@@ -44,10 +30,6 @@ fn every_solution_is_profiled_at_full_scale_within_ten_seconds() {
             text.contains("instruction mix (warp-instructions): "),
             "{id}: {text}"
         );
-        let kernel_row = text
-            .lines()
-            .find(|l| l.split_whitespace().next() == Some("kernel"))
-            .unwrap_or_else(|| panic!("{id}: no kernel row in\n{text}"));
-        assert!(kernel_row.split_whitespace().count() >= 7, "{id}");
+        assert!(profile_row(&text, "kernel").len() >= 7, "{id}");
     }
 }

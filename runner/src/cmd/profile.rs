@@ -148,7 +148,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     let runs = if persistent {
         within.len() as u64
     } else {
-        prof.blocks_run
+        prof.blocks_run()
     };
     let params: Vec<String> = case
         .params()

@@ -42,6 +42,28 @@ pub fn run(args: &[&str]) -> Output {
         .expect("runner runs")
 }
 
+/// `runner profile --color never ARGS` in the workbook, which must succeed: what it printed.
+pub fn profile(args: &[&str]) -> String {
+    let out = run(&[&["profile", "--color", "never"], args].concat());
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text
+}
+
+/// The words of a profile's table row whose first word is `label`.
+pub fn profile_row(text: &str, label: &str) -> Vec<String> {
+    text.lines()
+        .find(|l| l.split_whitespace().next() == Some(label))
+        .unwrap_or_else(|| panic!("no row {label} in\n{text}"))
+        .split_whitespace()
+        .map(String::from)
+        .collect()
+}
+
 /// The JSON object `out` printed.
 pub fn json(out: &Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout)
