@@ -115,6 +115,14 @@
 #ifndef TMA
 #define TMA 0 // the row path's copies by TMA: tensor maps the block builds (tensormap.replace)
 #endif
+#ifndef DESYNC
+#define DESYNC 0 // PERSIST, timing only: block b starts its first tile at step kc * (b * steps / kc / stride)
+                 // and ends with the first tile's other steps, unstored (the same work, the
+                 // stores out of step across the SMs)
+#endif
+#if DESYNC && !(PERSIST && !GW && !MC && !SS)
+#error "DESYNC needs PERSIST, not GW, MC or SS"
+#endif
 #ifndef TSTORE
 #define TSTORE 0 // TMA, PERSIST, timing only: the tile through a 64 KB staging buffer and tensor
                  // stores that drain it while the next tile computes (output rows as if the
@@ -657,6 +665,18 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
         return;
     }
 #endif
+    // The walk: tile e of this block, and its steps lo .. hi (DESYNC: the first tile's steps
+    // from `off`, and a last extra walk of the first tile's steps before it).
+    int walk = (total - first + stride - 1) / stride, off = 0;
+#if DESYNC
+    if (tile_at(d, first % gridDim.x, first / gridDim.x, wide).rows) {
+        off = d.kc * (first * (steps / d.kc) / stride);
+    }
+    walk += off > 0;
+#endif
+    auto tile_of = [&](int e) { return off > 0 && e == walk - 1 ? first : first + e * stride; };
+    auto lo_of = [&](int e) { return e == 0 ? off : 0; };
+    auto hi_of = [&](int e) { return off > 0 && e == walk - 1 ? off : steps; };
 
     // full[s] (bars + 8 s): the producers' copies of stage s landed (128 arrivals, each when its
     // thread's copies have); empty[s] (bars + 8 (ROW_STAGES + s)): the consumers are done with it.
@@ -787,17 +807,18 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
         asm volatile("cp.async.wait_all;" ::: "memory");
         return;
 #endif
-        for (int tile = first; tile < total; tile += stride) {
+        for (int e = 0; e < walk; e++) {
+            int tile = tile_of(e), lo = lo_of(e), hi = hi_of(e);
             Tile T = tile_at(d, tile % gridDim.x, tile / gridDim.x, wide);
             if (!T.rows) {
                 named_sync(2, THREADS); // the consumers are done with every stage
                 named_sync(2, THREADS); // and with the im2col tile
                 continue;
             }
-            Step next = {0, 0, 0, gslab};
+            Step next = {lo / d.kc / chunks, lo / d.kc % chunks, 0, gslab};
 #if TMA
             if (tid == 0) {
-                for (int s = 0; s < steps; s++, gs++) {
+                for (int s = lo; s < hi; s++, gs++) {
                     unsigned full = bars + 8 * (gs % ROW_STAGES);
                     if (gs >= ROW_STAGES) {
                         mbar_wait(bars + 8 * (ROW_STAGES + gs % ROW_STAGES), (gs / ROW_STAGES - 1) & 1);
@@ -830,7 +851,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
             __syncwarp();
             continue;
 #endif
-            for (int s = 0; s < steps; s++, gs++) {
+            for (int s = lo; s < hi; s++, gs++) {
                 if (gs >= ROW_STAGES) {
                     mbar_wait(bars + 8 * (ROW_STAGES + gs % ROW_STAGES), (gs / ROW_STAGES - 1) & 1);
                 }
@@ -915,7 +936,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
         asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"(omap) : "memory");
     }
 #endif
-    for (int tile = first; tile < total; tile += stride) {
+    for (int e = 0; e < walk; e++) {
+        int tile = tile_of(e), n = hi_of(e) - lo_of(e);
         Tile T = tile_at(d, tile % gridDim.x, tile / gridDim.x, wide);
 #if TSTORE
         if (!T.rows && threadIdx.x == 0) { // the im2col tile's copies overwrite the staging
@@ -1059,18 +1081,18 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
                 }
             };
             int s = 0;
-            for (; s + 1 < steps; s += 2) { // (a step under a condition in the loop would make
-                step(s, a0, a1);            // ptxas serialize every wgmma: C7513)
+            for (; s + 1 < n; s += 2) { // (a step under a condition in the loop would make
+                step(s, a0, a1);        // ptxas serialize every wgmma: C7513)
                 step(s + 1, a1, a0);
             }
-            if (s < steps) {
+            if (s < n) {
                 step(s, a0, a1);
             }
             asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
             keep_live(a0);
             keep_live(a1);
-            gs += steps;
-            gslab += SS ? chunks : kernel_rows * chunks;
+            gs += n;
+            gslab += SS ? chunks : n / d.kc;
             release(gs - 1);
         } else {
 #if EPI
@@ -1114,7 +1136,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
         // Accumulator q of n8 chunk j (acc[4j + q]) is D^T's row g + 8 (q / 2) of the warp's
         // 16, column 8j + 2t + q % 2: output channel ocw + q / 2 of column 8j + 2t + q % 2.
         int oc = T.n0 + ocw;
-        if (CUT == 2 || CUT == 3 || !live) {
+        if (CUT == 2 || CUT == 3 || !live || (off > 0 && e == walk - 1)) {
             float sum = 0.0f;
 #pragma unroll
             for (int q = 0; q < TILE / 2; q++) {
