@@ -120,6 +120,10 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         );
     }
     let mut rec = Recorder::new(block, job.launch.grid, lengths(job));
+    // The checks' options, `%nsmid` 1 included: a persistent kernel's block 0 then does every
+    // tile, as in the run `runner check` diagnosed, so the races it names are the ones drawn
+    // (told 132 SMs, a small case's blocks would get a tile each, and a race between two tiles
+    // of one block would not happen here).
     sim::run_observed(&ran.ptx, job, &SimOptions::default(), &mut rec);
     let touches = rec.touches;
     if let Some(name) = &args.buffer
