@@ -18,11 +18,12 @@
 #else
 #define HOPPER 0
 #endif
-// TMA: the Hopper row path's copies by the TMA unit (`tma` below), off unless -DTMA=1: a tensor
+// TMA: the Hopper unit walk's copies by the TMA unit (`tma` below), on unless -DTMA=0. A tensor
 // map made from zeros, as the kernel makes its own, is accepted by an H100 (driver 580) but not
-// documented (see the chapter).
+// documented (see the chapter); with TMA 0 the copies are cp.async, and blocks of more than 64
+// output channels take the row path instead of the walk (the walk with cp.async is slower).
 #ifndef TMA
-#define TMA 0
+#define TMA 1
 #endif
 #if TMA
 // The block's two tensor maps, built by the block itself (tensormap.replace on a zeroed
@@ -485,6 +486,7 @@ __device__ __forceinline__ void tma_load(unsigned dst, const void* map, int x, i
                  : "memory");
 }
 
+// ANCHOR: tma
 // The block's two tensor maps, built by one warp in shared memory (`maps`, generic pointer
 // `smaps`) and copied to `gmap` in global memory, where TMA reads them; lane 0, which issues the
 // copies, then acquires them.
@@ -512,6 +514,7 @@ __device__ __forceinline__ void make_tensor_maps(unsigned* smaps, unsigned maps,
         asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"(gmap + 128) : "memory");
     }
 }
+// ANCHOR_END: tma
 
 // The weight tile in the TMA layout: 8 groups of 16 output channels, each BLOCK_K rows of 64
 // bytes, 64-byte swizzled (16-byte chunk q of row r at q ^ (r / 2 % 4)).
@@ -557,15 +560,16 @@ __device__ __forceinline__ void keep_live(const unsigned (&a)[BLOCK_K / 8][4])
 }
 
 
-// ANCHOR: pingpong
-// The ping-pong row path, for a block whose column has 64 output channels or fewer, where the
-// second warpgroup of the row path above would only multiply zeros. The block is persistent:
-// the first %nsmid blocks walk units of TILE input positions (unit u: image u / per_image,
-// positions q = r * cols + c from u % per_image * TILE; a unit never spans two images), and the
-// rest return at once. The two warpgroups take the units in turn, each a whole unit, 64 channels
-// at once: one multiplies its unit while the other stores the unit before. The producer fills
-// one ring, unit after unit, with the row path's steps (a 64-channel weight tile, and at a slab's
-// first step the slab), into the row path's shared memory.
+// ANCHOR: walk
+// The unit walk. The block is persistent: the first %nsmid blocks walk units of TILE input
+// positions (unit u: image u / per_image, positions q = r * cols + c from u % per_image * TILE;
+// a unit never spans two images, so every unit takes the slab-and-shift copies), and the rest
+// return at once. The producer fills one ring, unit after unit, with the row path's steps (a
+// weight tile, and at a slab's first step the slab), into the row path's shared memory. Where a
+// block's column has 64 output channels or fewer (TOGETHER false, the ping-pong), the two
+// warpgroups take the units in turn, each a whole unit over the 64 channels: one multiplies its
+// unit while the other stores the unit before. Where it has more (TOGETHER), both warpgroups
+// take every unit, 64 channels each, as in the row path.
 __device__ __forceinline__ void load_weight_half(unsigned sw, const float* weight, const Dims& d,
                                                  int n0, int k0, int tid)
 {
@@ -579,9 +583,10 @@ __device__ __forceinline__ void load_weight_half(unsigned sw, const float* weigh
     }
 }
 
-__device__ __forceinline__ void pingpong(const float* input, const float* weight, float* output,
-                                         const Dims& d, int batch, int kernel_rows,
-                                         unsigned raw, unsigned base, const float4* shared4)
+template <bool TOGETHER>
+__device__ __forceinline__ void walk(const float* input, const float* weight, float* output,
+                                     const Dims& d, int batch, int kernel_rows, unsigned raw,
+                                     unsigned base, const float4* shared4)
 {
     unsigned nsm;
     asm("mov.u32 %0, %%nsmid;" : "=r"(nsm));
@@ -598,12 +603,12 @@ __device__ __forceinline__ void pingpong(const float* input, const float* weight
     const float* rwgen = (const float*)((const char*)shared4 + (rw - raw));
     unsigned bars = base + REGION + TILE * 4;
     int warp = threadIdx.x / 32;
-    // full[s] (bars + 8 s) and empty[s] (bars + 8 (ROW_STAGES + s)), as in the row path, but a
-    // stage is emptied by the one warpgroup that multiplied it: 128 arrivals.
+    // full[s] (bars + 8 s) and empty[s] (bars + 8 (ROW_STAGES + s)), as in the row path; in the
+    // ping-pong a stage is emptied by the one warpgroup that multiplied it: 128 arrivals.
     if (threadIdx.x == 0) {
         for (int st = 0; st < ROW_STAGES; st++) {
             mbar_init(bars + 8 * st, TMA ? 1 : 128);
-            mbar_init(bars + 8 * (ROW_STAGES + st), 128);
+            mbar_init(bars + 8 * (ROW_STAGES + st), TOGETHER ? CTHREADS : 128);
         }
     }
     __syncthreads();
@@ -641,7 +646,8 @@ __device__ __forceinline__ void pingpong(const float* input, const float* weight
                 bool begins = at.j == 0;                     // the step begins a slab
                 int k0 = (at.i * d.kc + at.j) * d.ic + at.c * BLOCK_K;
 #if TMA
-                unsigned bytes = BLOCK_K * 64 * 4 + (begins ? SLAB_BYTES : 0);
+                constexpr int BOXES = TOGETHER ? BLOCK_N / 16 : 4; // of 16 channels
+                unsigned bytes = BLOCK_K * 16 * BOXES * 4 + (begins ? SLAB_BYTES : 0);
                 asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(full), "r"(bytes) : "memory");
                 if (begins) {
                     unsigned slab = base + G++ % NSLAB * SLAB_BYTES;
@@ -649,7 +655,7 @@ __device__ __forceinline__ void pingpong(const float* input, const float* weight
                     tma_load(slab + SLAB_BYTES / 2, gmap, at.c * BLOCK_K, (int)y + SLAB_ROWS / 2, full);
                 }
 #pragma unroll
-                for (int q = 0; q < 4; q++) {
+                for (int q = 0; q < BOXES; q++) {
                     tma_load(sw + q * BLOCK_K * 64, gmap + 128, n0 + 16 * q, k0, full);
                 }
 #else
@@ -665,6 +671,9 @@ __device__ __forceinline__ void pingpong(const float* input, const float* weight
                     }
                 }
                 load_weight_half(sw, weight, d, n0, k0, tid);
+                if (TOGETHER) {
+                    load_weight_half(sw + 64 * 4, weight, d, n0 + 64, k0, tid);
+                }
                 mbar_arrive_copies(full);
 #endif
                 at.advance(d.kc, chunks);
@@ -677,22 +686,22 @@ __device__ __forceinline__ void pingpong(const float* input, const float* weight
     }
     asm volatile("setmaxnreg.inc.sync.aligned.u32 232;");
 
-    // Warpgroup w takes the block's units w, w + 2, ... Before unit e it waits on named barrier
-    // 3 - w until the other warpgroup has started every product of unit e - 1: a wait on an
-    // mbarrier's phase parity is right only within one round of the ring, and it keeps the two
-    // warpgroups' products taking turns.
+    // In the ping-pong warpgroup w takes the block's units w, w + 2, ... Before unit e it waits
+    // on named barrier 3 - w until the other warpgroup has started every product of unit e - 1:
+    // a wait on an mbarrier's phase parity is right only within one round of the ring, and it
+    // keeps the two warpgroups' products taking turns. Together, both take every unit.
     int w = warp / 4, g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
-    int ocl = warp % 4 * 16 + 2 * g; // this thread's output channels: n0 + ocl, + 1
+    int ocl = (TOGETHER ? w * 64 : 0) + warp % 4 * 16 + 2 * g; // output channels n0 + ocl, + 1
     float acc[TILE / 2];
     unsigned a0[BLOCK_K / 8][4], a1[BLOCK_K / 8][4];
 #pragma unroll 1
-    for (int e = w; e < units; e += 2) {
+    for (int e = TOGETHER ? 0 : w; e < units; e += TOGETHER ? 1 : 2) {
 #pragma unroll
         for (int q = 0; q < TILE / 2; q++) {
             acc[q] = 0.0f;
             asm volatile("" : "+f"(acc[q]));
         }
-        if (e > 0) {
+        if (!TOGETHER && e > 0) {
             asm volatile("bar.sync %0, 256;" ::"r"(3 - w) : "memory");
         }
         // The row path's step loop (below, in the kernel) with ring steps S0 + s. Made one
@@ -703,7 +712,7 @@ __device__ __forceinline__ void pingpong(const float* input, const float* weight
             int S = S0 + s;
             mbar_wait(bars + 8 * (S % ROW_STAGES), (S / ROW_STAGES) & 1);
 #if TMA
-            load_a_tma(a, rwgen + S % ROW_STAGES * (W_BYTES / 4), warp % 4);
+            load_a_tma(a, rwgen + S % ROW_STAGES * (W_BYTES / 4), TOGETHER ? warp : warp % 4);
 #else
             asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
             load_a(a, rwgen + S % ROW_STAGES * (W_BYTES / 4), ocl);
@@ -723,7 +732,7 @@ __device__ __forceinline__ void pingpong(const float* input, const float* weight
         if (s < steps) {
             step(s, a0, a1);
         }
-        if (e + 1 < units) {
+        if (!TOGETHER && e + 1 < units) {
             asm volatile("bar.arrive %0, 256;" ::"r"(2 + w) : "memory");
         }
         asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
@@ -752,7 +761,7 @@ __device__ __forceinline__ void pingpong(const float* input, const float* weight
         }
     }
 }
-// ANCHOR_END: pingpong
+// ANCHOR_END: walk
 
 
 extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
@@ -781,13 +790,17 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     d.rows = input_rows;
     int m0 = blockIdx.x * BLOCK_M, n0 = blockIdx.y * BLOCK_N, mend = min(m0 + BLOCK_M, d.m);
     bool wide = input_channels % 4 == 0 && output_channels % 4 == 0;
-    // ANCHOR: pingpong_choice
+    // ANCHOR: walk_choice
     if (wide && d.ic % BLOCK_K == 0 && d.kc * (NSLAB - 1) + 1 >= ROW_STAGES &&
-        TILE + d.kc - 1 <= SLAB_ROWS && d.n - n0 <= 64) {
-        pingpong(input, weight, output, d, batch, kernel_rows, raw, base, shared4);
+        TILE + d.kc - 1 <= SLAB_ROWS && (TMA || d.n - n0 <= 64)) {
+        if (d.n - n0 <= 64) {
+            walk<false>(input, weight, output, d, batch, kernel_rows, raw, base, shared4);
+        } else {
+            walk<true>(input, weight, output, d, batch, kernel_rows, raw, base, shared4);
+        }
         return;
     }
-    // ANCHOR_END: pingpong_choice
+    // ANCHOR_END: walk_choice
     int warp = threadIdx.x / 32, g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
     int ocw = warp / 4 * 64 + warp % 4 * 16 + 2 * g; // this thread's output channels: + 0, + 1
     // (A warpgroup past the last output channel computes zeros rather than branch around its
@@ -823,7 +836,7 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     // (ROW_STAGES + s)): the warpgroups that multiply are done with it, 256 arrivals.
     if (threadIdx.x == 0) {
         for (int s = 0; s < ROW_STAGES; s++) {
-            mbar_init(bars + 8 * s, TMA ? 1 : 128);
+            mbar_init(bars + 8 * s, 128);
             mbar_init(bars + 8 * (ROW_STAGES + s), CTHREADS);
         }
     }
@@ -833,44 +846,6 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
         // take them with setmaxnreg.inc below), then copies step after step, ROW_STAGES ahead at
         // most. In the im2col path it has nothing to do.
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
-#if TMA
-        // ANCHOR: tma
-        if (rows) {
-            unsigned maps = (bars + 16 * ROW_STAGES + 127) & ~127u;
-            int slot = (blockIdx.y * gridDim.x + blockIdx.x) % 1024;
-            const unsigned char* gmap = tensor_maps[slot][0];
-            if (warp == CTHREADS / 32) {
-                make_tensor_maps((unsigned*)((char*)shared4 + (maps - raw)), maps, gmap, input,
-                                 weight, d, batch * d.rows * d.cols);
-                if (threadIdx.x % 32 == 0) {
-                    Step at = {0, 0, 0, 0};
-                    for (int s = 0; s < steps; s++) {
-                        unsigned full = bars + 8 * (s % ROW_STAGES), empty = full + 8 * ROW_STAGES;
-                        if (s >= ROW_STAGES) {
-                            mbar_wait(empty, (s / ROW_STAGES - 1) & 1);
-                        }
-                        unsigned bytes = BLOCK_K * BLOCK_N * 4 + (at.j == 0 ? SLAB_BYTES : 0);
-                        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(full), "r"(bytes) : "memory");
-                        if (at.j == 0) {
-                            unsigned slab = base + at.g % NSLAB * SLAB_BYTES;
-                            int y = p0 + at.i * d.cols;
-                            tma_load(slab, gmap, at.c * BLOCK_K, y, full);
-                            tma_load(slab + SLAB_BYTES / 2, gmap, at.c * BLOCK_K, y + SLAB_ROWS / 2, full);
-                        }
-                        unsigned sw = rw + s % ROW_STAGES * W_BYTES;
-                        int k0 = (at.i * d.kc + at.j) * d.ic + at.c * BLOCK_K;
-#pragma unroll
-                        for (int q = 0; q < BLOCK_N / 16; q++) {
-                            tma_load(sw + q * BLOCK_K * 64, gmap + 128, n0 + 16 * q, k0, full);
-                        }
-                        at.advance(d.kc, chunks);
-                    }
-                }
-            }
-        }
-        return;
-        // ANCHOR_END: tma
-#endif
         if (rows) {
             Step next = {0, 0, 0, 0};
             for (int s = 0; s < steps; s++) {
@@ -903,12 +878,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
         unsigned a0[BLOCK_K / 8][4], a1[BLOCK_K / 8][4];
         auto step = [&](int s, unsigned (&a)[BLOCK_K / 8][4], unsigned (&other)[BLOCK_K / 8][4]) {
             mbar_wait(bars + 8 * (s % ROW_STAGES), (s / ROW_STAGES) & 1);
-#if TMA
-            load_a_tma(a, rwgen + s % ROW_STAGES * (W_BYTES / 4), warp);
-#else
             asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
             load_a(a, rwgen + s % ROW_STAGES * (W_BYTES / 4), ocw);
-#endif
             issue(acc, a, base + s / d.kc % NSLAB * SLAB_BYTES + s % d.kc * 128);
             asm volatile("wgmma.wait_group.sync.aligned 1;" ::: "memory");
             keep_live(other); // read by the group just retired: registers of its own till here

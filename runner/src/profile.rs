@@ -153,6 +153,8 @@ pub struct Profiler {
     pub probe: Option<[u32; 3]>,
     /// Each block run and the warp-instructions it issued, in the order they ran.
     pub block_issued: Vec<([u32; 3], u64)>,
+    /// The global and shared accesses of each block run, in the same order.
+    pub block_accesses: Vec<u64>,
     executed: u64,
     pending: Option<Pending>,
 }
@@ -168,6 +170,7 @@ impl Profiler {
             budget: 250_000_000,
             probe: None,
             block_issued: vec![],
+            block_accesses: vec![],
             executed: 0,
             pending: None,
         }
@@ -268,6 +271,7 @@ impl Observer for Profiler {
         };
         if run {
             self.block_issued.push((block, 0));
+            self.block_accesses.push(0);
         }
         run
     }
@@ -287,6 +291,11 @@ impl Observer for Profiler {
     fn access(&mut self, t: &Touch) {
         if t.acc == Acc::Quiet {
             return;
+        }
+        if matches!(t.space, Space::Global | Space::Shared)
+            && let Some(n) = self.block_accesses.last_mut()
+        {
+            *n += 1;
         }
         if self
             .pending

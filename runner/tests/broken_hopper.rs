@@ -1,9 +1,11 @@
 //! The synchronization of puzzle 11's Hopper path (`solutions/puzzle-11.cu`, compiled for
 //! `compute_90a` on the simulator): a producer warpgroup and two that multiply, talking through
-//! full and empty `mbarrier`s. The case `random-rows-wide` is the small one whose block takes the
-//! row path (68 output channels: both warpgroups multiply every step), with more K steps than
-//! weight stages, so the ring of stages wraps; `random-rows` (12 channels) takes the ping-pong
-//! path, whose two warpgroups take units in turn through one ring, ordered by named barriers.
+//! full and empty `mbarrier`s. The case `random-rows-wide` is the small one with 68 output
+//! channels, where both warpgroups multiply every step, with more K steps than weight stages, so
+//! the ring of stages wraps: as the solution stands (TMA copies) its block walks units with both
+//! warpgroups together; with `TMA 0` (cp.async copies) it takes the row path. `random-rows` (12
+//! channels) takes the ping-pong, whose two warpgroups take units in turn through one ring,
+//! ordered by named barriers.
 //! Each mistake below is one textual edit of the solution ([`common::mutate`]), checked by the
 //! real runner on the simulator with `--json`: every one must fail with the diagnosis a learner
 //! can act on, and the solution itself must get none (a false alarm here would cost more than a
@@ -17,9 +19,17 @@ use std::path::Path;
 
 const SOLUTION: &str = "solutions/puzzle-11.cu";
 
-/// The case whose block takes the row path, and the one whose block takes the ping-pong path.
+/// The case whose block takes the row path (with `TMA 0`) or the walk together, and the one
+/// whose block takes the ping-pong.
 const ROWS: &str = "random-rows-wide";
 const PING_PONG: &str = "random-rows";
+
+/// The solution's copies by `cp.async` (`TMA 0`) rather than by the TMA unit: blocks of more
+/// than 64 output channels then take the row path.
+const TMA_OFF: (&str, &str) = (
+    "#ifndef TMA\n#define TMA 1\n",
+    "#ifndef TMA\n#define TMA 0\n",
+);
 
 /// `runner check puzzle-11 --kernel FILE --backend sim --case CASE --json`.
 fn check_case(file: &Path, case: &str) -> (bool, Vec<Value>) {
@@ -38,7 +48,13 @@ fn broken_on(case: &str, name: &str, edits: &[(&str, &str)]) -> Vec<Value> {
     d
 }
 
+/// Broken on the row path: `edits` with the copies by `cp.async`.
 fn broken(name: &str, edits: &[(&str, &str)]) -> Vec<Value> {
+    broken_on(ROWS, name, &[&[TMA_OFF], edits].concat())
+}
+
+/// Broken in the walk, both warpgroups together, with the TMA copies (the solution as it is).
+fn broken_together(name: &str, edits: &[(&str, &str)]) -> Vec<Value> {
     broken_on(ROWS, name, edits)
 }
 
@@ -65,7 +81,8 @@ const PRODUCER_WAIT: &str = "                    mbar_wait(bars + 8 * (ROW_STAGE
 
 #[test]
 fn the_warp_specialized_row_path_gets_no_diagnostic() {
-    let (passed, d) = check(&repo().join(SOLUTION));
+    let (file, _) = mutate(SOLUTION, "p11_rows", &[TMA_OFF]);
+    let (passed, d) = check(&file);
     assert!(passed && d.is_empty(), "{d:#?}");
 }
 
@@ -99,8 +116,8 @@ fn a_full_barrier_expecting_one_arrival_too_many_is_a_deadlock() {
     let d = broken(
         "p11_count",
         &[(
-            "mbar_init(bars + 8 * s, TMA ? 1 : 128);",
-            "mbar_init(bars + 8 * s, TMA ? 1 : 129);",
+            "mbar_init(bars + 8 * s, 128);",
+            "mbar_init(bars + 8 * s, 129);",
         )],
     );
     let m = mbarrier_deadlock("p11_count", &d);
@@ -120,32 +137,27 @@ fn consumers_that_never_give_a_stage_back_leave_the_producer_waiting() {
     assert!(m.contains("threads 256-383 wait"), "{m}");
 }
 
-// The same row path with its copies by the TMA unit (`-DTMA=1`): tensor maps the kernel builds
-// with `tensormap.replace`, one producer thread issuing `cp.async.bulk.tensor`.
-const TMA_ON: (&str, &str) = (
-    "#ifndef TMA\n#define TMA 0\n",
-    "#ifndef TMA\n#define TMA 1\n",
-);
+// The walk with both warpgroups together and its copies by the TMA unit, as the solution
+// stands: tensor maps the kernel builds with `tensormap.replace`, one producer thread issuing
+// `cp.async.bulk.tensor`.
+const WALK_WAIT: &str =
+    "            mbar_wait(bars + 8 * (S % ROW_STAGES), (S / ROW_STAGES) & 1);\n";
 
 #[test]
-fn the_tma_row_path_gets_no_diagnostic() {
-    let (file, _) = mutate(SOLUTION, "p11_tma", &[TMA_ON]);
-    let (passed, d) = check(&file);
+fn the_walk_together_with_tma_copies_gets_no_diagnostic() {
+    let (passed, d) = check(&repo().join(SOLUTION));
     assert!(passed && d.is_empty(), "{d:#?}");
 }
 
 #[test]
 fn a_tensor_map_given_its_rank_rather_than_the_rank_less_one_is_a_launch_error() {
     let name = "p11_tma_rank";
-    let d = broken(
+    let d = broken_together(
         name,
-        &[
-            TMA_ON,
-            (
-                "tensormap.replace.tile.rank.shared::cta.b1024.b32 [%0], 1;",
-                "tensormap.replace.tile.rank.shared::cta.b1024.b32 [%0], 2;",
-            ),
-        ],
+        &[(
+            "tensormap.replace.tile.rank.shared::cta.b1024.b32 [%0], 1;",
+            "tensormap.replace.tile.rank.shared::cta.b1024.b32 [%0], 2;",
+        )],
     );
     let m = message(kind(name, &d, "launch_error"));
     assert!(
@@ -159,15 +171,12 @@ fn a_tensor_map_given_its_rank_rather_than_the_rank_less_one_is_a_launch_error()
 #[test]
 fn a_box_wider_than_its_swizzle_is_a_launch_error() {
     let name = "p11_tma_box";
-    let d = broken(
+    let d = broken_together(
         name,
-        &[
-            TMA_ON,
-            (
-                "(long long)d.n * 4, 16, BLOCK_K);",
-                "(long long)d.n * 4, 32, BLOCK_K);",
-            ),
-        ],
+        &[(
+            "(long long)d.n * 4, 16, BLOCK_K);",
+            "(long long)d.n * 4, 32, BLOCK_K);",
+        )],
     );
     let m = message(kind(name, &d, "launch_error"));
     assert!(
@@ -179,15 +188,12 @@ fn a_box_wider_than_its_swizzle_is_a_launch_error() {
 #[test]
 fn announcing_fewer_bytes_than_the_tensor_copies_bring_is_a_deadlock() {
     let name = "p11_tma_bytes";
-    let d = broken(
+    let d = broken_together(
         name,
-        &[
-            TMA_ON,
-            (
-                "(at.j == 0 ? SLAB_BYTES : 0);",
-                "(at.j == 0 ? SLAB_BYTES / 2 : 0);",
-            ),
-        ],
+        &[(
+            "(begins ? SLAB_BYTES : 0);",
+            "(begins ? SLAB_BYTES / 2 : 0);",
+        )],
     );
     let m = mbarrier_deadlock(name, &d);
     assert!(
@@ -199,12 +205,26 @@ fn announcing_fewer_bytes_than_the_tensor_copies_bring_is_a_deadlock() {
 #[test]
 fn consumers_that_do_not_wait_for_the_tensor_copies_race_them() {
     let name = "p11_tma_no_full_wait";
-    let d = broken(name, &[TMA_ON, (CONSUMER_WAIT, "")]);
+    let d = broken_together(name, &[(WALK_WAIT, "")]);
     let race = message(kind(name, &d, "race"));
     assert!(
         race.contains("bulk copy") && race.contains("without waiting for the copy"),
         "{race}"
     );
+}
+
+/// Both warpgroups multiply every stage, so both give it back: an empty barrier counting one
+/// warpgroup's 128 arrivals completes twice a stage, and the producer's wait for the parity of
+/// the next round comes a phase late.
+#[test]
+fn an_empty_barrier_counting_one_warpgroup_where_both_multiply_is_a_deadlock() {
+    let name = "p11_together_count";
+    let d = broken_together(
+        name,
+        &[("TOGETHER ? CTHREADS : 128);", "TOGETHER ? 128 : 128);")],
+    );
+    let m = mbarrier_deadlock(name, &d);
+    assert!(m.contains("comes a whole phase late"), "{m}");
 }
 
 // The ping-pong path (blocks of 64 output channels or fewer).
@@ -213,7 +233,7 @@ fn consumers_that_do_not_wait_for_the_tensor_copies_race_them() {
 fn the_ping_pong_path_gets_no_diagnostic_with_either_copy() {
     let (passed, d) = check_case(&repo().join(SOLUTION), PING_PONG);
     assert!(passed && d.is_empty(), "{d:#?}");
-    let (file, _) = mutate(SOLUTION, "p11_pp_tma", &[TMA_ON]);
+    let (file, _) = mutate(SOLUTION, "p11_pp_cp_async", &[TMA_OFF]);
     let (passed, d) = check_case(&file, PING_PONG);
     assert!(passed && d.is_empty(), "{d:#?}");
 }
@@ -227,10 +247,13 @@ fn warpgroups_that_do_not_take_turns_read_a_stage_being_copied() {
     let d = broken_on(
         PING_PONG,
         name,
-        &[(
-            "            asm volatile(\"bar.sync %0, 256;\" ::\"r\"(3 - w) : \"memory\");\n",
-            "",
-        )],
+        &[
+            TMA_OFF,
+            (
+                "            asm volatile(\"bar.sync %0, 256;\" ::\"r\"(3 - w) : \"memory\");\n",
+                "",
+            ),
+        ],
     );
     let race = message(kind(name, &d, "race"));
     assert!(race.contains("cp.async"), "{race}");
@@ -243,10 +266,7 @@ fn an_empty_barrier_expecting_both_warpgroups_is_a_deadlock() {
     let d = broken_on(
         PING_PONG,
         name,
-        &[(
-            "mbar_init(bars + 8 * (ROW_STAGES + st), 128);",
-            "mbar_init(bars + 8 * (ROW_STAGES + st), 256);",
-        )],
+        &[("TOGETHER ? CTHREADS : 128);", "TOGETHER ? CTHREADS : 256);")],
     );
     let m = message(kind(name, &d, "barrier_divergence")).to_string();
     assert!(

@@ -2,7 +2,8 @@
 //! per registered puzzle, so a puzzle added later is covered) is rewritten the ways a learner
 //! writes the same kernel: without its `#pragma unroll`s, with every loop kept rolled (`#pragma
 //! unroll 1`), with every loop unrolled by 4, with its shared memory and the pointers into it
-//! `volatile`; with an option a solution keeps off turned on (puzzle 11's TMA copies); and the hand-written variants in `fixtures/variants/` (vector or scalar loads,
+//! `volatile`; with a solution's option turned the other way (puzzle 11's copies by `cp.async`
+//! rather than the TMA unit); and the hand-written variants in `fixtures/variants/` (vector or scalar loads,
 //! the register window of the issue that found the `used_bytes_mask` false alarm, a persistent
 //! kernel sized by `%nsmid`, a tile loaded by one bulk copy completing on an mbarrier). Each must
 //! pass every case on the simulator with no diagnostic at all.
@@ -59,12 +60,13 @@ const REWRITES: [(&str, Rewrite); 5] = [
         }
         Some(out)
     }),
-    // A solution's option that is off for the runner, turned on: puzzle 11's TMA copies
-    // (tensor maps the kernel builds, `cp.async.bulk.tensor`).
-    ("tma", |s| {
-        let off = "#ifndef TMA\n#define TMA 0\n";
-        s.contains(off)
-            .then(|| s.replacen(off, "#ifndef TMA\n#define TMA 1\n", 1))
+    // A solution's option that is on for the runner, turned off: puzzle 11's copies by
+    // `cp.async` rather than by the TMA unit (blocks of more than 64 output channels then take
+    // the row path rather than the walk).
+    ("cp-async", |s| {
+        let on = "#ifndef TMA\n#define TMA 1\n";
+        s.contains(on)
+            .then(|| s.replacen(on, "#ifndef TMA\n#define TMA 0\n", 1))
     }),
     ("volatile", |s| {
         if s.contains("reinterpret_cast") {

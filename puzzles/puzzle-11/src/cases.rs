@@ -15,9 +15,10 @@
 //!   and one image whose rows of 64 output pixels let a run of 248 of them fit in 256 input
 //!   pixels, with 12 output channels (`random-rows`, the solution's Hopper ping-pong path: two
 //!   warpgroups taking units of 256 positions in turn, in a persistent block) and with 68
-//!   (`random-rows-wide`, one row of output pixels: the Hopper row path, whose two warpgroups
-//!   multiply 64 channels each); in both, the producer warpgroup and the mbarriers run on the
-//!   simulator, and the nine K steps of a unit or block go round the ring of six weight stages.
+//!   (`random-rows-wide`, one row of output pixels: the Hopper walk with both warpgroups on
+//!   every unit, 64 channels each, or with the solution's `TMA 0` its row path); in both, the
+//!   producer warpgroup and the mbarriers run on the simulator, and the nine K steps of a unit or
+//!   block go round the ring of six weight stages.
 //! - `full-*`: CURRICULUM.md's three, built only for [`Scale::Full`]; references computed in
 //!   parallel once and cached ([`kernels::refcache`]).
 //!

@@ -115,7 +115,8 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     // A kernel that reads %nsmid is told the H100's SMs. A persistent one gives work to the first
     // blocks of each row (as many as SMs) and returns from the rest at once, so where the grid is
     // wider than that the sample is drawn from those first blocks, plus the grid's last block as
-    // a probe: if the probe returned at once, the counts are scaled to the first blocks only.
+    // a probe: if the probe read and wrote no memory (it returned before any work), the counts
+    // are scaled to the first blocks only.
     let grid = job.launch.grid;
     let wide = sampled && ptx.contains("%nsmid") && grid[0] > gpu.sms;
     let first = [grid[0].min(gpu.sms), grid[1], grid[2]];
@@ -135,10 +136,17 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         ..SimOptions::default()
     };
     let out = sim::run_observed(&ptx, job, &opts, &mut prof);
-    let (within, beyond): (Vec<&([u32; 3], u64)>, Vec<_>) =
-        prof.block_issued.iter().partition(|b| b.0[0] < gpu.sms);
-    let mean = within.iter().map(|b| b.1).sum::<u64>() / (within.len() as u64).max(1);
-    let persistent = wide && !beyond.is_empty() && beyond.iter().all(|b| b.1 * 100 < mean);
+    // The blocks run among the first of each row, and whether those past them (the probe) did
+    // no work.
+    let within = prof
+        .block_issued
+        .iter()
+        .filter(|b| b.0[0] < gpu.sms)
+        .count() as u64;
+    let mut beyond = (prof.block_issued.iter().zip(&prof.block_accesses))
+        .filter(|(b, _)| b.0[0] >= gpu.sms)
+        .peekable();
+    let persistent = wide && beyond.peek().is_some() && beyond.all(|(_, &n)| n == 0);
     let blocks = if persistent {
         u64::from(first[0]) * u64::from(first[1]) * u64::from(first[2])
     } else {
@@ -146,7 +154,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     };
     // The blocks the counts stand for, and how many of them ran.
     let runs = if persistent {
-        within.len() as u64
+        within
     } else {
         prof.blocks_run()
     };
@@ -165,7 +173,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     );
     if persistent {
         text += &format!(
-            "the kernel reads %nsmid ({} SMs, the H100's) and the grid's last block returned at once: a persistent grid, counted as the first {} blocks of each row\n",
+            "the kernel reads %nsmid ({} SMs, the H100's) and the grid's last block returned without reading or writing memory: a persistent grid, counted as the first {} blocks of each row\n",
             gpu.sms, first[0]
         );
     }
