@@ -151,10 +151,8 @@ pub struct Profiler {
     pub budget: u64,
     /// A sampled block run whatever the budget (`runner profile`'s probe past the SMs).
     pub probe: Option<[u32; 3]>,
-    /// Each block run and the warp-instructions it issued, in the order they ran.
-    pub block_issued: Vec<([u32; 3], u64)>,
-    /// The global and shared accesses of each block run, in the same order.
-    pub block_accesses: Vec<u64>,
+    /// Each block run and its global and shared accesses, in the order they ran.
+    pub block_accesses: Vec<([u32; 3], u64)>,
     executed: u64,
     pending: Option<Pending>,
 }
@@ -169,7 +167,6 @@ impl Profiler {
             sample,
             budget: 250_000_000,
             probe: None,
-            block_issued: vec![],
             block_accesses: vec![],
             executed: 0,
             pending: None,
@@ -212,7 +209,7 @@ impl Profiler {
 
     /// How many blocks ran.
     pub fn blocks_run(&self) -> u64 {
-        self.block_issued.len() as u64
+        self.block_accesses.len() as u64
     }
 
     /// The counts summed over the kernel.
@@ -264,14 +261,13 @@ impl Observer for Profiler {
             None => true,
             Some(s) => {
                 s.contains(&block)
-                    && (self.block_issued.is_empty()
+                    && (self.block_accesses.is_empty()
                         || self.executed < self.budget
                         || self.probe == Some(block))
             }
         };
         if run {
-            self.block_issued.push((block, 0));
-            self.block_accesses.push(0);
+            self.block_accesses.push((block, 0));
         }
         run
     }
@@ -282,9 +278,6 @@ impl Observer for Profiler {
             c.issued += 1;
             c.lanes += u64::from(i.exec.count_ones());
         }
-        if let Some(b) = self.block_issued.last_mut() {
-            b.1 += 1;
-        }
         self.executed += u64::from(i.exec.count_ones());
     }
 
@@ -293,9 +286,9 @@ impl Observer for Profiler {
             return;
         }
         if matches!(t.space, Space::Global | Space::Shared)
-            && let Some(n) = self.block_accesses.last_mut()
+            && let Some(b) = self.block_accesses.last_mut()
         {
-            *n += 1;
+            b.1 += 1;
         }
         if self
             .pending

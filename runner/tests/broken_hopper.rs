@@ -36,8 +36,10 @@ fn check_case(file: &Path, case: &str) -> (bool, Vec<Value>) {
     common::check_kernel("puzzle-11", file, "sim", &["--case", case])
 }
 
-fn check(file: &Path) -> (bool, Vec<Value>) {
-    check_case(file, ROWS)
+/// `file` passes `case` with no diagnostic at all.
+fn clean(file: &Path, case: &str) {
+    let (passed, d) = check_case(file, case);
+    assert!(passed && d.is_empty(), "{case}: {d:#?}");
 }
 
 /// The solution with `edits` made in it, checked on `case`: it must fail; its diagnostics.
@@ -81,9 +83,7 @@ const PRODUCER_WAIT: &str = "                    mbar_wait(bars + 8 * (ROW_STAGE
 
 #[test]
 fn the_warp_specialized_row_path_gets_no_diagnostic() {
-    let (file, _) = mutate(SOLUTION, "p11_rows", &[TMA_OFF]);
-    let (passed, d) = check(&file);
-    assert!(passed && d.is_empty(), "{d:#?}");
+    clean(&mutate(SOLUTION, "p11_rows", &[TMA_OFF]).0, ROWS);
 }
 
 #[test]
@@ -145,8 +145,7 @@ const WALK_WAIT: &str =
 
 #[test]
 fn the_walk_together_with_tma_copies_gets_no_diagnostic() {
-    let (passed, d) = check(&repo().join(SOLUTION));
-    assert!(passed && d.is_empty(), "{d:#?}");
+    clean(&repo().join(SOLUTION), ROWS);
 }
 
 #[test]
@@ -231,11 +230,11 @@ fn an_empty_barrier_counting_one_warpgroup_where_both_multiply_is_a_deadlock() {
 
 #[test]
 fn the_ping_pong_path_gets_no_diagnostic_with_either_copy() {
-    let (passed, d) = check_case(&repo().join(SOLUTION), PING_PONG);
-    assert!(passed && d.is_empty(), "{d:#?}");
-    let (file, _) = mutate(SOLUTION, "p11_pp_cp_async", &[TMA_OFF]);
-    let (passed, d) = check_case(&file, PING_PONG);
-    assert!(passed && d.is_empty(), "{d:#?}");
+    clean(&repo().join(SOLUTION), PING_PONG);
+    clean(
+        &mutate(SOLUTION, "p11_pp_cp_async", &[TMA_OFF]).0,
+        PING_PONG,
+    );
 }
 
 /// Without the named barrier that orders them, the second warpgroup waits on a stage a whole unit

@@ -138,15 +138,9 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     let out = sim::run_observed(&ptx, job, &opts, &mut prof);
     // The blocks run among the first of each row, and whether those past them (the probe) did
     // no work.
-    let within = prof
-        .block_issued
-        .iter()
-        .filter(|b| b.0[0] < gpu.sms)
-        .count() as u64;
-    let mut beyond = (prof.block_issued.iter().zip(&prof.block_accesses))
-        .filter(|(b, _)| b.0[0] >= gpu.sms)
-        .peekable();
-    let persistent = wide && beyond.peek().is_some() && beyond.all(|(_, &n)| n == 0);
+    let (within, beyond): (Vec<&([u32; 3], u64)>, Vec<_>) =
+        prof.block_accesses.iter().partition(|b| b.0[0] < gpu.sms);
+    let persistent = wide && !beyond.is_empty() && beyond.iter().all(|b| b.1 == 0);
     let blocks = if persistent {
         u64::from(first[0]) * u64::from(first[1]) * u64::from(first[2])
     } else {
@@ -154,7 +148,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     };
     // The blocks the counts stand for, and how many of them ran.
     let runs = if persistent {
-        within
+        within.len() as u64
     } else {
         prof.blocks_run()
     };
