@@ -2,7 +2,7 @@
 """The workbook's broken-kernel corpora on three judges (issue 18): the simulator, the GPU alone,
 and compute-sanitizer around the GPU.
 
-Corpora: kernels/tests/fixtures/broken (puzzles 01 to 03) and runner/tests/fixtures/broken2d
+Corpora: kernels/conformance/tests/fixtures/broken (puzzles 01 to 03) and runner/tests/fixtures/broken2d
 (puzzles 09 and 10). Each broken kernel marks its faulty line with `// expect: KIND`; a fixture
 without a mark is a correct kernel, which every judge should pass. Fixtures that order shared
 memory with `__syncwarp()` are left out: they are right or wrong for the one-warp block of the
@@ -27,7 +27,7 @@ introduction's table.
 import concurrent.futures, glob, json, os, re, subprocess, sys, time
 
 RUNNER = os.environ.get("RUNNER", "target/release/runner")
-CORPORA = [("1D", "kernels/tests/fixtures/broken"), ("2D", "runner/tests/fixtures/broken2d")]
+CORPORA = [("1D", "kernels/conformance/tests/fixtures/broken"), ("2D", "runner/tests/fixtures/broken2d")]
 TOOL = {"clean": "racecheck", "race": "racecheck", "uninitialized_read": "initcheck",
         "barrier_divergence": "synccheck"}
 

@@ -1,5 +1,5 @@
 // Probe of GPU semantics the simulator must match (issue 16's fuzzing): NaN rules and rounding.
-// Run on a GPU machine: nvcc -arch=sm_90 -o probe bench/fuzz_probe.cu && ./probe; kernels/src/sim/gpu_facts.rs
+// Run on a GPU machine: nvcc -arch=sm_90 -o probe bench/fuzz_probe.cu && ./probe; kernels/sim/src/gpu_facts.rs
 // holds what an H100 printed.
 #include <cstdio>
 #include <cuda_fp16.h>
@@ -27,7 +27,7 @@ __global__ void k(const unsigned long long* in) {
   printf("half nan %04x f2h_rz big %04x h2f nan %08x\n", __half_as_ushort(__float2half_rn(fn)), __half_as_ushort(__float2half_rz(fbig)), __float_as_uint(__half2float(__ushort_as_half((unsigned short)0x7e01))));
 }
 // NaN operand order and sign, f64 negation, and f64 directed rounding where an estimated error
-// term once failed (round 2 of the probe: kernels/src/sim/gpu_facts.rs).
+// term once failed (round 2 of the probe: kernels/sim/src/gpu_facts.rs).
 __global__ void k2(const unsigned long long* in) {
   double n1 = D(in[0]), n2 = D(in[1]), n3 = D(in[2]), n4 = D(in[3]);
   double big = D(in[4]), big2 = D(in[5]), c969 = D(in[6]), three = D(in[7]), two = D(in[8]), mx = D(in[9]);

@@ -1,7 +1,7 @@
 // Which NaN an f64 operation gives when several operands are NaN (issue 16's fuzzing found the
 // simulator's rule, "the larger significand", wrong for some pairs): for 4096 pairs (a, b) and
 // a third NaN c, the bits of add, sub, mul, div, fma in each operand order, min and max, written
-// raw to nan_pairs.bin (input words first, then results), for kernels/src/sim/gpu_facts.rs.
+// raw to nan_pairs.bin (input words first, then results), for kernels/sim/src/gpu_facts.rs.
 // Run on a GPU machine: nvcc -arch=sm_90 -o nan_pairs bench/nan_pairs.cu && ./nan_pairs DIR
 #include <cstdio>
 #include <cstdlib>

@@ -10,8 +10,8 @@ mkdir -p "$out"
 runner=${RUNNER:-target/release/runner}
 browser=$(command -v chromium || command -v chromium-browser || command -v google-chrome)
 for args in "puzzle-03 --solution" "puzzle-04 --solution" "puzzle-06 --solution" \
-    "puzzle-03 --kernel kernels/tests/fixtures/broken/p03_missing_barrier.cu" \
-    "puzzle-03 --kernel kernels/tests/fixtures/broken/p03_tile_past_end.cu"; do
+    "puzzle-03 --kernel kernels/conformance/tests/fixtures/broken/p03_missing_barrier.cu" \
+    "puzzle-03 --kernel kernels/conformance/tests/fixtures/broken/p03_tile_past_end.cu"; do
     name=$(echo "$args" | tr ' /' '__' | tr -cd 'A-Za-z0-9_.-')
     $runner show $args --color never --svg "$out/$name.svg" > /dev/null
     w=$(grep -o 'width="[0-9]*"' "$out/$name.svg" | head -1 | tr -cd 0-9)

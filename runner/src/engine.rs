@@ -7,16 +7,16 @@
 //! the GPU, in a worker process with a time limit, runs every case where there is one. A wrong
 //! case is cut to the smallest size that still fails, when the puzzle can shrink its cases.
 
+use crate::install;
 use crate::judge::{Agreement, agreement, judge};
-use crate::toolchain;
-use kernels::gpu::Device;
-use kernels::nvrtc::{self, Compiled, Source, Target};
-use kernels::worker::{self, KernelRun, Worker};
-use kernels::{Case, Diagnostic, Kind, Puzzle, RunOutput, Scale};
+use gpu::Device;
+use gpu::worker::{self, KernelRun, Worker};
 use serde::Serialize;
+use spec::{Case, Diagnostic, Kind, Puzzle, RunOutput, Scale};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Duration;
+use toolchain::nvrtc::{self, Compiled, Source, Target};
 
 /// Which backends a check may use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -57,7 +57,7 @@ pub struct CaseResult {
     pub instructions: Option<u64>,
     /// The most global reads and writes any one thread made (simulator only).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub stats: Option<kernels::job::AccessStats>,
+    pub stats: Option<spec::job::AccessStats>,
     pub output: Vec<f32>,
     pub expected: Vec<f64>,
     /// The first element outside the puzzle's tolerance (or still NaN), for the report's diff.
@@ -65,15 +65,15 @@ pub struct CaseResult {
     pub first_mismatch: Option<usize>,
     /// Rows, columns and stride of a 2D output (whose report names rows and columns).
     #[serde(skip)]
-    pub pitch: Option<kernels::job::Pitch>,
+    pub pitch: Option<spec::job::Pitch>,
     /// For a shrunk case: the case it was cut from.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shrunk_from: Option<String>,
     /// What the kernel's `printf` calls printed (the simulator names the thread of each).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub printed: Vec<kernels::job::Printed>,
+    pub printed: Vec<spec::job::Printed>,
     /// Entries printed past the ones kept.
-    #[serde(skip_serializing_if = "kernels::job::is_zero")]
+    #[serde(skip_serializing_if = "spec::job::is_zero")]
     pub printed_more: u64,
     /// This case's own diagnostics (`kind: message`), before repeats across cases are folded
     /// into one (for per-case reports such as Gradescope's tests).
@@ -92,7 +92,7 @@ pub struct Outcome {
     pub diagnostics: Vec<Diagnostic>,
     /// NVRTC's warnings about the kernel (it compiled; they do not fail it).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub warnings: Vec<kernels::warnings::Warning>,
+    pub warnings: Vec<toolchain::warnings::Warning>,
     /// Where both backends ran a case: do their outputs agree bit for bit?
     #[serde(skip_serializing_if = "Option::is_none")]
     pub backend_agreement: Option<Agreement>,
@@ -159,7 +159,7 @@ pub fn evaluate(req: &Request, gpu: &mut Worker) -> anyhow::Result<Outcome> {
     let file = crate::workbook::display(&req.file);
     let code = std::fs::read_to_string(&req.file)
         .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", req.file.display()))?;
-    let want_gpu = req.backend != BackendChoice::Sim && kernels::gpu::libcuda_present();
+    let want_gpu = req.backend != BackendChoice::Sim && gpu::libcuda_present();
     if want_gpu {
         // It creates its CUDA context while this process compiles and simulates.
         gpu.start();
@@ -174,7 +174,7 @@ pub fn evaluate(req: &Request, gpu: &mut Worker) -> anyhow::Result<Outcome> {
         d.chapter = Some(chapter.clone());
         d
     };
-    if let Err(d) = toolchain::ensure_nvrtc() {
+    if let Err(d) = install::ensure_nvrtc() {
         return Ok(Outcome::failed_early(req, &file, locate(d)));
     }
     // Full-scale cases are cheap to build (their references are cached): build them whenever a
@@ -194,12 +194,12 @@ pub fn evaluate(req: &Request, gpu: &mut Worker) -> anyhow::Result<Outcome> {
     }
     let mut macro_sets: Vec<&Vec<(String, String)>> = cases.iter().map(|c| &c.macros).collect();
     macro_sets.dedup();
-    let mut warnings: Vec<kernels::warnings::Warning> = vec![];
+    let mut warnings: Vec<toolchain::warnings::Warning> = vec![];
     for macros in macro_sets {
         // A puzzle whose kernel declares its launch (08) fails here too when the shape is
         // missing or impossible; each case's launch is set from it in `run_case`.
         let checked = ptx(&code, &file, macros).and_then(|ptx| {
-            kernels::entry::check(&ptx, puzzle.kernel, puzzle.params, &file)?;
+            spec::entry::check(&ptx, puzzle.kernel, puzzle.params, &file)?;
             puzzle.resolve_launch(&ptx, &file, &mut [])
         });
         if let Err(d) = checked {
@@ -210,7 +210,7 @@ pub fn evaluate(req: &Request, gpu: &mut Worker) -> anyhow::Result<Outcome> {
             file: &file,
             macros,
         };
-        for w in kernels::warnings::of(&source, &Target::Ptx) {
+        for w in toolchain::warnings::of(&source, &Target::Ptx) {
             if !warnings.contains(&w) {
                 warnings.push(w);
             }
@@ -374,7 +374,7 @@ fn quick_timing(device: &Device, cases: &[Case], results: &[CaseResult]) -> Opti
         .iter()
         .find(|r| r.name == full.name && r.shrunk_from.is_none() && r.passed)?;
     let flop = 2.0 * full.job.work as f64;
-    let peaks = kernels::bench::cached_peaks(device);
+    let peaks = gpu::bench::cached_peaks(device);
     Some(QuickTiming {
         case: full.name.clone(),
         device: device.name.clone(),
@@ -403,7 +403,7 @@ pub fn with_declared_launch(
 fn run_on_sim(puzzle: &Puzzle, code: &str, file: &str, case: &Case) -> (RunOutput, Case) {
     match with_declared_launch(puzzle, code, file, case) {
         Ok(own) => match ptx(code, file, &own.macros) {
-            Ok(ptx) => (kernels::sim::run(&ptx, &own.job), own),
+            Ok(ptx) => (sim::run(&ptx, &own.job), own),
             Err(d) => (RunOutput::failed(d), own),
         },
         Err(d) => (RunOutput::failed(d), case.clone()),

@@ -2,7 +2,7 @@
 //! output's padding checked bit for bit, a guess at the cause of a wrong output, and the diff as
 //! a grid.
 //!
-//! A pitched output ([`kernels::job::Arg::Pitched`]) comes back with its padding, which must
+//! A pitched output ([`spec::job::Arg::Pitched`]) comes back with its padding, which must
 //! still hold [`PADDING_SENTINEL`]: any other bits are `padding_written` (the simulator says
 //! which thread wrote it and at which line; the GPU only which element changed). Inside the
 //! image, NaN with the runner's poison bits is an element nobody wrote; any other NaN was
@@ -12,8 +12,8 @@
 
 use crate::engine::CaseResult;
 use colored::Colorize;
-use kernels::job::{Arg, PADDING_SENTINEL, Pitch};
-use kernels::{Case, Diagnostic, Kind, Tolerance};
+use spec::job::{Arg, PADDING_SENTINEL, Pitch};
+use spec::{Case, Diagnostic, Kind, Tolerance};
 
 /// `(row r, col c)` for flat element `i` of a pitched output.
 pub fn place(p: Pitch, i: usize) -> String {

@@ -11,10 +11,10 @@
 
 use crate::engine::{Backend, CaseResult, Outcome};
 use crate::judge::Agreement;
-use kernels::warnings::Warning;
-use kernels::{Arg, Case, Diagnostic, Puzzle, Scale};
 use serde::Serialize;
+use spec::{Arg, Case, Diagnostic, Puzzle, Scale};
 use std::collections::BTreeMap;
+use toolchain::warnings::Warning;
 
 /// How much to print.
 #[derive(Clone, Copy, Debug, Default)]
@@ -51,7 +51,7 @@ struct CaseView<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     instructions: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    stats: Option<kernels::job::AccessStats>,
+    stats: Option<spec::job::AccessStats>,
     #[serde(skip_serializing_if = "Option::is_none")]
     output: Option<&'a [f32]>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -61,8 +61,8 @@ struct CaseView<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     shrunk_from: Option<&'a str>,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    printed: &'a [kernels::job::Printed],
-    #[serde(skip_serializing_if = "kernels::job::is_zero")]
+    printed: &'a [spec::job::Printed],
+    #[serde(skip_serializing_if = "spec::job::is_zero")]
     printed_more: u64,
 }
 

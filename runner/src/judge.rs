@@ -9,8 +9,8 @@
 
 use crate::engine::{Backend, CaseResult};
 use crate::grid;
-use kernels::{Case, Diagnostic, Kind, Puzzle, RunOutput};
 use serde::Serialize;
+use spec::{Case, Diagnostic, Kind, Puzzle, RunOutput};
 
 /// How the simulator's outputs compare with the GPU's on the cases both ran.
 #[derive(Clone, Debug, Serialize)]

@@ -11,6 +11,7 @@ mod drift;
 mod engine;
 mod gradescope;
 mod grid;
+mod install;
 mod json;
 mod judge;
 mod model;
@@ -19,7 +20,6 @@ mod profile;
 mod registry;
 mod report;
 mod svg;
-mod toolchain;
 mod touches;
 mod validate;
 mod workbook;
@@ -119,7 +119,7 @@ fn main() -> ExitCode {
         Command::Validate(args) => cmd::validate::execute(args),
         Command::Grade(args) => cmd::grade::execute(args),
         Command::Fuzz(args) => cmd::fuzz::execute(args),
-        Command::GpuWorker => kernels::worker::serve()
+        Command::GpuWorker => gpu::worker::serve()
             .map(|()| ExitCode::SUCCESS)
             .map_err(Into::into),
     };

@@ -10,7 +10,7 @@
 
 use crate::touches::{Cell, Placed, Touches};
 use colored::Colorize;
-use kernels::sim::observe::MarkKind;
+use sim::observe::MarkKind;
 
 /// The most elements drawn of one area; the rest is summarized.
 pub const MAX_ELEMENTS: i64 = 512;

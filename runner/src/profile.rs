@@ -1,4 +1,4 @@
-//! The counts behind `runner profile`: an observer of the simulator (`kernels::sim::observe`)
+//! The counts behind `runner profile`: an observer of the simulator (`sim::observe`)
 //! that adds up, per PTX instruction, what the hardware would be asked to do.
 //!
 //! - issued: warp-instructions issued, and the lanes that executed them (divergence);
@@ -14,8 +14,8 @@
 //! access of another instruction or space arrives. `cmd::profile` turns the counts into a table
 //! and `model` into a predicted time.
 
-use kernels::sim::ir::{Op, Space, TensorPipe, Tern, Ty};
-use kernels::sim::observe::{Acc, Issue, Launched, Observer, Touch};
+use ptx::ir::{Op, Space, TensorPipe, Tern, Ty};
+use sim::observe::{Acc, Issue, Launched, Observer, Touch};
 
 /// What an instruction is, for the instruction mix.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]

@@ -3,7 +3,7 @@
 //! Order is the curriculum's: `runner list` prints it and a pass names the next one. Ids are
 //! `puzzle-NN`, unique, and each has its chapter in the book (tests below hold all of that).
 
-use kernels::Puzzle;
+use spec::Puzzle;
 
 /// Every puzzle, in the order a learner takes them.
 pub fn all() -> Vec<Puzzle> {
@@ -105,7 +105,7 @@ mod tests {
             ] {
                 assert!(root().join(&file).is_file(), "{}: missing {file}", p.id);
             }
-            let cases = (p.cases)(kernels::Scale::Small);
+            let cases = (p.cases)(spec::Scale::Small);
             assert!(
                 cases.iter().any(|c| c.name.starts_with("example")),
                 "{}",

@@ -7,8 +7,8 @@
 use crate::engine::{CaseResult, Outcome, QuickTiming};
 use crate::registry;
 use colored::Colorize;
-use kernels::Kind;
 use similar::{DiffTag, TextDiff};
+use spec::Kind;
 
 /// Elements shown around the first mismatch.
 const WINDOW: usize = 12;
@@ -209,7 +209,7 @@ fn printed(outcome: &Outcome) -> String {
     if more > 0 {
         out += &format!(
             "  ... and {more} more (--json keeps the first {})\n",
-            kernels::job::PRINTED_MAX
+            spec::job::PRINTED_MAX
         );
     }
     if printing.len() > 1 {
@@ -226,7 +226,7 @@ fn printed(outcome: &Outcome) -> String {
 }
 
 /// Per simulated case, each thread's highest global access counts against the case's budget.
-pub fn stats(outcome: &Outcome, budget_of: &dyn Fn(&str) -> Option<kernels::Budget>) -> String {
+pub fn stats(outcome: &Outcome, budget_of: &dyn Fn(&str) -> Option<spec::Budget>) -> String {
     let of = |n: Option<u32>| n.map(|n| format!("/{n}")).unwrap_or_default();
     let mut out = format!(
         "{:<28}{:>10}{:>10}  (most by any one thread)\n",

@@ -1,14 +1,14 @@
 //! Who touched what: the observer behind `runner show`, and the picture's model it fills.
 //!
-//! [`Recorder`] watches one block of one launch (`kernels::sim::observe`): for every global
+//! [`Recorder`] watches one block of one launch (`sim::observe`): for every global
 //! buffer and `__shared__` array, per barrier phase (the accesses between two
 //! `__syncthreads()`), which threads read and which wrote each 4-byte element. After the launch
 //! the simulator hands over its marks (the fault that stopped it, the races and reads of
 //! unwritten shared words and writes into a pitched output's padding the checks found); those of
 //! this block are placed at their element and phase. `picture` draws a [`Touches`] in the terminal, `svg` as an image.
 
-use kernels::sim::ir::{Op, Space};
-use kernels::sim::observe::{
+use ptx::ir::{Op, Space};
+use sim::observe::{
     Acc, Array, Launched, Mark, MarkKind, Observer, Side, Touch, shared_arrays, shared_element,
 };
 use std::collections::BTreeMap;
@@ -211,7 +211,7 @@ impl Observer for Recorder {
         }
     }
 
-    fn issue(&mut self, i: kernels::sim::observe::Issue) {
+    fn issue(&mut self, i: sim::observe::Issue) {
         if self.recording
             && let Some(Some(line)) = self.bars.get(i.inst as usize)
         {

@@ -11,7 +11,7 @@ use crate::book;
 use crate::drift::compare;
 use crate::engine::{self, BackendChoice, Outcome};
 use crate::workbook;
-use kernels::{Kind, Puzzle};
+use spec::{Kind, Puzzle};
 use std::path::Path;
 use std::time::Duration;
 
@@ -122,7 +122,7 @@ fn check_command(p: &Puzzle, flag: &str) -> String {
 
 thread_local! {
     /// One warm GPU worker for every check of a validation (started only where there is a GPU).
-    static GPU: std::cell::RefCell<kernels::worker::Worker> = std::cell::RefCell::new(engine::gpu_worker());
+    static GPU: std::cell::RefCell<gpu::worker::Worker> = std::cell::RefCell::new(engine::gpu_worker());
 }
 
 fn evaluate(

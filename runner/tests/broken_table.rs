@@ -83,7 +83,7 @@ fn draw(m: &Value) -> String {
     let kernels = m["kernels"].as_array().expect("kernels");
     let corpus = |c: &str| kernels.iter().filter(|k| k["corpus"] == c).count();
     let mut out = format!(
-        "Measured on an {} ({}) with `{}`: {} kernels of the 1D corpus (`kernels/tests/fixtures/broken`, puzzles 01 to 03) and {} of the 2D corpus (`runner/tests/fixtures/broken2d`, puzzles 09 and 10).\n\n",
+        "Measured on an {} ({}) with `{}`: {} kernels of the 1D corpus (`kernels/conformance/tests/fixtures/broken`, puzzles 01 to 03) and {} of the 2D corpus (`runner/tests/fixtures/broken2d`, puzzles 09 and 10).\n\n",
         m["gpu"].as_str().unwrap(),
         m["date"].as_str().unwrap(),
         m["command"].as_str().unwrap(),

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 #[test]
 fn bench_without_a_gpu_is_a_usage_error() {
-    if kernels::gpu::probe().is_some() {
+    if gpu::probe().is_some() {
         return; // Nothing to show on a machine with a GPU.
     }
     let out = run(&["bench", "puzzle-06", "--solution"]);

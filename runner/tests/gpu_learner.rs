@@ -11,11 +11,8 @@ use common::run;
 
 /// `check puzzle-01` of a broken-corpus fixture on the GPU alone, as JSON.
 fn on_gpu(fixture: &str) -> serde_json::Value {
-    assert!(
-        kernels::gpu::probe().is_some(),
-        "this test needs a CUDA GPU"
-    );
-    let file = format!("kernels/tests/fixtures/broken/{fixture}.cu");
+    assert!(gpu::probe().is_some(), "this test needs a CUDA GPU");
+    let file = format!("kernels/conformance/tests/fixtures/broken/{fixture}.cu");
     let out = run(&[
         "check",
         "puzzle-01",
@@ -72,7 +69,7 @@ fn a_store_into_an_input_on_the_gpu_is_wrote_input() {
 #[test]
 #[ignore = "needs a CUDA GPU: run with --ignored on a GPU machine"]
 fn recursive_device_functions_pass_on_both_backends_bit_for_bit() {
-    let file = "kernels/tests/fixtures/broken/p01_recursive_ok.cu";
+    let file = "kernels/conformance/tests/fixtures/broken/p01_recursive_ok.cu";
     let out = run(&["check", "puzzle-01", "--kernel", file, "--json"]);
     let o: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(o["passed"], true, "{}", o["diagnostics"]);
@@ -82,7 +79,7 @@ fn recursive_device_functions_pass_on_both_backends_bit_for_bit() {
 }
 
 /// The first 200 generated kernels agree bit for bit, but for the known ones
-/// (`kernels::fuzz::KNOWN_H100`: two-NaN f64 operations whose operands ptxas swapped).
+/// (`fuzz::KNOWN_H100`: two-NaN f64 operations whose operands ptxas swapped).
 #[test]
 #[ignore = "needs a CUDA GPU: run with --ignored on a GPU machine"]
 fn generated_kernels_agree_bit_for_bit() {
@@ -93,7 +90,7 @@ fn generated_kernels_agree_bit_for_bit() {
         .filter_map(|l| l.strip_prefix("✗ seed "))
         .filter_map(|l| l.split(':').next()?.parse().ok())
         .collect();
-    let known: Vec<u64> = kernels::fuzz::KNOWN_H100.iter().map(|k| k.0).collect();
+    let known: Vec<u64> = fuzz::KNOWN_H100.iter().map(|k| k.0).collect();
     let new: Vec<&u64> = failed.iter().filter(|s| !known.contains(s)).collect();
     assert!(new.is_empty(), "{text}");
     assert!(text.contains("kernels passed (seeds 0..200"), "{text}");

@@ -77,7 +77,7 @@ fn padding_writes_of_a_2d_output() {
 
 #[test]
 fn a_missing_barrier_is_marked_where_it_races_and_check_says_how_to_draw_it() {
-    let kernel = "kernels/tests/fixtures/broken/p03_missing_barrier.cu";
+    let kernel = "kernels/conformance/tests/fixtures/broken/p03_missing_barrier.cu";
     let draw = draw_line("puzzle-03", kernel);
     assert!(draw.contains("--case example-1 --block 0"), "{draw}");
     let args: Vec<&str> = draw.split_whitespace().collect();
@@ -163,7 +163,7 @@ fn the_svg_is_well_formed_sane_in_size_and_its_text_inside_the_view_box() {
     for (puzzle, kernel) in [
         (
             "puzzle-03",
-            "kernels/tests/fixtures/broken/p03_missing_barrier.cu",
+            "kernels/conformance/tests/fixtures/broken/p03_missing_barrier.cu",
         ),
         ("puzzle-04", "solutions/puzzle-04.cu"),
         (

@@ -5,8 +5,8 @@
 //! contract's reference and case builder, which puzzles 02 and 03 reuse: the three puzzles differ
 //! in launch shape and budget, never in what they compute.
 
-use kernels::job::{Budget, Launch};
-use kernels::spec::{Case, ConvArgs, Param, ParamType, Puzzle, Rng, Scale, Tolerance};
+use spec::job::{Budget, Launch};
+use spec::{Case, ConvArgs, Param, ParamType, Puzzle, Rng, Scale, Tolerance};
 
 /// The fixed interface of puzzles 01 to 03.
 pub const PARAMS: &[Param] = &[
@@ -97,7 +97,7 @@ pub fn case(name: &str, shape: Shape, tpb: u32, a: Vec<f32>, b: Vec<f32>, scale:
     let expected = match scale {
         Scale::Small => reference(&a, &b),
         Scale::Full => {
-            kernels::refcache::cached(&format!("classic-{name}"), &[&a, &b], || reference(&a, &b))
+            spec::refcache::cached(&format!("classic-{name}"), &[&a, &b], || reference(&a, &b))
         }
     };
     let args = ConvArgs {
@@ -141,7 +141,7 @@ pub fn random_case(
 /// keeping the launch rule, so a failure is reported where it is easiest to read.
 pub fn shrink_with(shape: Shape, failing: &Case) -> Vec<Case> {
     let (a, b, tpb) = match (&failing.job.args[0], &failing.job.args[1]) {
-        (kernels::Arg::Input { data: a, .. }, kernels::Arg::Input { data: b, .. }) => {
+        (spec::Arg::Input { data: a, .. }, spec::Arg::Input { data: b, .. }) => {
             (a.clone(), b.clone(), failing.job.launch.block[0])
         }
         _ => return vec![],
@@ -237,7 +237,7 @@ mod tests {
             .iter()
             .filter(|c| c.name.starts_with("random"))
         {
-            let (kernels::Arg::Input { data: a, .. }, kernels::Arg::Input { data: b, .. }) =
+            let (spec::Arg::Input { data: a, .. }, spec::Arg::Input { data: b, .. }) =
                 (&c.job.args[0], &c.job.args[1])
             else {
                 panic!("case {} has no inputs", c.name)

@@ -5,9 +5,9 @@
 //! global memory at most twice (one element of `a`, one of `b`) and write it once. The contract
 //! and reference are puzzle 01's.
 
-use kernels::job::Budget;
-use kernels::spec::{Case, Puzzle, Rng, Scale};
 use puzzle_01::{PARAMS, Shape, TOLERANCE, case, ramp, random_case, shrink_with};
+use spec::job::Budget;
+use spec::{Case, Puzzle, Rng, Scale};
 
 const SHAPE: Shape = Shape {
     one_block: true,

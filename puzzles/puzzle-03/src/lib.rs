@@ -6,9 +6,9 @@
 //! element, one element of `b`) and one write. CONV <= TPB in every case, so the first CONV - 1
 //! threads can load the halo. The contract and reference are puzzle 01's.
 
-use kernels::job::Budget;
-use kernels::spec::{Case, Puzzle, Rng, Scale};
 use puzzle_01::{PARAMS, Shape, TOLERANCE, case, ramp, random_case, shrink_with};
+use spec::job::Budget;
+use spec::{Case, Puzzle, Rng, Scale};
 
 const SHAPE: Shape = Shape {
     one_block: false,

@@ -14,7 +14,7 @@
 
 use crate::layout::{Layout, Plan};
 use crate::reference;
-use kernels::spec::{Case, ConvArgs, Rng, Scale};
+use spec::{Case, ConvArgs, Rng, Scale};
 
 /// Input and kernel sizes of the full-scale case: the constraints' maxima.
 pub const FULL_INPUT: usize = 1_500_000;
@@ -30,7 +30,7 @@ pub fn case(name: &str, layout: Layout, input: Vec<f32>, kernel: Vec<f32>, scale
     let expected = match scale {
         Scale::Small => reference(&input, &kernel),
         Scale::Full => {
-            kernels::refcache::cached(&format!("conv1d-{name}"), &[&input, &kernel], || {
+            spec::refcache::cached(&format!("conv1d-{name}"), &[&input, &kernel], || {
                 reference(&input, &kernel)
             })
         }
@@ -124,7 +124,7 @@ pub fn cases(plan: &Plan, seed: u64, scale: Scale) -> Vec<Case> {
 /// Smaller versions of a failing case, smallest first: the same kernel and the first inputs,
 /// cut to 1, 2, 3, 5, ... outputs, launched by the same layout.
 pub fn shrink(failing: &Case) -> Vec<Case> {
-    let (kernels::Arg::Input { data: input, .. }, kernels::Arg::Input { data: kernel, .. }) =
+    let (spec::Arg::Input { data: input, .. }, spec::Arg::Input { data: kernel, .. }) =
         (&failing.job.args[0], &failing.job.args[1])
     else {
         return vec![];

@@ -5,8 +5,8 @@
 //! c_kernel[2048]` first. A [`Plan`] maps a case's block-size hint to a layout, so that one case
 //! list ([`crate::cases`]) serves all five. Invariant: every layout's grid covers every output.
 
-use kernels::job::{ConstUpload, Launch};
-use kernels::spec::DeclaredLaunch;
+use spec::DeclaredLaunch;
+use spec::job::{ConstUpload, Launch};
 
 /// The `__constant__` array puzzles 05 and 06 read the taps from.
 pub const CONSTANT_SYMBOL: &str = "c_kernel";
@@ -31,7 +31,7 @@ pub enum Layout {
         threads: u32,
     },
     /// Puzzle 08: the kernel file declares the launch; cases carry a placeholder until the
-    /// runner resolves it ([`kernels::spec::Puzzle::resolve_launch`]).
+    /// runner resolves it ([`spec::Puzzle::resolve_launch`]).
     Declared,
 }
 
@@ -97,7 +97,7 @@ impl Layout {
     }
 
     /// The layout a case was built with, read back from its macros and uploads (for shrinking).
-    pub fn of(case: &kernels::Case) -> Layout {
+    pub fn of(case: &spec::Case) -> Layout {
         let get = |name: &str| {
             case.macros
                 .iter()

@@ -23,8 +23,8 @@
 pub mod cases;
 pub mod layout;
 
-use kernels::spec::{Param, ParamType, Puzzle, Tolerance};
 use layout::{Layout, Plan};
+use spec::{Param, ParamType, Puzzle, Tolerance};
 
 /// The judge's interface, fixed for puzzles 04 to 08.
 pub const PARAMS: &[Param] = &[
@@ -126,8 +126,8 @@ fn float32_sum(input: &[f32], kernel: &[f32], i: usize, lanes: usize, fused: boo
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kernels::Arg;
-    use kernels::spec::Scale;
+    use spec::Arg;
+    use spec::Scale;
 
     #[test]
     fn teaching_cases_match_the_curriculum() {

@@ -10,10 +10,10 @@
 //! still reads its taps from `kernel` gets `budget_exceeded`, naming `c_kernel`, instead of a
 //! silent pass.
 
-use kernels::Budget;
-use kernels::spec::{Case, Puzzle, Scale};
 use puzzle_04::cases;
 use puzzle_04::layout::{Layout, Plan};
+use spec::Budget;
+use spec::{Case, Puzzle, Scale};
 
 const PLAN: Plan = Plan {
     small: |tpb| Layout::Tile {
@@ -71,7 +71,7 @@ mod tests {
             let [upload] = &c.job.constants[..] else {
                 panic!("{}: one upload expected", c.name)
             };
-            let kernels::Arg::Input { data, .. } = &c.job.args[1] else {
+            let spec::Arg::Input { data, .. } = &c.job.args[1] else {
                 panic!()
             };
             assert_eq!(

@@ -6,9 +6,9 @@
 //! come from `c_kernel` as in puzzle 05. The full case runs 64 threads of 16 outputs, the fastest
 //! shape measured (65% of an H100's FP32 peak; bench/NOTES.md). Contract and cases: puzzle 04's.
 
-use kernels::spec::{Puzzle, Scale};
 use puzzle_04::cases;
 use puzzle_04::layout::{Layout, Plan};
+use spec::{Puzzle, Scale};
 
 /// Small cases: 8 threads of 2 outputs, 32 of 4, 64 of 8 for the hints 8, 32 and 128.
 fn small(tpb: u32) -> Layout {
@@ -77,7 +77,7 @@ mod tests {
     #[test]
     fn some_case_has_a_partial_thread_and_a_partial_block() {
         let cases = cases::cases(&PLAN, 60, Scale::Small);
-        let partial = |c: &kernels::Case, n: usize| !c.expected.len().is_multiple_of(n);
+        let partial = |c: &spec::Case, n: usize| !c.expected.len().is_multiple_of(n);
         assert!(cases.iter().any(|c| {
             let Layout::Registers { tpb, per_thread } = Layout::of(c) else {
                 return false;

@@ -6,9 +6,9 @@
 //! BLOCK_SIZE rows. The full case is the measured anchor's shape: BLOCK_SIZE 2048, K_BLOCK 4,
 //! 128 threads (Triton's four warps). Contract and cases: puzzle 04's.
 
-use kernels::spec::{Puzzle, Scale};
 use puzzle_04::cases;
 use puzzle_04::layout::{Layout, Plan};
+use spec::{Puzzle, Scale};
 
 const PLAN: Plan = Plan {
     small: |tpb| Layout::Broadcast {

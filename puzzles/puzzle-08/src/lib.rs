@@ -2,14 +2,14 @@
 //!
 //! The learner chooses the launch. The kernel file declares it as
 //! `extern "C" __device__ const int launch_shape[3] = {THREADS, OUTPUTS_PER_BLOCK, SHARED_BYTES};`
-//! and the runner, after compiling, reads it from the PTX ([`kernels::shape`]) and launches
+//! and the runner, after compiling, reads it from the PTX ([`spec::shape`]) and launches
 //! `ceil(output_size / OUTPUTS_PER_BLOCK)` blocks of THREADS threads with SHARED_BYTES of dynamic
-//! shared memory ([`kernels::spec::Puzzle::resolve_launch`]). Until then the cases carry a
+//! shared memory ([`spec::Puzzle::resolve_launch`]). Until then the cases carry a
 //! placeholder launch of no blocks. No macros are defined. Contract and cases: puzzle 04's.
 
-use kernels::spec::{DeclaredLaunch, LaunchRule, Puzzle, Scale};
 use puzzle_04::cases;
 use puzzle_04::layout::{Layout, Plan, SHAPE_SYMBOL};
+use spec::{DeclaredLaunch, LaunchRule, Puzzle, Scale};
 
 const PLAN: Plan = Plan {
     small: |_| Layout::Declared,
@@ -44,7 +44,7 @@ pub fn spec() -> Puzzle {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kernels::shape::LaunchShape;
+    use spec::shape::LaunchShape;
 
     /// NVRTC 13.0's PTX line for the reference solution's declaration, {640, 11520, 62576}
     /// (trailing zero bytes are left out of the initializer).
@@ -107,7 +107,7 @@ mod tests {
                 &mut cases,
             )
             .unwrap_err();
-        assert_eq!(d.kind, kernels::Kind::BadLaunchShape);
+        assert_eq!(d.kind, spec::Kind::BadLaunchShape);
         assert!(d.message.contains("launch_shape[3]"), "{}", d.message);
     }
 }

@@ -9,13 +9,13 @@
 //!   seeded values in [-1, 1) with no zeros, so a skipped tap or a swapped index always shows.
 //! - `full-*`: 4096 x 4096 with 3x3 and 15x15, 8192 x 8192 with 5x5 (dense rows), built only
 //!   for [`Scale::Full`], their references computed in parallel once and cached
-//!   ([`kernels::refcache`]).
+//!   ([`spec::refcache`]).
 //!
 //! Every small case is at most 100,000 multiply-adds, a few milliseconds on the simulator.
 
 use crate::{Image, reference};
-use kernels::job::{Arg, Job, Launch, PADDING_SENTINEL};
-use kernels::spec::{Case, DeclaredLaunch, Rng, Scale};
+use spec::job::{Arg, Job, Launch, PADDING_SENTINEL};
+use spec::{Case, DeclaredLaunch, Rng, Scale};
 
 /// What the input's padding holds: a quiet NaN with a payload of its own, so that an output that
 /// took it in (computed NaN is the canonical `0x7fffffff`) or copied it is told apart from the
@@ -98,7 +98,7 @@ pub fn case(
     let compute = || reference(input, kernel, out_stride);
     let expected = match scale {
         Scale::Small => compute(),
-        Scale::Full => kernels::refcache::cached(
+        Scale::Full => spec::refcache::cached(
             &format!("conv2d-{name}-{out_stride}"),
             &[&input.data, &kernel.data],
             compute,

@@ -20,8 +20,8 @@
 
 pub mod cases;
 
-use kernels::spec::{Param, ParamType, Puzzle, Scale, Tolerance};
 use rayon::prelude::*;
+use spec::{Param, ParamType, Puzzle, Scale, Tolerance};
 
 /// The fixed interface of puzzles 09 and 10 (CURRICULUM.md).
 pub const PARAMS: &[Param] = &[

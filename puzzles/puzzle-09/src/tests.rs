@@ -2,13 +2,13 @@
 
 use super::*;
 use cases::{FULL_SHAPES, INPUT_PADDING, Layout, random_data};
-use kernels::Arg;
+use spec::Arg;
 
-fn small() -> Vec<kernels::Case> {
+fn small() -> Vec<spec::Case> {
     cases::cases(BLOCKS, FULL, 90, Scale::Small)
 }
 
-fn inputs(c: &kernels::Case) -> (Image, Image) {
+fn inputs(c: &spec::Case) -> (Image, Image) {
     let get = |n: &str| c.job.scalar(n).unwrap() as usize;
     let (Arg::Input { data: x, .. }, Arg::Input { data: k, .. }) = (&c.job.args[0], &c.job.args[1])
     else {

@@ -8,13 +8,13 @@
 //!
 //! The learner chooses the launch. The kernel file declares `extern "C" __device__ const int
 //! launch_shape[4] = {BLOCK_X, BLOCK_Y, TILE_ROWS, TILE_COLS};` and the runner, after compiling,
-//! reads it from the PTX ([`kernels::tile_shape`]) and launches ceil(output_cols / TILE_COLS) x
+//! reads it from the PTX ([`spec::tile_shape`]) and launches ceil(output_cols / TILE_COLS) x
 //! ceil(output_rows / TILE_ROWS) blocks of (BLOCK_X, BLOCK_Y) threads with 4 * (TILE_ROWS +
 //! kernel_rows - 1) * (TILE_COLS + kernel_cols - 1) bytes of dynamic shared memory. Until then
 //! the cases carry a placeholder launch of no blocks. No macros are defined.
 
-use kernels::spec::{DeclaredLaunch, LaunchRule, Puzzle, Scale};
 use puzzle_09::cases::{self, Layout};
+use spec::{DeclaredLaunch, LaunchRule, Puzzle, Scale};
 
 /// The array the kernel declares its launch in.
 pub const SHAPE_SYMBOL: &str = "launch_shape";
@@ -85,7 +85,7 @@ mod tests {
         let d = spec()
             .resolve_launch(".visible .entry conv2d(", "kernel.cu", &mut cases)
             .unwrap_err();
-        assert_eq!(d.kind, kernels::Kind::BadLaunchShape);
+        assert_eq!(d.kind, spec::Kind::BadLaunchShape);
         assert!(d.message.contains("launch_shape[4]"), "{}", d.message);
     }
 }

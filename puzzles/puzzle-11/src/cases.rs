@@ -20,14 +20,14 @@
 //!   producer warpgroup and the mbarriers run on the simulator, and the nine K steps of a unit or
 //!   block go round the ring of six weight stages.
 //! - `full-*`: CURRICULUM.md's three, built only for [`Scale::Full`]; references computed in
-//!   parallel once and cached ([`kernels::refcache`]).
+//!   parallel once and cached ([`spec::refcache`]).
 //!
 //! Inputs are uniform in [-1, 1) with no zeros; weights at least 0.1 in magnitude, so a skipped
 //! channel or tap always shows. Every small case is at most 2 million multiply-adds.
 
 use crate::{Conv, reference};
-use kernels::job::{Arg, Job};
-use kernels::spec::{Case, DeclaredLaunch, Rng, Scale};
+use spec::job::{Arg, Job};
+use spec::{Case, DeclaredLaunch, Rng, Scale};
 
 /// The full-scale cases: (seed, batch, n for an n x n image, input channels, output channels),
 /// all with a 3 x 3 kernel.
@@ -47,7 +47,7 @@ pub fn case(name: &str, conv: Conv, input: &[f32], weight: &[f32], scale: Scale)
     let expected = match scale {
         Scale::Small => compute(),
         Scale::Full => {
-            kernels::refcache::cached(&format!("conv2d-nhwc-{name}"), &[input, weight], compute)
+            spec::refcache::cached(&format!("conv2d-nhwc-{name}"), &[input, weight], compute)
         }
     };
     let int = |name: &str, value: usize| Arg::I32 {

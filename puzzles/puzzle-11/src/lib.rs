@@ -15,7 +15,7 @@
 //! builds, only indexes. The kernel declares `extern "C" __device__ const int launch_shape[4] =
 //! {THREADS, BLOCK_M, BLOCK_N, SHARED_BYTES};` and the runner launches ceil(M / BLOCK_M) x
 //! ceil(OC / BLOCK_N) blocks of THREADS threads with SHARED_BYTES of dynamic shared memory
-//! ([`kernels::gemm_shape`]).
+//! ([`spec::gemm_shape`]).
 //!
 //! # The tolerance
 //!
@@ -29,8 +29,8 @@
 
 pub mod cases;
 
-use kernels::spec::{DeclaredLaunch, LaunchRule, Param, ParamType, Puzzle, Tolerance};
 use rayon::prelude::*;
+use spec::{DeclaredLaunch, LaunchRule, Param, ParamType, Puzzle, Tolerance};
 
 /// The array the kernel declares its launch in.
 pub const SHAPE_SYMBOL: &str = "launch_shape";

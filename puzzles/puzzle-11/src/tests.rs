@@ -2,7 +2,7 @@
 
 use super::*;
 use cases::{FULL_SHAPES, conv, conv_of, data_of, random_data};
-use kernels::spec::{Case, Rng, Scale};
+use spec::{Case, Rng, Scale};
 
 fn small() -> Vec<Case> {
     cases::cases(Scale::Small)
@@ -83,7 +83,7 @@ fn the_declared_launch_covers_the_product_in_tiles() {
     let d = spec()
         .resolve_launch(".visible .entry conv2d_nhwc(", "kernel.cu", &mut cases)
         .unwrap_err();
-    assert_eq!(d.kind, kernels::Kind::BadLaunchShape);
+    assert_eq!(d.kind, spec::Kind::BadLaunchShape);
 }
 
 #[test]

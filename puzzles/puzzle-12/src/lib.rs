@@ -2,7 +2,7 @@
 //!
 //! Puzzle 08's problem again, with everything puzzle 08 fixed left as it was: the signature, the
 //! `launch_shape[3] = {THREADS, OUTPUTS_PER_BLOCK, SHARED_BYTES}` declaration
-//! ([`kernels::spec::LaunchRule::Linear`]), the cases (puzzle 04's, with puzzle 08's seed) and the
+//! ([`spec::LaunchRule::Linear`]), the cases (puzzle 04's, with puzzle 08's seed) and the
 //! tolerance. Only the title, the hints and the chapter are new: the spec is puzzle 08's with
 //! those fields replaced, so the two cannot drift apart.
 //!
@@ -11,7 +11,7 @@
 //! `mma.sync` m16n8k8 tf32, every float split into a tf32 high part and a tf32 remainder so that
 //! three products keep puzzle 08's tolerance (`runner/tests/broken12.rs`: plain tf32 does not).
 
-use kernels::spec::Puzzle;
+use spec::Puzzle;
 
 pub fn spec() -> Puzzle {
     Puzzle {
@@ -32,7 +32,7 @@ pub fn spec() -> Puzzle {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use kernels::spec::Scale;
+    use spec::Scale;
 
     #[test]
     fn everything_but_the_words_is_puzzle_08s() {

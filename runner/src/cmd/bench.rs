@@ -12,14 +12,14 @@
 
 use super::KernelChoice;
 use crate::engine::{self, Backend};
-use crate::{registry, toolchain, workbook};
+use crate::{install, registry, workbook};
 use anyhow::{anyhow, bail};
 use colored::Colorize;
-use kernels::bench::{Peaks, Plan};
-use kernels::gpu::Device;
-use kernels::worker::{KernelRun, Request, Worker};
-use kernels::{Case, Puzzle, Scale};
+use gpu::Device;
+use gpu::bench::{Peaks, Plan};
+use gpu::worker::{KernelRun, Request, Worker};
 use serde::Serialize;
+use spec::{Case, Puzzle, Scale};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -71,7 +71,7 @@ struct Report {
 pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     let (puzzle, file) = args.target.resolve()?;
     let mut gpu = engine::gpu_worker();
-    let device = kernels::gpu::libcuda_present()
+    let device = gpu::libcuda_present()
         .then(|| gpu.device().ok().flatten())
         .flatten();
     let Some(device) = device else {
@@ -79,7 +79,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
             "runner bench needs a CUDA GPU, and none was found here (libcuda did not load or reports no device); `runner check` works without one"
         );
     };
-    toolchain::ensure_nvrtc().map_err(|d| anyhow!(d.message))?;
+    install::ensure_nvrtc().map_err(|d| anyhow!(d.message))?;
     let root = workbook::root();
     let peaks = peaks(&mut gpu, &device, args.remeasure)?;
     let plan = Plan {
@@ -174,9 +174,9 @@ fn baseline(puzzle: &Puzzle) -> &'static str {
     }
 }
 
-pub(super) fn arg_bytes(arg: &kernels::Arg) -> usize {
+pub(super) fn arg_bytes(arg: &spec::Arg) -> usize {
     match arg {
-        kernels::Arg::Input { data, .. } => data.len() * 4,
+        spec::Arg::Input { data, .. } => data.len() * 4,
         out => out.output_len().unwrap_or(0) * 4,
     }
 }
@@ -275,8 +275,8 @@ pub(super) fn time(
 
 /// The device's FMA peak and copy bandwidth, measured once per device and cached.
 fn peaks(gpu: &mut Worker, device: &Device, remeasure: bool) -> anyhow::Result<Peaks> {
-    let path = kernels::bench::peaks_path(device);
-    if let Some(peaks) = kernels::bench::cached_peaks(device).filter(|_| !remeasure) {
+    let path = gpu::bench::peaks_path(device);
+    if let Some(peaks) = gpu::bench::cached_peaks(device).filter(|_| !remeasure) {
         return Ok(peaks);
     }
     let reply = gpu.call(&Request::Peaks, Duration::from_secs(120));
@@ -286,7 +286,7 @@ fn peaks(gpu: &mut Worker, device: &Device, remeasure: bool) -> anyhow::Result<P
             reply.output.diagnostics.first().map(|d| &d.message)
         )
     })?;
-    let _ = std::fs::create_dir_all(kernels::nvrtc::cache_dir());
+    let _ = std::fs::create_dir_all(toolchain::nvrtc::cache_dir());
     let _ = std::fs::write(&path, serde_json::to_string_pretty(&peaks)?);
     Ok(peaks)
 }

@@ -16,11 +16,11 @@ use crate::registry;
 use crate::workbook;
 use anyhow::anyhow;
 use colored::Colorize;
-use kernels::Puzzle;
-use kernels::bench::{Peaks, Plan};
-use kernels::gpu::Device;
-use kernels::worker::Worker;
+use gpu::Device;
+use gpu::bench::{Peaks, Plan};
+use gpu::worker::Worker;
 use serde::Serialize;
+use spec::Puzzle;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -97,7 +97,7 @@ pub fn execute(gpu: &mut Worker, s: Setup) -> anyhow::Result<ExitCode> {
         ));
     }
     // Each puzzle's full cases, built once (their references are cached across runs).
-    let mut cases: Vec<(&str, Vec<kernels::Case>)> = vec![];
+    let mut cases: Vec<(&str, Vec<spec::Case>)> = vec![];
     for (_, p, _) in &lineup {
         if !cases.iter().any(|(id, _)| *id == p.id) {
             cases.push((p.id, full_cases(p)?));

@@ -104,7 +104,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         json::render(&outcome, &puzzle, style) + "\n"
     } else if args.stats {
         // A puzzle's budget, or (puzzle 05) each case's own.
-        let cases = (puzzle.cases)(kernels::Scale::Small);
+        let cases = (puzzle.cases)(spec::Scale::Small);
         let budget_of = |name: &str| {
             let case = cases.iter().find(|c| c.name == name);
             case.and_then(|c| c.job.budget).or(puzzle.budget)

@@ -1,6 +1,6 @@
 //! `runner fuzz` (hidden, for the workbook's developers): differential fuzzing of the simulator.
 //!
-//! Seeds `--seed` to `--seed + --count - 1` each give one generated kernel (`kernels::fuzz`); with
+//! Seeds `--seed` to `--seed + --count - 1` each give one generated kernel (`fuzz`); with
 //! `--backend sim` the simulator must run each with no diagnostic, and with `--backend both` the
 //! GPU runs it too and the two must agree bit for bit (outputs and printed lines). `--show`
 //! prints each kernel's source, so `runner fuzz --seed N --show` reproduces kernel N. Kernels
@@ -11,8 +11,8 @@
 //! Exit status 0 when every kernel passed, 1 otherwise.
 
 use crate::engine;
-use kernels::fuzz::{self, Case, Recorded};
-use kernels::worker::{KernelRun, Request, Worker};
+use fuzz::{self, Case, Recorded};
+use gpu::worker::{KernelRun, Request, Worker};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
@@ -71,7 +71,7 @@ fn one(case: &Case, other: Other<'_>) -> (Option<String>, Option<Recorded>) {
         Ok(ptx) => ptx,
         Err(d) => return (Some(format!("does not compile: {d}")), None),
     };
-    let sim = kernels::sim::run(&ptx, &case.job);
+    let sim = sim::run(&ptx, &case.job);
     if let Some(p) = fuzz::sim_problem(&sim) {
         return (Some(p), None);
     }
@@ -108,7 +108,7 @@ fn read_records(path: &PathBuf) -> anyhow::Result<BTreeMap<u64, Recorded>> {
 }
 
 pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
-    crate::toolchain::ensure_nvrtc().map_err(|d| anyhow::anyhow!("{d}"))?;
+    crate::install::ensure_nvrtc().map_err(|d| anyhow::anyhow!("{d}"))?;
     let both = args.backend == Backends::Both && args.against.is_none();
     let jobs = args
         .jobs

@@ -9,8 +9,8 @@ use super::check::Scoring;
 use crate::engine::{self, Backend, BackendChoice, CaseResult, Outcome};
 use crate::{gradescope, registry, workbook};
 use anyhow::{Context, anyhow};
+use gpu::bench::Plan;
 use indicatif::ProgressBar;
-use kernels::bench::Plan;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -147,7 +147,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
 /// submission to the next), and returns the outcomes in the order of `files`.
 fn check_all(
     args: &Args,
-    puzzle: kernels::Puzzle,
+    puzzle: spec::Puzzle,
     files: &[PathBuf],
     jobs: usize,
     bar: &ProgressBar,

@@ -15,7 +15,7 @@ pub mod validate;
 pub mod watch;
 
 use crate::{registry, workbook};
-use kernels::Puzzle;
+use spec::Puzzle;
 use std::path::PathBuf;
 
 /// Which puzzle, and which file of it: the learner's kernel, the reference solution, or any file.

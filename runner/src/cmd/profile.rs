@@ -11,11 +11,11 @@
 
 use super::KernelChoice;
 use crate::engine;
+use crate::install;
 use crate::model::{self, Load};
 use crate::profile::{Counts, Profiler, sample_blocks};
-use crate::toolchain;
-use kernels::sim::{self, SimOptions};
-use kernels::{Arg, Scale};
+use sim::SimOptions;
+use spec::{Arg, Scale};
 use std::process::ExitCode;
 
 #[derive(Debug, clap::Args)]
@@ -69,14 +69,14 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     let file = crate::workbook::display(&path);
     let code = std::fs::read_to_string(&path)
         .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
-    if let Err(d) = toolchain::ensure_nvrtc() {
+    if let Err(d) = install::ensure_nvrtc() {
         println!("{}: {}", d.kind.name(), d.message);
         return Ok(ExitCode::from(1));
     }
     // A small case by name runs whole; the full-scale cases (the first by default, or one by
     // name) are sampled.
     let small = (puzzle.cases)(Scale::Small);
-    let named = |cases: &[kernels::Case]| {
+    let named = |cases: &[spec::Case]| {
         let name = args.case.as_deref();
         let found = cases.iter().find(|c| match name {
             Some(n) => c.name == n,

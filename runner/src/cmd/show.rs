@@ -11,9 +11,9 @@
 use super::KernelChoice;
 use crate::engine::{self, Backend};
 use crate::touches::{Extent, Recorder};
-use crate::{judge, picture, svg, toolchain};
-use kernels::sim::{self, SimOptions};
-use kernels::{Arg, Case, Diagnostic, Puzzle, RunOutput, Scale};
+use crate::{install, judge, picture, svg};
+use sim::SimOptions;
+use spec::{Arg, Case, Diagnostic, Puzzle, RunOutput, Scale};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -80,7 +80,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         println!("{}: {}", d.kind.name(), d.message);
         Ok(ExitCode::from(1))
     };
-    if let Err(d) = toolchain::ensure_nvrtc() {
+    if let Err(d) = install::ensure_nvrtc() {
         return fail(d);
     }
     let ran = match &args.case {
@@ -186,7 +186,7 @@ fn smallest_failing(
 }
 
 /// Each global buffer's length, and its rows where it is 2D.
-fn lengths(job: &kernels::Job) -> Vec<Extent> {
+fn lengths(job: &spec::Job) -> Vec<Extent> {
     job.args
         .iter()
         .filter_map(|a| match a {

@@ -78,7 +78,7 @@ pub fn json(out: &Output) -> serde_json::Value {
 pub fn require_gpu() -> std::sync::MutexGuard<'static, ()> {
     static GPU: std::sync::Mutex<()> = std::sync::Mutex::new(());
     assert!(
-        kernels::gpu::probe().is_some(),
+        gpu::probe().is_some(),
         "this test needs a CUDA GPU, and none was found (libcuda did not load or reports no device)"
     );
     GPU.lock().unwrap_or_else(|e| e.into_inner())

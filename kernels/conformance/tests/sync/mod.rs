@@ -1,0 +1,61 @@
+//! The synchronization fixtures shared by `sim_named_barriers`, `sim_mbarrier` and
+//! `gpu_barriers`: `barriers.cu` (warp-specialized producers and consumers with named
+//! barriers, `mbarrier` rings and `setmaxnreg`), its job and the expected outputs.
+
+#![allow(dead_code)]
+
+use spec::job::{Arg, Job, Launch, RunOutput};
+
+/// The CUDA source of every kernel.
+pub const SOURCE: &str = include_str!("barriers.cu");
+/// Iterations of the producer/consumer loops (`ITERS` in the source), 64 floats each.
+pub const ITERS: usize = 12;
+
+/// `in[i] = i * 0.25 - 9`.
+pub fn input() -> Vec<f32> {
+    (0..ITERS * 64).map(|i| i as f32 * 0.25 - 9.0).collect()
+}
+
+/// The job of `kernel` over one block of `threads` threads, with `n = 64`.
+pub fn job(kernel: &str, threads: u32) -> Job {
+    Job {
+        kernel: kernel.into(),
+        launch: Launch::linear(1, threads),
+        args: vec![
+            Arg::Input {
+                name: "in".into(),
+                data: input(),
+            },
+            Arg::Output {
+                name: "out".into(),
+                len: ITERS * 64,
+            },
+            Arg::I32 {
+                name: "n".into(),
+                value: 64,
+            },
+        ],
+        constants: vec![],
+        budget: None,
+        work: (ITERS * 64) as u64,
+    }
+}
+
+/// What a correct producer/consumer kernel writes: iteration k's consumer c reads element
+/// 63 - c of the stage and maps it by `f`.
+pub fn expected(f: impl Fn(f32) -> f32) -> Vec<f32> {
+    let x = input();
+    (0..ITERS * 64)
+        .map(|i| {
+            let (k, c) = (i / 64, i % 64);
+            f(x[k * 64 + 63 - c])
+        })
+        .collect()
+}
+
+/// The simulator's run of `kernel` (PTX compiled once per test binary).
+pub fn sim(kernel: &str, threads: u32) -> RunOutput {
+    static PTX: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    let ptx = PTX.get_or_init(|| super::common::compile(SOURCE, "barriers.cu"));
+    sim::run(ptx, &job(kernel, threads))
+}

@@ -1,0 +1,19 @@
+//! The GPU backend on cudarc, and the worker process it runs in.
+//!
+//! [`device`] detects a device, compiles a CUBIN for its arch, launches and reads back;
+//! [`worker`] is the child process that owns the CUDA context, spoken to over [`wire`], so that
+//! an illegal address or an endless loop ends the child, not the learner's session;
+//! [`gpu_faults`] turns what a fault left behind into diagnostics; [`bench`] times kernels with
+//! device events and measures the device's peaks; `capture` keeps a kernel's `printf`.
+//!
+//! This crate may import `spec` and `toolchain`; the simulator is only a dev-dependency (the
+//! tests compare the two backends). The runner sits above it.
+
+pub mod bench;
+mod capture;
+mod device;
+pub mod gpu_faults;
+pub mod wire;
+pub mod worker;
+
+pub use device::*;

@@ -1,0 +1,438 @@
+//! Opcode words of memory, control flow and warp collectives to [`Op`]s: `ld`, `st`, `atom`,
+//! `red`, `cp.async` (the shared-from-global copies of compute capability 8.0 and their groups),
+//! `cvta`, `bra`, `ret`/`exit`, `bar`, `shfl.sync`, `vote.sync`, `activemask` and the
+//! fences and hints that change nothing on one simulated device. `opcode` handles arithmetic,
+//! comparisons and conversions and hands every other mnemonic here; what neither knows becomes
+//! `Op::Unsupported`.
+
+use crate::decode::{Ctx, DecodeError, Name};
+use crate::ir::*;
+use crate::opcode::Word;
+use crate::parse::Operand;
+
+pub fn space_of(mods: &[&str]) -> Space {
+    for m in mods {
+        match *m {
+            "global" => return Space::Global,
+            "shared" | "shared::cta" => return Space::Shared,
+            "const" => return Space::Const,
+            "param" | "param::entry" => return Space::Param,
+            "local" => return Space::Local,
+            _ => {}
+        }
+    }
+    Space::Generic
+}
+
+/// A `.param` access through a call's argument or return value reads or writes local memory,
+/// where the decoder laid those variables out.
+fn call_space(cx: &Ctx, space: Space, addr: &Operand) -> Space {
+    match addr {
+        Operand::Addr { base: Some(b), .. }
+            if space == Space::Param && cx.call_params.contains(b) =>
+        {
+            Space::Local
+        }
+        _ => space,
+    }
+}
+
+/// `call[.uni] [(ret),] func, (args...);`: `vprintf` (what `printf` compiles to), `__assertfail`
+/// (a failed `assert`) and the module's own device functions (see `call`); any other function is
+/// not simulated.
+fn call(cx: &Ctx, ops: &[Operand], line: u32) -> Result<Op, DecodeError> {
+    let (ret, rest) = match ops.first() {
+        Some(Operand::Vec(r)) => (r.first(), &ops[1..]),
+        _ => (None, ops),
+    };
+    let func = match rest.first() {
+        Some(Operand::Word { w, .. }) => w.as_str(),
+        _ => return cx.bad(line, "`call` needs a function name"),
+    };
+    let args = match rest.get(1) {
+        Some(Operand::Vec(a)) => a.as_slice(),
+        _ => &[],
+    };
+    let local = |name: &String| -> Result<u64, DecodeError> {
+        match cx.symbols.get(name.as_str()) {
+            Some(&at) if cx.call_params.contains(name) => Ok(at),
+            _ => cx.bad(line, format!("`{name}` is not a declared call parameter")),
+        }
+    };
+    Ok(match (func, args) {
+        ("vprintf", [fmt, a]) => Op::Printf {
+            fmt: local(fmt)?,
+            args: local(a)?,
+            ret: ret.map(local).transpose()?,
+        },
+        ("__assertfail", [m, f, l, func, _]) => Op::AssertFail {
+            args: [local(m)?, local(f)?, local(l)?, local(func)?],
+        },
+        _ => match cx.funcs.get(func) {
+            Some(&index) => Op::Call {
+                func: index,
+                args: args.iter().map(local).collect::<Result<_, _>>()?,
+                ret: ret.map(local).transpose()?,
+            },
+            None => Op::Unsupported {
+                why: format!(
+                    "`call` to `{func}` (it runs `printf`, `assert` and the kernel's own device functions, not functions defined elsewhere)"
+                ),
+            },
+        },
+    })
+}
+
+/// `cp.async...`: the copy `cp.async.{ca,cg}.shared{::cta}.global [dst], [src], size{, src_size |
+/// ignore_src}{, policy}` and its groups; the bulk forms go to `bulk`, the `mbarrier` ones to
+/// `mbar_decode`.
+fn cp_async(cx: &mut Ctx, w: &Word<'_>, ops: &[Operand]) -> Result<Op, DecodeError> {
+    let line = w.line;
+    if w.has("bulk") {
+        return crate::bulk::decode(cx, w, ops);
+    }
+    if w.has("mbarrier") {
+        return crate::mbarrier::decode(cx, w, ops);
+    }
+    if w.has("commit_group") {
+        return Ok(Op::CpAsyncCommit);
+    }
+    if w.has("wait_all") {
+        return Ok(Op::CpAsyncWait {
+            keep: 0,
+            commit: true,
+        });
+    }
+    // A constant operand (the group count, the copy size).
+    let constant = |o: &Operand| match o {
+        Operand::Word { w: n, .. } => crate::parse::parse_int(n),
+        _ => None,
+    };
+    if w.has("wait_group") {
+        w.need(1)?;
+        return match constant(&ops[0]).and_then(|k| u32::try_from(k).ok()) {
+            Some(keep) => Ok(Op::CpAsyncWait {
+                keep,
+                commit: false,
+            }),
+            None => cx.bad(
+                line,
+                "`cp.async.wait_group` needs a constant count of groups",
+            ),
+        };
+    }
+    if !(w.has("shared") || w.has("shared::cta")) || !w.has("global") || w.has("bulk") {
+        return w.unsupported("of the asynchronous copies it runs only `cp.async.ca/cg.shared.global`, `commit_group` and `wait_group`/`wait_all`");
+    }
+    w.need(3)?;
+    let size = match constant(&ops[2]) {
+        Some(n @ (4 | 8 | 16)) if n == 16 || w.has("ca") => n as u32,
+        _ => return cx.bad(line, "`cp.async` copies 4, 8 or 16 bytes (`.cg`: 16)"),
+    };
+    // The optional fourth operand: a predicate is `ignore-src`, anything else `src-size`; a fifth
+    // (with `.L2::cache_hint`) is a cache policy, which changes nothing here.
+    let hint = usize::from(w.mods.iter().any(|m| m.ends_with("cache_hint")));
+    let (mut src_size, mut ignore_src) = (None, None);
+    if ops.len() > 3 + hint {
+        let o = &ops[3];
+        let pred =
+            matches!(o, Operand::Word { w: n, .. } if matches!(cx.lookup(n), Some(Name::Pred(_))));
+        if pred {
+            ignore_src = Some(cx.psrc(o, line)?);
+        } else {
+            src_size = Some(cx.src(o, Ty::U32, line)?);
+        }
+    }
+    Ok(Op::CpAsync {
+        size,
+        dst: cx.addr(&ops[0], line)?,
+        src: cx.addr(&ops[1], line)?,
+        src_size,
+        ignore_src,
+    })
+}
+
+fn vec_names(o: &Operand) -> Vec<String> {
+    match o {
+        Operand::Vec(v) => v.clone(),
+        Operand::Word { w, .. } => vec![w.clone()],
+        _ => vec![],
+    }
+}
+
+/// The register named `w` (one side of a `d|p` pair) as an operand.
+fn named(w: &str) -> Operand {
+    Operand::Word {
+        w: w.to_string(),
+        neg: false,
+        minus: false,
+    }
+}
+
+/// A destination `d` or `d|p` (`p` may be `_`): the register and the optional predicate.
+fn dst_pred(cx: &mut Ctx, o: &Operand, line: u32) -> Result<(Slot, Option<PSlot>), DecodeError> {
+    Ok(match o {
+        Operand::Pair(a, b) => (
+            cx.dst(&named(a), line)?,
+            if b == "_" {
+                None
+            } else {
+                Some(cx.pname(b, line)?)
+            },
+        ),
+        o => (cx.dst(o, line)?, None),
+    })
+}
+
+pub fn decode_mem(cx: &mut Ctx, w: &Word<'_>, ops: &[Operand]) -> Result<Op, DecodeError> {
+    let (mn, mods, ty, line) = (w.mn, &w.mods[..], w.ty, w.line);
+    let has = |m: &str| w.has(m);
+    let unsupported = |why: &str| w.unsupported(why);
+    let need = |n: usize| w.need(n);
+    Ok(match mn {
+        "ld" | "ldu" => {
+            need(2)?;
+            let space = call_space(cx, space_of(mods), &ops[1]);
+            let mut ds = Vec::new();
+            for n in vec_names(&ops[0]) {
+                ds.push(cx.dst(
+                    &Operand::Word {
+                        w: n,
+                        neg: false,
+                        minus: false,
+                    },
+                    line,
+                )?);
+            }
+            Op::Ld {
+                space,
+                ty,
+                ds,
+                addr: cx.addr(&ops[1], line)?,
+                unused: 0,
+            }
+        }
+        "st" => {
+            need(2)?;
+            let space = call_space(cx, space_of(mods), &ops[0]);
+            let mut srcs = Vec::new();
+            for n in vec_names(&ops[1]) {
+                srcs.push(cx.src(
+                    &Operand::Word {
+                        w: n,
+                        neg: false,
+                        minus: false,
+                    },
+                    ty,
+                    line,
+                )?);
+            }
+            Op::St {
+                space,
+                ty,
+                srcs,
+                addr: cx.addr(&ops[0], line)?,
+            }
+        }
+        "atom" | "red" => {
+            let op = match mods.iter().find_map(|m| atom_op(m)) {
+                Some(op) => op,
+                None => return unsupported("atomic operation"),
+            };
+            let (d, rest) = if mn == "atom" {
+                need(3)?;
+                (Some(cx.dst(&ops[0], line)?), &ops[1..])
+            } else {
+                need(2)?;
+                (None, ops)
+            };
+            let c = match rest.get(2) {
+                Some(o) => Some(cx.src(o, ty, line)?),
+                None => None,
+            };
+            Op::Atom {
+                space: space_of(mods),
+                op,
+                ty,
+                d,
+                addr: cx.addr(&rest[0], line)?,
+                b: cx.src(&rest[1], ty, line)?,
+                c,
+            }
+        }
+        "call" => call(cx, ops, line)?,
+        "cp" if has("async") => cp_async(cx, w, ops)?,
+        "tensormap" => crate::tensor_map::decode(cx, w, ops)?,
+        "cvta" => {
+            need(2)?;
+            Op::Cvta {
+                to: has("to"),
+                space: space_of(mods),
+                d: cx.dst(&ops[0], line)?,
+                a: cx.src(&ops[1], Ty::U64, line)?,
+            }
+        }
+        "bra" | "brx" if mn == "bra" => {
+            need(1)?;
+            let Operand::Word { w, .. } = &ops[0] else {
+                return cx.bad(line, "bra needs a label");
+            };
+            Op::Bra {
+                target: cx.label(w, line)?,
+            }
+        }
+        "ret" if cx.in_func => Op::Ret,
+        "ret" | "exit" => Op::Exit,
+        "trap" => Op::Trap,
+        "bar" | "barrier" if has("warp") => Op::BarWarp {
+            mask: match ops.first() {
+                Some(o) => cx.src(o, Ty::B32, line)?,
+                None => Src::Imm(u64::from(u32::MAX)),
+            },
+        },
+        "bar" | "barrier" => crate::named::decode(cx, w, ops)?,
+        "mbarrier" => crate::mbarrier::decode(cx, w, ops)?,
+        "setmaxnreg" => crate::named::decode_setmaxnreg(cx, w, ops)?,
+        "shfl" if has("sync") => {
+            need(5)?;
+            let mode = match mods.get(1).copied() {
+                Some("up") => ShflMode::Up,
+                Some("down") => ShflMode::Down,
+                Some("bfly") => ShflMode::Bfly,
+                Some("idx") => ShflMode::Idx,
+                _ => return unsupported("shuffle mode"),
+            };
+            let (d, p) = dst_pred(cx, &ops[0], line)?;
+            Op::Shfl {
+                mode,
+                d,
+                p,
+                a: cx.src(&ops[1], Ty::B32, line)?,
+                b: cx.src(&ops[2], Ty::U32, line)?,
+                c: cx.src(&ops[3], Ty::U32, line)?,
+                mask: cx.src(&ops[4], Ty::B32, line)?,
+            }
+        }
+        "vote" if has("sync") => {
+            need(3)?;
+            let mode = match mods.get(1).copied() {
+                Some("all") => VoteMode::All,
+                Some("any") => VoteMode::Any,
+                Some("uni") => VoteMode::Uni,
+                Some("ballot") => VoteMode::Ballot,
+                _ => return unsupported("vote mode"),
+            };
+            let (d, dp) = if mode == VoteMode::Ballot {
+                (Some(cx.dst(&ops[0], line)?), None)
+            } else {
+                (None, Some(cx.pdst(&ops[0], line)?))
+            };
+            Op::Vote {
+                mode,
+                d,
+                dp,
+                a: cx.psrc(&ops[1], line)?,
+                mask: cx.src(&ops[2], Ty::B32, line)?,
+            }
+        }
+        "elect" if has("sync") => {
+            // `elect.sync d|p, membermask`, either side `_`: a vote every lane takes part in.
+            need(2)?;
+            let Operand::Pair(a, b) = &ops[0] else {
+                return cx.bad(line, "`elect.sync` writes `d|p` (either may be `_`)");
+            };
+            Op::Vote {
+                mode: VoteMode::Elect,
+                d: (a != "_").then(|| cx.dst(&named(a), line)).transpose()?,
+                dp: (b != "_").then(|| cx.pname(b, line)).transpose()?,
+                a: PSrc::Const(true),
+                mask: cx.src(&ops[1], Ty::B32, line)?,
+            }
+        }
+        "redux" if has("sync") => {
+            need(3)?;
+            if ty.bits() != 32 || ty.float() {
+                return unsupported("of `redux.sync` it runs the 32-bit integer forms");
+            }
+            let op = match mods.get(1).copied() {
+                Some("add") => ReduxOp::Add,
+                Some("min") => ReduxOp::Min,
+                Some("max") => ReduxOp::Max,
+                Some("and") => ReduxOp::And,
+                Some("or") => ReduxOp::Or,
+                Some("xor") => ReduxOp::Xor,
+                _ => return unsupported("redux mode"),
+            };
+            Op::Redux {
+                op,
+                signed: ty.signed(),
+                d: cx.dst(&ops[0], line)?,
+                a: cx.src(&ops[1], ty, line)?,
+                mask: cx.src(&ops[2], Ty::B32, line)?,
+            }
+        }
+        "match" if has("sync") => {
+            need(3)?;
+            let all = match mods.first().copied() {
+                Some("any") => false,
+                Some("all") => true,
+                _ => return unsupported("match mode"),
+            };
+            let (d, p) = dst_pred(cx, &ops[0], line)?;
+            Op::Match {
+                all,
+                wide: ty.bits() == 64,
+                d,
+                p,
+                a: cx.src(&ops[1], ty, line)?,
+                mask: cx.src(&ops[2], Ty::B32, line)?,
+            }
+        }
+        "activemask" => {
+            need(1)?;
+            Op::Activemask {
+                d: cx.dst(&ops[0], line)?,
+            }
+        }
+        "membar" | "fence" | "prefetch" | "prefetchu" | "nanosleep" | "pmevent" | "discard"
+        | "griddepcontrol" | "brkpt" => Op::Nop,
+        _ => return unsupported("not simulated"),
+    })
+}
+
+fn atom_op(m: &str) -> Option<AtomOp> {
+    Some(match m {
+        "add" => AtomOp::Add,
+        "min" => AtomOp::Min,
+        "max" => AtomOp::Max,
+        "exch" => AtomOp::Exch,
+        "cas" => AtomOp::Cas,
+        "and" => AtomOp::And,
+        "or" => AtomOp::Or,
+        "xor" => AtomOp::Xor,
+        "inc" => AtomOp::Inc,
+        "dec" => AtomOp::Dec,
+        _ => return None,
+    })
+}
+
+/// What a `.pragma` just before an instruction changes in it: `used_bytes_mask M` (decimal or
+/// `0x` hex) before a load marks the elements none of whose bytes are used as no access at all.
+/// NVRTC widens a masked or partly used load to a vector and says so this way; on the GPU the
+/// unused lanes are never read, so checking them would be a false alarm.
+pub fn apply_pragma(op: &mut Op, pragma: Option<&str>) {
+    let mask = pragma
+        .and_then(|t| t.trim().strip_prefix("used_bytes_mask"))
+        .and_then(|m| crate::parse::parse_int(m.trim()));
+    if let (Some(mask), Op::Ld { ty, ds, unused, .. }) = (mask, op) {
+        *unused = unused_elements(mask as u64, ds.len(), ty.bytes());
+    }
+}
+
+/// Bit `i` set for each of `n` elements of `bytes` bytes none of whose bytes `mask` marks used.
+pub fn unused_elements(mask: u64, n: usize, bytes: u32) -> u32 {
+    let one = (1u64 << bytes.min(63)) - 1;
+    (0..n.min(32) as u32)
+        .filter(|&i| i * bytes >= 64 || (mask >> (i * bytes)) & one == 0)
+        .fold(0, |acc, i| acc | 1 << i)
+}

@@ -1,0 +1,140 @@
+//! What the checks found, as values: a [`Finding`] (a race, an uninitialized read, an access
+//! over budget, unwritten outputs, a write into a pitched output's padding) with the [`Access`]es involved, kept with its repeat count;
+//! and the learner's names of shared memory (`tile[12]`, demangled from NVRTC's
+//! `_ZZ6conv1dE4tile`). `fault` writes the sentences.
+
+use ptx::call::local_name;
+use ptx::ir::Program;
+
+/// How an access touches memory, for the checks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Acc {
+    Read,
+    Write,
+    /// An atomic read-modify-write: counts as one write and never races with another atomic.
+    Atomic,
+    /// Not seen by the checks (the store half of an atomic).
+    Quiet,
+}
+
+/// One side of a finding: a thread (block-linear for shared, launch-linear for global), the
+/// instruction, and whether it wrote.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Access {
+    pub thread: u32,
+    pub inst: u32,
+    pub write: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Finding {
+    /// `byte`: the first byte both touched; `width`: the later access's size in bytes (the
+    /// element size its array is indexed by).
+    SharedRace {
+        block: u32,
+        byte: u32,
+        width: u32,
+        first: Access,
+        second: Access,
+    },
+    GlobalRace {
+        buf: usize,
+        index: usize,
+        first: Access,
+        second: Access,
+    },
+    Uninit {
+        block: u32,
+        byte: u32,
+        width: u32,
+        reader: Access,
+    },
+    OverBudget {
+        at: Access,
+        limit: u32,
+        /// The buffer and element of the access past the budget.
+        buf: usize,
+        index: usize,
+    },
+    Unwritten {
+        buf: usize,
+        count: usize,
+        len: usize,
+        first: usize,
+        /// The launch-linear thread that should have written `first`, when the pattern says.
+        owner: Option<u32>,
+        /// The instruction that wrote the nearest written element.
+        store: Option<u32>,
+        /// Threads in the launch, when one thread per element would need more.
+        short: Option<u64>,
+    },
+    /// A write into the padding of a pitched output (the flat element, its row and column).
+    Padding {
+        buf: usize,
+        index: usize,
+        row: usize,
+        col: usize,
+        at: Access,
+    },
+    /// A read or an atomic of an output element no thread of the launch had written yet.
+    ReadUnwritten {
+        buf: usize,
+        index: usize,
+        at: Access,
+        atomic: bool,
+    },
+}
+
+impl Finding {
+    /// Findings with one key are one diagnostic: the kind and the learner's lines.
+    pub fn key(&self, lines: &[u32]) -> (u8, u32, u32) {
+        let line = |i: u32| lines.get(i as usize).copied().unwrap_or(0);
+        match self {
+            Finding::SharedRace { first, second, .. }
+            | Finding::GlobalRace { first, second, .. } => {
+                let (a, b) = (line(first.inst), line(second.inst));
+                (0, a.min(b), a.max(b))
+            }
+            Finding::Uninit { reader, .. } => (1, line(reader.inst), 0),
+            Finding::OverBudget { at, .. } => (2, line(at.inst), u32::from(at.write)),
+            Finding::Unwritten { buf, .. } => (3, *buf as u32, 0),
+            Finding::Padding { at, .. } => (4, line(at.inst), 0),
+            Finding::ReadUnwritten { at, .. } => (5, line(at.inst), 0),
+        }
+    }
+}
+
+/// A kept finding, how often its key recurred, and (on the last kept of its kind) how many
+/// other findings of its kind were dropped.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Kept {
+    pub finding: Finding,
+    pub repeats: u32,
+    pub hidden: u32,
+}
+
+/// The name of shared byte `byte` as the learner declared it: `tile[12]`, or the byte offset.
+/// The learner's name of shared byte `byte` read or written `width` bytes at a time:
+/// `array[index]` with elements of that width (4 where it is not known).
+pub fn shared_name(prog: &Program, byte: u32, width: u32) -> String {
+    let b = u64::from(byte);
+    let named = prog
+        .shared
+        .iter()
+        .find(|s| s.offset <= b && b < s.offset + s.size)
+        .map(|s| (s.name.as_str(), s.offset))
+        .or_else(|| {
+            prog.dyn_shared_name
+                .as_deref()
+                .filter(|_| b >= prog.dyn_shared_offset)
+                .map(|n| (n, prog.dyn_shared_offset))
+        });
+    match named {
+        Some((name, at)) => format!(
+            "`{}[{}]`",
+            local_name(name),
+            (b - at) / u64::from(width.clamp(1, 16))
+        ),
+        None => format!("shared byte {byte}"),
+    }
+}

@@ -1,0 +1,427 @@
+//! The PTX simulator: runs a decoded program on the CPU with every access checked.
+//!
+//! Entry point: [`run`] (or [`run_with`] for options). `ptx` (the crate below) turns the text
+//! into an `ir::Program`, once; here `exec` and `step` run the launch over the spaces of
+//! `memory`. The modules are layered with no circle (ARCHITECTURE.md draws them): plain data
+//! and arithmetic at the bottom, the checks and the observer trait, the machine's state
+//! (`machine`, `sync`, `lanes`), one module per instruction family, and the executor on top;
+//! a family never imports the executor. This crate may import `ptx` and `spec` only.
+//!
+//! It never panics on a learner's kernel: what it cannot
+//! parse or execute becomes an `unsupported_instruction` diagnostic, and a fault (out of
+//! bounds, of a buffer or of the `__shared__` array an address derives from, see `provenance`;
+//! timeout, barrier divergence) stops the launch with a diagnostic at the learner's
+//! source line (from `.loc`), block and thread. A kernel's `printf` runs (`printf`), its text kept with
+//! the thread that printed it. The checks of `check` (races, uninitialized
+//! shared reads, the access budget, unwritten outputs, writes into a pitched output's padding) let the launch finish and add their
+//! diagnostics, a few of each kind. Output buffers are poisoned with NaN before the launch (a
+//! pitched output's padding holds a sentinel).
+//! Runs are deterministic.
+
+mod atom;
+mod barrier;
+mod bulk;
+mod call;
+mod check;
+mod check_global;
+mod collective;
+mod contain;
+mod convert;
+mod copy;
+mod exact;
+mod exec;
+mod fault;
+mod finding;
+mod float;
+#[cfg(test)]
+mod gpu_facts;
+mod half;
+mod lanes;
+mod machine;
+mod mbarrier;
+mod memory;
+mod mma_half;
+mod mma_num;
+mod mma_step;
+mod named;
+pub mod observe;
+mod ops;
+mod order;
+mod printf;
+mod sched;
+mod site;
+mod step;
+mod step_mem;
+mod sync;
+mod tensor_map;
+mod watch;
+mod wgmma;
+mod wmma;
+
+use memory::{Buffer, Memory, global_base};
+use ptx::{decode, ir};
+use spec::diag::{Diagnostic, Kind};
+use spec::job::{Arg, Job, RunOutput};
+use std::time::Instant;
+
+/// Switches for one simulated launch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SimOptions {
+    /// Thread-instructions allowed before `timeout`; `None` for [`default_budget`].
+    pub budget: Option<u64>,
+    /// The teaching checks (races, uninitialized reads, access budget, unwritten outputs).
+    /// Bounds, timeouts and barrier divergence are checked either way.
+    pub checks: bool,
+    /// What `%nsmid` reads, the SMs the kernel is told the GPU has: 1 by default (one simulated
+    /// SM runs the blocks one after another, and a persistent kernel then does all its work in
+    /// block 0); `runner profile` gives the H100's 132, so that such a kernel spreads its work
+    /// over as many blocks as it does on that GPU.
+    pub sms: u32,
+}
+
+impl Default for SimOptions {
+    fn default() -> Self {
+        SimOptions {
+            budget: None,
+            checks: true,
+            sms: 1,
+        }
+    }
+}
+
+/// The default instruction budget: 200 thread-instructions per multiply-add of the case's work,
+/// plus ten million for setup, so a correct kernel never meets it and an endless loop stops
+/// within seconds.
+pub fn default_budget(work: u64) -> u64 {
+    work.saturating_mul(200).saturating_add(10_000_000)
+}
+
+/// Runs `job` on the PTX module `ptx`.
+pub fn run(ptx: &str, job: &Job) -> RunOutput {
+    run_with(ptx, job, &SimOptions::default())
+}
+
+pub(crate) fn failed(d: Diagnostic, seconds: f64) -> RunOutput {
+    RunOutput {
+        diagnostics: vec![d],
+        seconds,
+        ..RunOutput::default()
+    }
+}
+
+/// Runs `job` on `ptx` with `opts`. A panic inside the simulator (a bug of ours, never the
+/// learner's) is caught and becomes an `internal_error` diagnostic naming the instruction that
+/// was running, so that the rest of the check still reports.
+pub fn run_with(ptx: &str, job: &Job, opts: &SimOptions) -> RunOutput {
+    launch(ptx, job, opts, None)
+}
+
+/// Runs `job` on `ptx` with `opts`, `obs` seeing every access and issued instruction, then the
+/// fault and the findings as marks (`observe`).
+pub fn run_observed(
+    ptx: &str,
+    job: &Job,
+    opts: &SimOptions,
+    obs: &mut dyn observe::Observer,
+) -> RunOutput {
+    launch(ptx, job, opts, Some(obs))
+}
+
+/// Both entries' common path: the run contained (a panic is an `internal_error`).
+fn launch(
+    ptx: &str,
+    job: &Job,
+    opts: &SimOptions,
+    obs: Option<&mut dyn observe::Observer>,
+) -> RunOutput {
+    let at = std::cell::Cell::new(None);
+    contain::contained(ptx, &job.kernel, &at, || {
+        run_inner(ptx, job, opts, obs, &at)
+    })
+}
+
+fn run_inner(
+    ptx: &str,
+    job: &Job,
+    opts: &SimOptions,
+    mut obs: Option<&mut dyn observe::Observer>,
+    at: &std::cell::Cell<Option<usize>>,
+) -> RunOutput {
+    let start = Instant::now();
+    let prog = match decode::decode(ptx, &job.kernel) {
+        Ok(p) => p,
+        Err(decode::DecodeError::NotFound { kernel, found }) => {
+            let msg = format!(
+                "the PTX has no kernel named `{kernel}` (found: {}); is it declared `extern \"C\" __global__`?",
+                if found.is_empty() {
+                    "none".to_string()
+                } else {
+                    found.join(", ")
+                }
+            );
+            return failed(Diagnostic::new(Kind::KernelNotFound, msg), 0.0);
+        }
+        Err(decode::DecodeError::Bad { line, message }) => {
+            let msg = format!("the simulator cannot read this PTX (PTX line {line}): {message}");
+            return failed(Diagnostic::new(Kind::UnsupportedInstruction, msg), 0.0);
+        }
+    };
+    if let Err(msg) = limits(&prog) {
+        return failed(Diagnostic::new(Kind::LaunchError, msg), 0.0);
+    }
+    let mem = match memory_for(&prog, job) {
+        Ok(m) => m,
+        Err(d) => return failed(*d, 0.0),
+    };
+    let l = job.launch;
+    let threads = l.threads_per_block();
+    if threads == 0 || threads > 1024 || l.blocks() == 0 {
+        let msg = format!(
+            "invalid launch: grid {:?}, block {:?} ({threads} threads per block; 1 to 1024 allowed)",
+            l.grid, l.block
+        );
+        return failed(Diagnostic::new(Kind::LaunchError, msg), 0.0);
+    }
+    let shared_bytes = if prog.dyn_shared_name.is_some() {
+        prog.dyn_shared_offset + u64::from(l.shared_bytes)
+    } else {
+        prog.static_shared + u64::from(l.shared_bytes)
+    };
+    if shared_bytes > MAX_SHARED {
+        let msg = format!(
+            "the kernel needs {shared_bytes} bytes of shared memory per block (static arrays plus {} dynamic), more than the {MAX_SHARED} a block can have",
+            l.shared_bytes
+        );
+        return failed(Diagnostic::new(Kind::LaunchError, msg), 0.0);
+    }
+    let lens: Vec<usize> = mem.globals.iter().map(|b| b.bytes.len()).collect();
+    let is_output: Vec<bool> = (0..lens.len())
+        .map(|i| job.args.get(i).is_some_and(|a| a.output_len().is_some()))
+        .collect();
+    let mut chk = check::Checks::new(opts.checks, &prog, job.budget, threads, &lens, &is_output);
+    for (i, a) in job.args.iter().enumerate() {
+        if let Some(p) = a.pitch() {
+            chk.set_pitch(i, p);
+        }
+    }
+    let buffers: Vec<String> = mem.globals.iter().map(|b| b.name.clone()).collect();
+    let launched = observe::Launched {
+        prog: &prog,
+        grid: l.grid,
+        block: l.block,
+        shared_bytes: shared_bytes as usize,
+        buffers: &buffers,
+    };
+    if let Some(o) = obs.as_deref_mut() {
+        o.start(&launched);
+    }
+    let mut m = machine::Machine {
+        prog: &prog,
+        mem,
+        grid: l.grid,
+        block: l.block,
+        shared_bytes: shared_bytes as usize,
+        budget: opts.budget.unwrap_or_else(|| default_budget(job.work)),
+        sms: opts.sms.max(1),
+        executed: 0,
+        block_id: [0; 3],
+        chk,
+        out: RunOutput::default(),
+        obs: match &mut obs {
+            Some(o) => Some(&mut **o),
+            None => None,
+        },
+        at,
+        sync: Default::default(),
+    };
+    let result = m.run();
+    let outputs: Vec<usize> = (0..is_output.len()).filter(|&i| is_output[i]).collect();
+    if result.is_ok() {
+        m.chk.finish(&outputs, u64::from(threads) * l.blocks());
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    let mut out = RunOutput {
+        seconds,
+        instructions: Some(m.executed),
+        stats: opts.checks.then_some(m.chk.stats),
+        ..std::mem::take(&mut m.out)
+    };
+    if let Some(o) = m.obs.take() {
+        let fault = result
+            .as_ref()
+            .err()
+            .and_then(|f| watch::fault_mark(f, &launched));
+        let found = m
+            .chk
+            .kept
+            .iter()
+            .filter_map(|k| watch::finding_mark(k, &launched));
+        fault
+            .into_iter()
+            .chain(found)
+            .for_each(|mark| o.mark(&mark));
+    }
+    let pitches: Vec<_> = (0..buffers.len())
+        .map(|i| job.args.get(i).and_then(Arg::pitch))
+        .collect();
+    // Inputs the runner also copied into a `__constant__` array, for the budget's advice.
+    let copies: Vec<(String, String)> = job
+        .constants
+        .iter()
+        .filter_map(|c| {
+            job.args.iter().find_map(|a| match a {
+                Arg::Input { name, data } if *data == c.data => {
+                    Some((name.clone(), c.symbol.clone()))
+                }
+                _ => None,
+            })
+        })
+        .collect();
+    let names = fault::Names {
+        pitches: &pitches,
+        prog: &prog,
+        buffers: &buffers,
+        copies: &copies,
+        grid: l.grid,
+        block: l.block,
+    };
+    let found = m
+        .chk
+        .kept
+        .iter()
+        .map(|k| fault::finding_diagnostic(k, &names));
+    match result {
+        Err(f) => {
+            out.diagnostics.push(f.diagnostic(&prog));
+            out.diagnostics.extend(found);
+        }
+        Ok(()) => {
+            out.diagnostics.extend(found);
+            for (i, a) in job.args.iter().enumerate() {
+                if a.output_len().is_some() {
+                    let b = &m.mem.globals[i].bytes;
+                    out.outputs.push(
+                        b.chunks_exact(4)
+                            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                            .collect(),
+                    );
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Shared memory a block may use (227 KiB, as on the H100).
+const MAX_SHARED: u64 = 227 * 1024;
+
+/// Rejects programs no GPU would launch (and that would exhaust the host's memory here).
+fn limits(prog: &ir::Program) -> Result<(), String> {
+    if prog.nregs > 1 << 16 {
+        return Err(format!(
+            "the kernel declares {} registers; the simulator allows 65536",
+            prog.nregs
+        ));
+    }
+    if prog.local_bytes > 512 * 1024 {
+        return Err(format!(
+            "the kernel needs {} bytes of local memory per thread, more than 512 KiB",
+            prog.local_bytes
+        ));
+    }
+    if prog.param_bytes > 32 * 1024 || prog.static_shared > MAX_SHARED {
+        return Err(
+            "the kernel's parameters or static shared arrays are larger than a GPU allows".into(),
+        );
+    }
+    Ok(())
+}
+
+/// The launch's global, const and param memory: arguments in regions 1.., output buffers NaN.
+fn memory_for(prog: &ir::Program, job: &Job) -> Result<Memory, Box<Diagnostic>> {
+    if job.args.len() != prog.params.len() {
+        let msg = format!(
+            "`{}` takes {} parameters but the puzzle passes {} ({}); keep the signature of the skeleton",
+            job.kernel,
+            prog.params.len(),
+            job.args.len(),
+            job.args
+                .iter()
+                .map(Arg::name)
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        return Err(Box::new(Diagnostic::new(Kind::SignatureMismatch, msg)));
+    }
+    let mut mem = Memory {
+        params: vec![0; prog.param_bytes as usize],
+        consts: prog.const_init.clone(),
+        ..Memory::default()
+    };
+    for (i, (a, (pname, off, size))) in job.args.iter().zip(&prog.params).enumerate() {
+        let (bytes, value, want): (Vec<u8>, u64, u64) = match a {
+            Arg::Input { data, .. } => (
+                data.iter().flat_map(|f| f.to_le_bytes()).collect(),
+                global_base(i + 1),
+                8,
+            ),
+            Arg::I32 { value, .. } => (Vec::new(), u64::from(*value as u32), 4),
+            out => (
+                out.output_init()
+                    .expect("an output buffer")
+                    .iter()
+                    .flat_map(|f| f.to_le_bytes())
+                    .collect(),
+                global_base(i + 1),
+                8,
+            ),
+        };
+        if *size != want {
+            let msg = format!(
+                "parameter {} (`{pname}`) of `{}` has {size} bytes but `{}` needs {want}; keep the signature of the skeleton",
+                i + 1,
+                job.kernel,
+                a.name()
+            );
+            return Err(Box::new(Diagnostic::new(Kind::SignatureMismatch, msg)));
+        }
+        let at = *off as usize;
+        mem.params[at..at + want as usize].copy_from_slice(&value.to_le_bytes()[..want as usize]);
+        mem.globals.push(Buffer {
+            name: a.name().to_string(),
+            bytes,
+            elem: 4,
+            read_only: matches!(a, Arg::Input { .. }),
+        });
+    }
+    for (sym, init) in &prog.globals {
+        mem.globals.push(Buffer {
+            name: sym.name.clone(),
+            bytes: init.clone(),
+            elem: 4,
+            read_only: false,
+        });
+    }
+    for c in &job.constants {
+        let Some(sym) = prog.consts.iter().find(|s| s.name == c.symbol) else {
+            let msg = format!(
+                "the kernel declares no `__constant__` array named `{}`",
+                c.symbol
+            );
+            return Err(Box::new(Diagnostic::new(Kind::LaunchError, msg)));
+        };
+        let bytes: Vec<u8> = c.data.iter().flat_map(|f| f.to_le_bytes()).collect();
+        if bytes.len() as u64 > sym.size || sym.offset as usize + bytes.len() > mem.consts.len() {
+            let msg = format!(
+                "`__constant__ {}` holds {} floats but the puzzle uploads {}",
+                c.symbol,
+                sym.size / 4,
+                c.data.len()
+            );
+            return Err(Box::new(Diagnostic::new(Kind::LaunchError, msg)));
+        }
+        let at = sym.offset as usize;
+        mem.consts[at..at + bytes.len()].copy_from_slice(&bytes);
+    }
+    Ok(mem)
+}
