@@ -49,6 +49,7 @@ mod ops;
 mod order;
 mod printf;
 mod sched;
+mod setup;
 mod site;
 mod step;
 mod step_mem;
@@ -58,8 +59,7 @@ mod watch;
 mod wgmma;
 mod wmma;
 
-use memory::{Buffer, Memory, global_base};
-use ptx::{decode, ir};
+use ptx::decode;
 use spec::diag::{Diagnostic, Kind};
 use spec::job::{Arg, Job, RunOutput};
 use std::time::Instant;
@@ -166,10 +166,10 @@ fn run_inner(
             return failed(Diagnostic::new(Kind::UnsupportedInstruction, msg), 0.0);
         }
     };
-    if let Err(msg) = limits(&prog) {
+    if let Err(msg) = setup::limits(&prog) {
         return failed(Diagnostic::new(Kind::LaunchError, msg), 0.0);
     }
-    let mem = match memory_for(&prog, job) {
+    let mem = match setup::memory_for(&prog, job) {
         Ok(m) => m,
         Err(d) => return failed(*d, 0.0),
     };
@@ -313,115 +313,4 @@ fn run_inner(
 }
 
 /// Shared memory a block may use (227 KiB, as on the H100).
-const MAX_SHARED: u64 = 227 * 1024;
-
-/// Rejects programs no GPU would launch (and that would exhaust the host's memory here).
-fn limits(prog: &ir::Program) -> Result<(), String> {
-    if prog.nregs > 1 << 16 {
-        return Err(format!(
-            "the kernel declares {} registers; the simulator allows 65536",
-            prog.nregs
-        ));
-    }
-    if prog.local_bytes > 512 * 1024 {
-        return Err(format!(
-            "the kernel needs {} bytes of local memory per thread, more than 512 KiB",
-            prog.local_bytes
-        ));
-    }
-    if prog.param_bytes > 32 * 1024 || prog.static_shared > MAX_SHARED {
-        return Err(
-            "the kernel's parameters or static shared arrays are larger than a GPU allows".into(),
-        );
-    }
-    Ok(())
-}
-
-/// The launch's global, const and param memory: arguments in regions 1.., output buffers NaN.
-fn memory_for(prog: &ir::Program, job: &Job) -> Result<Memory, Box<Diagnostic>> {
-    if job.args.len() != prog.params.len() {
-        let msg = format!(
-            "`{}` takes {} parameters but the puzzle passes {} ({}); keep the signature of the skeleton",
-            job.kernel,
-            prog.params.len(),
-            job.args.len(),
-            job.args
-                .iter()
-                .map(Arg::name)
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-        return Err(Box::new(Diagnostic::new(Kind::SignatureMismatch, msg)));
-    }
-    let mut mem = Memory {
-        params: vec![0; prog.param_bytes as usize],
-        consts: prog.const_init.clone(),
-        ..Memory::default()
-    };
-    for (i, (a, (pname, off, size))) in job.args.iter().zip(&prog.params).enumerate() {
-        let (bytes, value, want): (Vec<u8>, u64, u64) = match a {
-            Arg::Input { data, .. } => (
-                data.iter().flat_map(|f| f.to_le_bytes()).collect(),
-                global_base(i + 1),
-                8,
-            ),
-            Arg::I32 { value, .. } => (Vec::new(), u64::from(*value as u32), 4),
-            out => (
-                out.output_init()
-                    .expect("an output buffer")
-                    .iter()
-                    .flat_map(|f| f.to_le_bytes())
-                    .collect(),
-                global_base(i + 1),
-                8,
-            ),
-        };
-        if *size != want {
-            let msg = format!(
-                "parameter {} (`{pname}`) of `{}` has {size} bytes but `{}` needs {want}; keep the signature of the skeleton",
-                i + 1,
-                job.kernel,
-                a.name()
-            );
-            return Err(Box::new(Diagnostic::new(Kind::SignatureMismatch, msg)));
-        }
-        let at = *off as usize;
-        mem.params[at..at + want as usize].copy_from_slice(&value.to_le_bytes()[..want as usize]);
-        mem.globals.push(Buffer {
-            name: a.name().to_string(),
-            bytes,
-            elem: 4,
-            read_only: matches!(a, Arg::Input { .. }),
-        });
-    }
-    for (sym, init) in &prog.globals {
-        mem.globals.push(Buffer {
-            name: sym.name.clone(),
-            bytes: init.clone(),
-            elem: 4,
-            read_only: false,
-        });
-    }
-    for c in &job.constants {
-        let Some(sym) = prog.consts.iter().find(|s| s.name == c.symbol) else {
-            let msg = format!(
-                "the kernel declares no `__constant__` array named `{}`",
-                c.symbol
-            );
-            return Err(Box::new(Diagnostic::new(Kind::LaunchError, msg)));
-        };
-        let bytes: Vec<u8> = c.data.iter().flat_map(|f| f.to_le_bytes()).collect();
-        if bytes.len() as u64 > sym.size || sym.offset as usize + bytes.len() > mem.consts.len() {
-            let msg = format!(
-                "`__constant__ {}` holds {} floats but the puzzle uploads {}",
-                c.symbol,
-                sym.size / 4,
-                c.data.len()
-            );
-            return Err(Box::new(Diagnostic::new(Kind::LaunchError, msg)));
-        }
-        let at = sym.offset as usize;
-        mem.consts[at..at + bytes.len()].copy_from_slice(&bytes);
-    }
-    Ok(mem)
-}
+pub(crate) const MAX_SHARED: u64 = 227 * 1024;
