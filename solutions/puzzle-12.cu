@@ -41,7 +41,7 @@ __device__ __forceinline__ float4 split_pair(float x0, float x1)
 // diagonal holds one tap) and X[k][r] = x[ROW r + k] (row r of the input, shifted by ROW r).
 // A warp computes 8 * NT rows (a pass) with mma.sync m16n8k8 tf32: M = b (MT tiles of 16), N = r (NT
 // tiles of 8), K = k, walked 8 at a time (a k-step).
-// The numbers (bench/tune/p12/README.md, H100): 16 warps are 4 per sub-partition, enough to keep
+// The numbers (lab/p12/README.md, H100): 16 warps are 4 per sub-partition, enough to keep
 // its tensor core busy (with one or two, the loads and the mma.sync chains leave it idle); 768
 // outputs per warp make 12,288 per block: 122 blocks for the full case, one per SM, with 177,024
 // bytes of shared memory.

@@ -1,6 +1,6 @@
 // Checks and times one solution of puzzles 04 to 08 (the valid contract) on a GPU, with no Rust:
 // the device machine has nvcc and no cargo. tune.sh builds this file once per variant:
-//   nvcc -arch=sm_90 -O3 -DPUZZLE=8 -DSOLUTION='"../../solutions/puzzle-08.cu"' [-DTHREADS=..] ...
+//   nvcc -arch=sm_90 -O3 -DPUZZLE=8 -DSOLUTION='"../solutions/puzzle-08.cu"' [-DTHREADS=..] ...
 // and runs each binary, which prints one table row. The launch rules below are the puzzles' own
 // (puzzles/puzzle-NN/src/lib.rs); a change there must be made here too.
 //

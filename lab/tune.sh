@@ -32,7 +32,7 @@ if [ "$mode" = emu ]; then
         [ -z "$name" ] && continue
         # emu.h has one static buffer for dynamic shared memory: point the declaration at it.
         sed -E 's/extern __shared__ ([a-z0-9]+) ([a-z_]+)\[\];/\1* \2 = reinterpret_cast<\1*>(emu_dynamic_shared);/' \
-            ../../solutions/puzzle-0$puzzle.cu > "$build/$name.cu"
+            ../solutions/puzzle-0$puzzle.cu > "$build/$name.cu"
         [ "$puzzle" = 7 ] && [ -z "${macros##*2048*}" ] && macros="-DBLOCK_SIZE=64 -DK_BLOCK=4 -DTHREADS=32"
         g++ -std=c++20 -O2 -w -x c++ -DEMU -DPUZZLE=$puzzle -DSOLUTION="\"$build/$name.cu\"" $macros -I. \
             conv_tune.cu -o "$build/$name" -pthread || { status=1; continue; }
@@ -45,7 +45,7 @@ nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.limit --format=csv | t
 nvcc --version | tail -1
 while IFS='|' read -r name puzzle macros src; do
     [ -z "$name" ] && continue
-    [ -z "$src" ] && printf -v src '../../solutions/puzzle-%02d.cu' "$puzzle"
+    [ -z "$src" ] && printf -v src '../solutions/puzzle-%02d.cu' "$puzzle"
     nvcc -arch=sm_90 -O3 -std=c++17 -lineinfo -Xptxas -v -DPUZZLE=$puzzle \
         -DSOLUTION="\"$src\"" $macros conv_tune.cu -o "$build/$name" \
         > "$build/$name.log" 2>&1 &

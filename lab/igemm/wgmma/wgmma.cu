@@ -1,5 +1,5 @@
 // Puzzle 11 on Hopper's warpgroup tensor-core instruction (wgmma, sm_90a): the tuning version, with
-// the knobs of round 10 (bench/tune/igemm/README.md); the solution's Hopper path is its chosen form.
+// the knobs of round 10 (lab/igemm/README.md); the solution's Hopper path is its chosen form.
 // The product is computed transposed: D^T[OC, M] = W^T[OC, K] x im2col^T[K, M], so that both of
 // wgmma's operands are K-major: W^T comes from registers (each thread loads its fragment from a
 // [k][oc] tile in shared memory, as mma.sync's A), and im2col^T is a tile of TILE pixel rows of

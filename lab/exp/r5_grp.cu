@@ -6,7 +6,7 @@
 // and the runner launches ceil(output_size / OUTPUTS_PER_BLOCK) blocks of THREADS threads with
 // SHARED_BYTES bytes of dynamic shared memory (up to 227 KiB). No macros are defined for you.
 
-// Round 5 tuning record (bench/NOTES.md): r4_seg.cu with a thread's outputs split into two runs, QA
+// Round 5 tuning record (lab/NOTES.md): r4_seg.cu with a thread's outputs split into two runs, QA
 // outputs in the first part of the block's range and QB in the second, each with its own rotating
 // window of S segments of TC floats; the taps (uniform) are shared by both runs, so one tap feeds
 // QA + QB FFMAs while the loop holds only (QA + QB) * S * TC of them. Each variant is this file with

@@ -3,7 +3,7 @@
 // convolution on the GPU with the puzzle's tolerance (|x - ref| <= 0.05 + 0.01 |ref|) and times it
 // on CURRICULUM.md's three full-scale shapes with CUDA events (median of RUNS launches, the
 // inputs rotated among copies of 256 MB or more, as `runner bench` does).
-// Build: nvcc -O3 -arch=sm_90 -DBLOCK_M=128 ... -o tune bench/tune/igemm/tune.cu (the Hopper path:
+// Build: nvcc -O3 -arch=sm_90 -DBLOCK_M=128 ... -o tune lab/igemm/tune.cu (the Hopper path:
 // -gencode=arch=compute_90a,code=sm_90a); run: ./tune NAME
 // A kernel source that defines WEIGHT_TRANSPOSED is given the weight as [oc][k] (KRSC) instead of
 // HWIO (round 15); the reference still reads HWIO. A source that defines GRID_X_MULTIPLE (clusters)
@@ -17,7 +17,7 @@
 
 // -DSOLUTION='"file"' times another version of the solution (e.g. the previous one) alike.
 #ifndef SOLUTION
-#define SOLUTION "../../../solutions/puzzle-11.cu"
+#define SOLUTION "../../solutions/puzzle-11.cu"
 #endif
 #include SOLUTION
 

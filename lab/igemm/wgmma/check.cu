@@ -6,7 +6,7 @@
 #include <vector>
 #include <cuda_runtime.h>
 #ifndef SOLUTION
-#define SOLUTION "../../../../solutions/puzzle-11.cu"
+#define SOLUTION "../../../solutions/puzzle-11.cu"
 #endif
 #include SOLUTION
 

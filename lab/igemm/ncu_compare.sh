@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Device: the same ncu metrics for the solution's TMA option and cuDNN's tf32 kernel on N8 (round 15).
-# Usage: bash bench/tune/igemm/ncu_compare.sh $OUT   (after wgmma/run.sh built /tmp/wg/tma)
+# Usage: bash lab/igemm/ncu_compare.sh $OUT   (after wgmma/run.sh built /tmp/wg/tma)
 OUT=${1:-/tmp/out}; mkdir -p $OUT
 cd "$(dirname "$0")"
 M=gpu__time_duration.sum,sm__cycles_active.avg,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sector_hit_rate.pct,sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,smsp__inst_executed.sum,sm__warps_active.avg.pct_of_peak_sustained_active,launch__grid_size,launch__cluster_dim_x

@@ -4,7 +4,7 @@
 # solutions of HEAD~N (OLD) for the before/after rows. Usage: candidates.sh DIR [OLD_REV]
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../../.." && pwd)
+root=$(cd "$here/../.." && pwd)
 dir=$1
 old=${2:-}
 mkdir -p "$dir"

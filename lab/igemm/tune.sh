@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds and times puzzle 11's solution in several shapes (see tune.cu), in parallel builds.
-# Usage (device): bash bench/tune/igemm/tune.sh > $OUT/tune.txt
+# Usage (device): bash lab/igemm/tune.sh > $OUT/tune.txt
 set -u
 cd "$(dirname "$0")"
 B=/tmp/igemm; mkdir -p $B

@@ -13,7 +13,7 @@ cd "$(dirname "$0")"
 export OUT=${OUT:-/tmp/p12}
 mkdir -p "$OUT"
 gen=$(mktemp -d)
-sol=$(realpath ../../../solutions/puzzle-12.cu)
+sol=$(realpath ../../solutions/puzzle-12.cu)
 grep -v 'x\[nu\]\.z, x\[nu\]\.w);\|r0\.z, r8\.z, r0\.w, r8\.w' "$sol" > "$gen/plain.cu"
 sed 's/mma(small\[mu\]\[nu\]/mma(acc[mu][nu]/' "$sol" > "$gen/one_acc.cu"
 cmp -s "$sol" "$gen/one_acc.cu" && { echo "run.sh: the edits no longer match the solution"; exit 1; }

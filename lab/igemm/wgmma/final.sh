@@ -2,7 +2,7 @@
 # Device: puzzle 11's solution built for sm_90 (its mma.sync path) and for sm_90a (its Hopper
 # path, wgmma), each checked on odd shapes (check.cu) and timed on the three full shapes
 # (../tune.cu), then cuDNN's anchors in the same call.
-# Usage (repository root): bash bench/tune/igemm/wgmma/final.sh $OUT [solution file]
+# Usage (repository root): bash lab/igemm/wgmma/final.sh $OUT [solution file]
 set -u
 OUT=${1:-/tmp/out}; mkdir -p $OUT
 ROOT=$PWD

@@ -2,7 +2,7 @@
 # Device: builds the wgmma variants (sm_90a) and the mma.sync solution, checks them on odd shapes,
 # times them on the three full shapes (../tune.cu), then cuDNN's anchors in the same call.
 # Usage: [VARIANTS="name[@file]:flags|..."] (file: a kernel source here, wgmma.cu unless named) [NCU="names"] [NCU_METRICS=a,b] [NCU_ARGS=...] [ANCHORS=0]
-#   bash bench/tune/igemm/wgmma/run.sh $OUT
+#   bash lab/igemm/wgmma/run.sh $OUT
 set -u
 OUT=${1:-/tmp/out}; mkdir -p $OUT
 ROOT=$PWD # the repository root
@@ -17,7 +17,7 @@ for v in "${VARIANTS[@]}"; do
   ( eval nvcc -O3 $ARCH $flags -DSOLUTION='\"wgmma/$src\"' -Xptxas -v -o $B/$name ../tune.cu > $B/$name.log 2>&1 || { echo "$name: build failed"; head -30 $B/$name.log; }
     eval nvcc -O3 $ARCH $flags -DSOLUTION='\"$src\"' -o $B/$name-check check.cu > $B/$name-check.log 2>&1 || echo "$name check: build failed" ) &
 done
-( nvcc -O3 -arch=sm_90 -o $B/solution $ROOT/bench/tune/igemm/tune.cu > $B/solution.log 2>&1 ) &
+( nvcc -O3 -arch=sm_90 -o $B/solution $ROOT/lab/igemm/tune.cu > $B/solution.log 2>&1 ) &
 wait
 cp $B/*.log $OUT/ 2>/dev/null
 for v in "${VARIANTS[@]}"; do

@@ -6,7 +6,7 @@
 // and the runner launches ceil(output_size / OUTPUTS_PER_BLOCK) blocks of THREADS threads with
 // SHARED_BYTES bytes of dynamic shared memory (up to 227 KiB). No macros are defined for you.
 
-// Round 4 tuning record (bench/NOTES.md): the solution's two swapping window halves generalized to
+// Round 4 tuning record (lab/NOTES.md): the solution's two swapping window halves generalized to
 // SEG rotating segments of TC floats, TC taps per chunk, SEG chunks per step, NACC accumulator sets,
 // MINB blocks per SM in __launch_bounds__. Each variant is this file with its macros defined first.
 #ifndef THREADS

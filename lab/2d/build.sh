@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Builds harness2d (bench/tune/2d/harness2d.cu) with every variant listed in variants.txt, on any
+# Builds harness2d (lab/2d/harness2d.cu) with every variant listed in variants.txt, on any
 # machine with nvcc 13 (no GPU needed; the binary is x86-64, cudart static): each variant is its
 # own object, its kernel renamed conv2d_<n> through -D, so the files need no change.
 # Also writes the ptxas resource line of each variant to $BUILD/resources.txt.
-# Usage: bench/tune/2d/build.sh [variants.txt] -> $BUILD/harness2d (BUILD defaults to /tmp/h2d)
+# Usage: lab/2d/build.sh [variants.txt] -> $BUILD/harness2d (BUILD defaults to /tmp/h2d)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../../.." && pwd)
+root=$(cd "$here/../.." && pwd)
 list=${1:-$here/variants.txt}
 build=${BUILD:-/tmp/h2d}
 rm -rf "$build" && mkdir -p "$build/gen"

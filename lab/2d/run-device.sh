@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One device call for the 2D tuning: the harness over every variant (table last), ncu on the
 # kernels named in NCU (name:n:k ...), and the anchors script if ANCHORS is set (a path).
-# Usage on the device: DIR=folder-with-harness2d OUT=dir bench/tune/2d/run-device.sh
+# Usage on the device: DIR=folder-with-harness2d OUT=dir lab/2d/run-device.sh
 set -u
 DIR=${DIR:-.}
 OUT=${OUT:-/tmp/out}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device rounds 1 and 2 for puzzle 08 (bench/NOTES.md): FFMA operand microbenchmark, the solution and
+# Device rounds 1 and 2 for puzzle 08 (lab/NOTES.md): FFMA operand microbenchmark, the solution and
 # experimental variants (exp/p08x.cu) checked and timed, and ncu on the solution and the best
 # predicted variant. Results under ${OUT:-/tmp/round1}; the table is printed last.
 set -u
@@ -7,16 +7,16 @@ cd "$(dirname "$0")"
 out=${OUT:-/tmp/round1}
 mkdir -p "$out"
 b=$(mktemp -d)
-SOL=${SOL:-../../solutions/puzzle-08.cu}
+SOL=${SOL:-../solutions/puzzle-08.cu}
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,power.limit --format=csv > "$out/log.txt" 2>&1
 nvcc --version | tail -1 >> "$out/log.txt"
 X="-DSTAGE_U=0 -DVEC=2 -DSPLIT=2"
 # Variants kept as patches of the solution (exp/README.md).
-patch -s -o "$b/new_o1.cu" ../../solutions/puzzle-08.cu exp/new_o1.patch
+patch -s -o "$b/new_o1.cu" ../solutions/puzzle-08.cu exp/new_o1.patch
 variants="base|$SOL|
-new|../../solutions/puzzle-08.cu|
+new|../solutions/puzzle-08.cu|
 new_o1|$b/new_o1.cu|
-new2|../../solutions/puzzle-08.cu|
+new2|../solutions/puzzle-08.cu|
 x12stage|exp/p08x.cu|-DPER_THREAD=12 -DTHREADS=160 -DSTAGE_U=0 -DVEC=4 -DSPLIT=2 -DPF=0 -DORDER=0
 x18u|exp/p08x.cu|-DPER_THREAD=18 -DTHREADS=640 $X -DPF=1 -DORDER=0
 x18u1|exp/p08x.cu|-DPER_THREAD=18 -DTHREADS=640 $X -DPF=1 -DORDER=1

@@ -1,4 +1,4 @@
-# Writes puzzle 11's four pictures (book/src/img/puzzle-11-*.svg); run from anywhere: python3 bench/tune/igemm/svg11.py
+# Writes puzzle 11's four pictures (book/src/img/puzzle-11-*.svg); run from anywhere: python3 lab/igemm/svg11.py
 # (the output folder below is this checkout's book/src/img).
 import html
 def svg(name, w, h, title, body, fs=13):
@@ -7,7 +7,7 @@ def svg(name, w, h, title, body, fs=13):
          f'  <rect x="0" y="0" width="{w}" height="{h}" fill="#ffffff"/>']
     out+=['  '+b for b in body]
     out.append('</svg>\n')
-    open(__import__('os').path.join(__import__('os').path.dirname(__file__), '../../../book/src/img', name), 'w').write('\n'.join(out))
+    open(__import__('os').path.join(__import__('os').path.dirname(__file__), '../../book/src/img', name), 'w').write('\n'.join(out))
 def rect(x,y,w,h,fill,stroke="#555",extra=""):
     return f'<rect x="{x}" y="{y}" width="{w}" height="{h}" fill="{fill}" stroke="{stroke}"{extra}/>'
 def text(x,y,s,fill="#222",size=None,anchor=None,mono=False):
