@@ -14,6 +14,7 @@ mod grid;
 mod json;
 mod judge;
 mod model;
+mod outcome;
 mod picture;
 mod profile;
 mod registry;
