@@ -13,6 +13,7 @@ mod gradescope;
 mod grid;
 mod json;
 mod judge;
+mod mix;
 mod model;
 mod outcome;
 mod picture;

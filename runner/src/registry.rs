@@ -42,13 +42,22 @@ pub struct Showpiece {
 }
 
 /// Every second checked solution.
-pub const SHOWPIECES: &[Showpiece] = &[Showpiece {
-    puzzle: "puzzle-11",
-    label: "hopper",
-    file: "solutions/puzzle-11-hopper.cu",
-    arch: Some("sm_90"),
-    adds: "wgmma, TMA copies, mbarriers and a producer warpgroup, persistent blocks, for an H100's sm_90a",
-}];
+pub const SHOWPIECES: &[Showpiece] = &[
+    Showpiece {
+        puzzle: "puzzle-11",
+        label: "hopper",
+        file: "solutions/puzzle-11-hopper.cu",
+        arch: Some("sm_90"),
+        adds: "wgmma, TMA copies, mbarriers and a producer warpgroup, persistent blocks, for an H100's sm_90a",
+    },
+    Showpiece {
+        puzzle: "puzzle-12",
+        label: "hopper",
+        file: "solutions/puzzle-12-hopper.cu",
+        arch: Some("sm_90"),
+        adds: "the same three products on wgmma, X read by descriptor from swizzled half rows, for an H100's sm_90a",
+    },
+];
 
 /// One solution of a puzzle: the reference (no label) or a showpiece.
 #[derive(Clone, Debug, PartialEq, Eq)]

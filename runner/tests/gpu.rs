@@ -302,7 +302,14 @@ fn bench_times_a_solution_against_the_measured_peak() {
 #[ignore = "needs a CUDA GPU: run with --ignored on a GPU machine"]
 fn bench_sets_puzzle_12_beside_puzzle_08_and_the_fma_floor() {
     let _gpu = require_gpu();
-    let out = run(&["bench", "puzzle-12", "--solution", "--json", "--runs", "20"]);
+    let out = run(&[
+        "bench",
+        "puzzle-12",
+        "--solution=hopper",
+        "--json",
+        "--runs",
+        "20",
+    ]);
     assert!(
         out.status.success(),
         "{}",
@@ -316,5 +323,8 @@ fn bench_sets_puzzle_12_beside_puzzle_08_and_the_fma_floor() {
         .iter()
         .map(|e| e["label"].as_str().unwrap())
         .collect();
-    assert_eq!(labels, ["reference", "puzzle-08 solution"]);
+    assert_eq!(
+        labels,
+        ["reference hopper", "reference", "puzzle-08 solution"]
+    );
 }

@@ -86,7 +86,7 @@ fn the_tensor_core_solutions_are_bound_by_the_tensor_cores() {
     // at 1,837 tf32 FLOP a clock: 42.8 us (the H100 runs it in 54). Its B tiles, counted once
     // per warpgroup, keep the shared data path under that; counted for each of the four warps
     // they would bind it at 82 us.
-    let text = profile(&["puzzle-12", "--solution"]);
+    let text = profile(&["puzzle-12", "--solution=hopper"]);
     assert!(text.contains("tensor-bound (tensor cores)"), "{text}");
     let tensor = bound_us(&text, "tensor");
     assert!((42.0..44.0).contains(&tensor), "{text}");
