@@ -5,7 +5,8 @@
 //! back, so the host's submission is not timed), the input buffers
 //! rotated among copies larger than the L2 cache. It prints the median and spread, GFLOP/s, GB/s,
 //! the share of the device's FP32 FMA peak and copy bandwidth (measured once per device and cached),
-//! the floor those two limits set, and, side by side, the reference solution and the baseline
+//! the floor those two limits set, and, side by side, the reference solution (and any second
+//! checked one the device can run, `registry::SHOWPIECES`) and the baseline
 //! (puzzle-08's for puzzle 12, puzzle-04's on the rest of the valid contract, puzzle-01's on the
 //! classic one). The 2D puzzles,
 //! with three full-scale shapes each, are timed by `bench2d`.
