@@ -25,7 +25,7 @@ pub struct KernelChoice {
     /// The puzzle, e.g. puzzle-05 (or 5); without one, the first you have not solved.
     pub puzzle: Option<String>,
     /// Use the reference solution instead of your kernel; `--solution=LABEL` picks a second
-    /// checked one (`--solution=hopper`: puzzle-11's kernel for an H100's sm_90a).
+    /// checked one (`--solution=hopper`: puzzle 11's or 12's kernel for an H100's sm_90a).
     #[arg(
         long,
         value_name = "LABEL",
