@@ -11,8 +11,9 @@
 
 // ANCHOR: solve
 // The mma.sync kernel, for every GPU with tensor cores (compute capability 8.0 on). An H100's own
-// warpgroup instructions (wgmma, TMA copies, mbarriers, a producer warpgroup) go further in a
-// second checked solution, solutions/puzzle-11-hopper.cu (`runner check puzzle-11 --solution=hopper`).
+// warpgroup instructions, TMA copies, mbarriers and a producer warpgroup go further in a second
+// checked solution, solutions/puzzle-11-hopper.cu (`runner check puzzle-11 --solution=hopper`).
+// (This file names none of sm_90a's instructions, so the runner compiles it for the GPU at hand.)
 // ANCHOR: shape
 // A block owns a BLOCK_M x BLOCK_N tile of the product and walks K in tiles of BLOCK_K, STAGES
 // of them in flight through shared memory. Its WARPS_M x WARPS_N warps each own a WARP_M x WARP_N

@@ -8,8 +8,9 @@
 
 // ANCHOR: solve
 // The mma.sync kernel, for every GPU with tensor cores. The same three products on an H100's
-// warpgroup instruction wgmma are a second checked solution, solutions/puzzle-12-hopper.cu
-// (`runner check puzzle-12 --solution=hopper`).
+// warpgroup instruction are a second checked solution, solutions/puzzle-12-hopper.cu
+// (`runner check puzzle-12 --solution=hopper`). (This file names none of sm_90a's instructions,
+// so the runner compiles it for the GPU at hand.)
 
 
 // ANCHOR: split

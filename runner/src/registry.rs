@@ -240,6 +240,21 @@ mod tests {
     }
 
     #[test]
+    fn only_showpieces_for_sm_90_name_its_own_instructions() {
+        // The words by which the toolchain compiles a source for sm_90a (`nvrtc::hopper_specific`):
+        // a reference solution naming one, even in a comment, would be compiled for sm_90a only.
+        let names_sm90a = |file: &str| {
+            let text = std::fs::read_to_string(root().join(file)).unwrap();
+            ["wgmma", "setmaxnreg"].iter().any(|w| text.contains(w))
+        };
+        for p in all() {
+            for s in solutions(&p) {
+                assert_eq!(names_sm90a(&s.file), s.arch == Some("sm_90"), "{}", s.file);
+            }
+        }
+    }
+
+    #[test]
     fn the_reference_comes_first_and_unknown_labels_are_named() {
         let p = find("puzzle-11").unwrap();
         let all = solutions(&p);
