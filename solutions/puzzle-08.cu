@@ -9,7 +9,7 @@
 // ANCHOR: solve
 // ANCHOR: shape
 // Each thread computes PER_THREAD neighbouring outputs; a block of THREADS threads computes
-// THREADS * PER_THREAD of them. The numbers come from the H100's scheduling (bench/NOTES.md):
+// THREADS * PER_THREAD of them. The numbers come from the H100's scheduling (lab/NOTES.md):
 // - An SM runs its warps on four sub-partitions (SMSPs), warp w on SMSP w % 4, each issuing one
 //   instruction per cycle; the kernel takes as long as the busiest SMSP. 640 threads are 20 warps,
 //   5 per SMSP, and 640 * 18 = 11,520 outputs per block make 131 blocks for the full case (1,497,954

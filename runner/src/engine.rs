@@ -8,116 +8,15 @@
 //! case is cut to the smallest size that still fails, when the puzzle can shrink its cases.
 
 use crate::install;
-use crate::judge::{Agreement, agreement, judge};
+use crate::judge::{agreement, judge};
 use gpu::Device;
 use gpu::worker::{self, KernelRun, Worker};
-use serde::Serialize;
 use spec::{Case, Diagnostic, Kind, Puzzle, RunOutput, Scale};
-use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Duration;
 use toolchain::nvrtc::{self, Compiled, Source, Target};
 
-/// Which backends a check may use.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum BackendChoice {
-    /// The simulator for the small cases, and the GPU for every case where there is one.
-    Auto,
-    Gpu,
-    Sim,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Backend {
-    Sim,
-    Gpu,
-}
-
-impl Backend {
-    pub fn name(self) -> &'static str {
-        match self {
-            Backend::Sim => "sim",
-            Backend::Gpu => "gpu",
-        }
-    }
-}
-
-/// One case on one backend, as `--json` reports it.
-#[derive(Clone, Debug, Serialize)]
-pub struct CaseResult {
-    pub name: String,
-    pub backend: Backend,
-    pub passed: bool,
-    /// Largest |yours - expected| over the elements (null when nothing came back or a value is NaN).
-    pub max_abs_err: Option<f64>,
-    pub params: HashMap<String, i32>,
-    pub seconds: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub instructions: Option<u64>,
-    /// The most global reads and writes any one thread made (simulator only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub stats: Option<spec::job::AccessStats>,
-    pub output: Vec<f32>,
-    pub expected: Vec<f64>,
-    /// The first element outside the puzzle's tolerance (or still NaN), for the report's diff.
-    #[serde(skip)]
-    pub first_mismatch: Option<usize>,
-    /// Rows, columns and stride of a 2D output (whose report names rows and columns).
-    #[serde(skip)]
-    pub pitch: Option<spec::job::Pitch>,
-    /// For a shrunk case: the case it was cut from.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub shrunk_from: Option<String>,
-    /// What the kernel's `printf` calls printed (the simulator names the thread of each).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub printed: Vec<spec::job::Printed>,
-    /// Entries printed past the ones kept.
-    #[serde(skip_serializing_if = "spec::job::is_zero")]
-    pub printed_more: u64,
-    /// This case's own diagnostics (`kind: message`), before repeats across cases are folded
-    /// into one (for per-case reports such as Gradescope's tests).
-    #[serde(skip)]
-    pub findings: Vec<String>,
-}
-
-/// Everything one check found.
-#[derive(Clone, Debug, Serialize)]
-pub struct Outcome {
-    pub puzzle: String,
-    pub file: String,
-    pub passed: bool,
-    pub backends: Vec<Backend>,
-    pub cases: Vec<CaseResult>,
-    pub diagnostics: Vec<Diagnostic>,
-    /// NVRTC's warnings about the kernel (it compiled; they do not fail it).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub warnings: Vec<toolchain::warnings::Warning>,
-    /// Where both backends ran a case: do their outputs agree bit for bit?
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub backend_agreement: Option<Agreement>,
-    /// The full-scale case's time from this check's one launch on the GPU, when it passed there.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub full_case: Option<QuickTiming>,
-    /// Lines for people: what ran where, what was skipped and why.
-    #[serde(skip)]
-    pub notes: Vec<String>,
-    /// The command that checks this file again.
-    #[serde(skip)]
-    pub rerun: String,
-}
-
-/// One timed launch of the full-scale case during a check: a glance, not a benchmark (`runner
-/// bench` warms up, repeats and takes the median).
-#[derive(Clone, Debug, Serialize)]
-pub struct QuickTiming {
-    pub case: String,
-    pub device: String,
-    pub seconds: f64,
-    /// Share of the FP32 FMA peak `runner bench` measured on this device, if it has.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub fma_peak_share: Option<f64>,
-}
+pub use crate::outcome::{Backend, BackendChoice, CaseResult, Outcome, QuickTiming};
 
 /// What to check and how.
 pub struct Request {
@@ -130,24 +29,6 @@ pub struct Request {
     pub rerun: String,
     /// Run only the case of this name.
     pub only_case: Option<String>,
-}
-
-impl Outcome {
-    fn failed_early(req: &Request, file: &str, d: Diagnostic) -> Outcome {
-        Outcome {
-            puzzle: req.puzzle.id.to_string(),
-            file: file.to_string(),
-            passed: false,
-            backends: vec![],
-            cases: vec![],
-            diagnostics: vec![d],
-            warnings: vec![],
-            backend_agreement: None,
-            full_case: None,
-            notes: vec![],
-            rerun: req.rerun.clone(),
-        }
-    }
 }
 
 /// Checks `req.file` against `req.puzzle`. `Err` only for usage problems (an unreadable file, a GPU
@@ -175,7 +56,7 @@ pub fn evaluate(req: &Request, gpu: &mut Worker) -> anyhow::Result<Outcome> {
         d
     };
     if let Err(d) = install::ensure_nvrtc() {
-        return Ok(Outcome::failed_early(req, &file, locate(d)));
+        return Ok(failed_early(req, &file, locate(d)));
     }
     // Full-scale cases are cheap to build (their references are cached): build them whenever a
     // GPU may be there, and drop them if the worker finds none.
@@ -203,7 +84,7 @@ pub fn evaluate(req: &Request, gpu: &mut Worker) -> anyhow::Result<Outcome> {
             puzzle.resolve_launch(&ptx, &file, &mut [])
         });
         if let Err(d) = checked {
-            return Ok(Outcome::failed_early(req, &file, locate(d)));
+            return Ok(failed_early(req, &file, locate(d)));
         }
         let source = Source {
             code: &code,
@@ -495,5 +376,22 @@ pub fn fold(names: &[String], n: usize) -> String {
         names.join(", ")
     } else {
         format!("{} and {} more", names[..n].join(", "), names.len() - n)
+    }
+}
+
+/// The outcome of a check that stopped before any case ran (the file did not compile, say).
+fn failed_early(req: &Request, file: &str, d: Diagnostic) -> Outcome {
+    Outcome {
+        puzzle: req.puzzle.id.to_string(),
+        file: file.to_string(),
+        passed: false,
+        backends: vec![],
+        cases: vec![],
+        diagnostics: vec![d],
+        warnings: vec![],
+        backend_agreement: None,
+        full_case: None,
+        notes: vec![],
+        rerun: req.rerun.clone(),
     }
 }

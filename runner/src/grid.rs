@@ -10,7 +10,7 @@
 //! Where the wrong values are what the contract gives with the input's rows taken
 //! `input_cols` apart instead of `input_stride`, the diagnosis says the stride was ignored.
 
-use crate::engine::CaseResult;
+use crate::outcome::CaseResult;
 use colored::Colorize;
 use spec::job::{Arg, PADDING_SENTINEL, Pitch};
 use spec::{Case, Diagnostic, Kind, Tolerance};
@@ -221,7 +221,7 @@ mod tests {
         }
         let result = CaseResult {
             name: "c".into(),
-            backend: crate::engine::Backend::Sim,
+            backend: crate::outcome::Backend::Sim,
             passed: false,
             max_abs_err: None,
             params: Default::default(),

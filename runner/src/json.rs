@@ -10,7 +10,7 @@
 //! 8192 x 8192 case made gigabytes of JSON, minutes to print and to read). `root` is the workbook's folder, absolute.
 
 use crate::engine::{Backend, CaseResult, Outcome};
-use crate::judge::Agreement;
+use crate::outcome::Agreement;
 use serde::Serialize;
 use spec::{Arg, Case, Diagnostic, Puzzle, Scale};
 use std::collections::BTreeMap;

@@ -7,20 +7,9 @@
 //! diagnostics (a fault, a race) make the case fail even when every value is right. 2D outputs
 //! (puzzles 09 and 10) are named by row and column and their padding judged bit for bit (`grid`).
 
-use crate::engine::{Backend, CaseResult};
 use crate::grid;
-use serde::Serialize;
+use crate::outcome::{Agreement, Backend, CaseResult};
 use spec::{Case, Diagnostic, Kind, Puzzle, RunOutput};
-
-/// How the simulator's outputs compare with the GPU's on the cases both ran.
-#[derive(Clone, Debug, Serialize)]
-pub struct Agreement {
-    pub cases: usize,
-    /// Cases whose outputs are identical bit for bit.
-    pub identical: usize,
-    /// Largest difference in units in the last place over all elements.
-    pub max_ulp: u32,
-}
 
 /// Compares the sim and GPU outputs of every case both backends ran.
 pub fn agreement(results: &[CaseResult]) -> Option<Agreement> {

@@ -64,10 +64,10 @@ pub struct Gpu {
 /// - 2.822 TB/s: the device-to-device copy (bytes read plus written) that `runner bench`
 ///   measured on an NVIDIA H100 80GB HBM3 (README); the datasheet's HBM3 peak is 3.35 TB/s.
 /// - Tensor cores, measured on an NVIDIA H100 80GB HBM3: `mma.sync.m16n8k8` tf32 takes 7.8 clocks
-///   per instruction per sub-partition once two warps issue it (`bench/tune/p12/mma_rate.cu`,
-///   `bench/tune/p12/README.md`), so 4 x 2,048 / 7.8 = 1,050 FLOP per SM per clock (274 TFLOP/s);
+///   per instruction per sub-partition once two warps issue it (`lab/p12/mma_rate.cu`,
+///   `lab/p12/README.md`), so 4 x 2,048 / 7.8 = 1,050 FLOP per SM per clock (274 TFLOP/s);
 ///   `m16n8k16` bf16 the same clocks for twice the work. `wgmma` tf32: a second set of m64n256k8
-///   products added to puzzle 11's kernel ran at 480 TFLOP/s (`bench/tune/igemm/README.md`,
+///   products added to puzzle 11's kernel ran at 480 TFLOP/s (`lab/igemm/README.md`,
 ///   round 11), 480e12 / (132 x 1.98e9) = 1,837 FLOP per SM per clock, 90% of the whitepaper's
 ///   dense TF32 figure at this clock.
 ///

@@ -14,83 +14,9 @@
 //! access of another instruction or space arrives. `cmd::profile` turns the counts into a table
 //! and `model` into a predicted time.
 
-use ptx::ir::{Op, Space, TensorPipe, Tern, Ty};
+use crate::mix::Class;
+use ptx::ir::{Space, TensorPipe};
 use sim::observe::{Acc, Issue, Launched, Observer, Touch};
-
-/// What an instruction is, for the instruction mix.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Class {
-    Fma,
-    Float,
-    IntAddress,
-    GlobalMem,
-    SharedMem,
-    ConstMem,
-    Control,
-    Other,
-}
-
-impl Class {
-    pub const ALL: [Class; 8] = [
-        Class::Fma,
-        Class::Float,
-        Class::IntAddress,
-        Class::GlobalMem,
-        Class::SharedMem,
-        Class::ConstMem,
-        Class::Control,
-        Class::Other,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Class::Fma => "FMA",
-            Class::Float => "other float",
-            Class::IntAddress => "integer and address",
-            Class::GlobalMem => "global loads and stores",
-            Class::SharedMem => "shared loads and stores",
-            Class::ConstMem => "constant loads",
-            Class::Control => "branches and barriers",
-            Class::Other => "other",
-        }
-    }
-
-    pub fn of(op: &Op) -> Class {
-        let float = |ty: &Ty| ty.float();
-        match op {
-            Op::Tern { op: Tern::Fma, .. } => Class::Fma,
-            Op::Tern {
-                op: Tern::MadLo,
-                ty,
-                ..
-            } if float(ty) => Class::Fma,
-            Op::Un { ty, .. } | Op::Bin { ty, .. } | Op::Tern { ty, .. } if float(ty) => {
-                Class::Float
-            }
-            Op::Un { .. }
-            | Op::Bin { .. }
-            | Op::Tern { .. }
-            | Op::Bfi { .. }
-            | Op::Setp { .. }
-            | Op::Set { .. }
-            | Op::Selp { .. }
-            | Op::PredOp { .. }
-            | Op::Cvt { .. }
-            | Op::Cvta { .. }
-            | Op::Pack { .. }
-            | Op::Unpack { .. } => Class::IntAddress,
-            Op::Ld { space, .. } | Op::St { space, .. } | Op::Atom { space, .. } => match space {
-                Space::Shared => Class::SharedMem,
-                Space::Const => Class::ConstMem,
-                Space::Param => Class::IntAddress,
-                _ => Class::GlobalMem,
-            },
-            Op::CpAsync { .. } | Op::Bulk(_) => Class::GlobalMem,
-            Op::Bra { .. } | Op::Exit | Op::Bar | Op::BarWarp { .. } => Class::Control,
-            _ => Class::Other,
-        }
-    }
-}
 
 /// The counts of one instruction (or their sum over a line or the kernel).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -2,6 +2,8 @@
 //!
 //! Order is the curriculum's: `runner list` prints it and a pass names the next one. Ids are
 //! `puzzle-NN`, unique, and each has its chapter in the book (tests below hold all of that).
+//! Beside each puzzle's reference solution, [`SHOWPIECES`] lists the second checked solutions:
+//! kernels that go further than the one a learner reads, each with a label (`--solution=LABEL`).
 
 use spec::Puzzle;
 
@@ -21,6 +23,101 @@ pub fn all() -> Vec<Puzzle> {
         puzzle_11::spec(),
         puzzle_12::spec(),
     ]
+}
+
+/// A second checked solution of a puzzle, beside `solutions/puzzle-NN.cu`: `validate` checks it,
+/// `check --solution=LABEL` runs it, and `bench` times it in a row of its own.
+#[derive(Clone, Copy, Debug)]
+pub struct Showpiece {
+    pub puzzle: &'static str,
+    /// The name after `--solution=`: one lowercase word.
+    pub label: &'static str,
+    /// Relative to the workbook's root.
+    pub file: &'static str,
+    /// The only GPU architecture it compiles for (`sm_90`: it uses sm_90a's instructions), if one;
+    /// the simulator runs it everywhere.
+    pub arch: Option<&'static str>,
+    /// One line: what it adds to the reference solution.
+    pub adds: &'static str,
+}
+
+/// Every second checked solution.
+pub const SHOWPIECES: &[Showpiece] = &[
+    Showpiece {
+        puzzle: "puzzle-11",
+        label: "hopper",
+        file: "solutions/puzzle-11-hopper.cu",
+        arch: Some("sm_90"),
+        adds: "wgmma, TMA copies, mbarriers and a producer warpgroup, persistent blocks, for an H100's sm_90a",
+    },
+    Showpiece {
+        puzzle: "puzzle-12",
+        label: "hopper",
+        file: "solutions/puzzle-12-hopper.cu",
+        arch: Some("sm_90"),
+        adds: "the same three products on wgmma, X read by descriptor from swizzled half rows, for an H100's sm_90a",
+    },
+];
+
+/// One solution of a puzzle: the reference (no label) or a showpiece.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Solution {
+    pub label: Option<&'static str>,
+    pub file: String,
+    pub arch: Option<&'static str>,
+}
+
+impl Solution {
+    /// The option of `runner check` that picks this solution.
+    pub fn option(&self) -> String {
+        match self.label {
+            None => "--solution".into(),
+            Some(label) => format!("--solution={label}"),
+        }
+    }
+}
+
+/// The solutions of `p`, the reference first.
+pub fn solutions(p: &Puzzle) -> Vec<Solution> {
+    let reference = Solution {
+        label: None,
+        file: p.solution_path(),
+        arch: None,
+    };
+    let showpieces = SHOWPIECES.iter().filter(|s| s.puzzle == p.id);
+    std::iter::once(reference)
+        .chain(showpieces.map(|s| Solution {
+            label: Some(s.label),
+            file: s.file.into(),
+            arch: s.arch,
+        }))
+        .collect()
+}
+
+/// The solution of `p` labelled `label` (the reference for none or an empty one). On failure, the
+/// message names the labels there are.
+pub fn solution(p: &Puzzle, label: Option<&str>) -> Result<Solution, String> {
+    let label = label.filter(|l| !l.is_empty());
+    let all = solutions(p);
+    if let Some(s) = all.iter().find(|s| s.label == label) {
+        return Ok(s.clone());
+    }
+    let others: Vec<String> = all
+        .iter()
+        .map(|s| {
+            let adds = SHOWPIECES
+                .iter()
+                .find(|x| x.puzzle == p.id && Some(x.label) == s.label)
+                .map_or("the reference", |x| x.adds);
+            format!("{} ({adds})", s.option())
+        })
+        .collect();
+    Err(format!(
+        "{} has no solution labelled `{}`; its solutions: {}",
+        p.id,
+        label.unwrap_or_default(),
+        others.join("; ")
+    ))
 }
 
 /// The puzzle named `name`; accepts `puzzle-05`, `puzzle-5`, `05` and `5`. On failure, the
@@ -118,6 +215,60 @@ mod tests {
                 p.id
             );
         }
+    }
+
+    #[test]
+    fn showpieces_belong_to_puzzles_and_exist() {
+        let mut seen = vec![];
+        for s in SHOWPIECES {
+            let p = find(s.puzzle).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(p.id, s.puzzle, "a showpiece names its puzzle by id");
+            assert!(
+                !s.label.is_empty() && s.label.chars().all(|c| c.is_ascii_lowercase()),
+                "{}: a label is one lowercase word",
+                s.file
+            );
+            assert!(!seen.contains(&(s.puzzle, s.label)), "{} twice", s.label);
+            seen.push((s.puzzle, s.label));
+            assert!(root().join(s.file).is_file(), "missing {}", s.file);
+            assert_ne!(s.file, p.solution_path());
+            assert!(!s.adds.is_empty());
+            let found = solution(&p, Some(s.label)).unwrap();
+            assert_eq!(found.file, s.file);
+            assert_eq!(found.option(), format!("--solution={}", s.label));
+        }
+    }
+
+    #[test]
+    fn only_showpieces_for_sm_90_name_its_own_instructions() {
+        // The words by which the toolchain compiles a source for sm_90a (`nvrtc::hopper_specific`):
+        // a reference solution naming one, even in a comment, would be compiled for sm_90a only.
+        let names_sm90a = |file: &str| {
+            let text = std::fs::read_to_string(root().join(file)).unwrap();
+            ["wgmma", "setmaxnreg"].iter().any(|w| text.contains(w))
+        };
+        for p in all() {
+            for s in solutions(&p) {
+                assert_eq!(names_sm90a(&s.file), s.arch == Some("sm_90"), "{}", s.file);
+            }
+        }
+    }
+
+    #[test]
+    fn the_reference_comes_first_and_unknown_labels_are_named() {
+        let p = find("puzzle-11").unwrap();
+        let all = solutions(&p);
+        assert_eq!(all[0].label, None);
+        assert_eq!(all[0].file, "solutions/puzzle-11.cu");
+        assert!(all.iter().any(|s| s.label == Some("hopper")));
+        assert_eq!(solution(&p, Some("")).unwrap(), all[0]);
+        let err = solution(&p, Some("ampere")).unwrap_err();
+        assert!(
+            err.contains("--solution=hopper") && err.contains("`ampere`"),
+            "{err}"
+        );
+        let one = find("puzzle-01").unwrap();
+        assert_eq!(solutions(&one).len(), 1);
     }
 
     #[test]

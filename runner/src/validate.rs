@@ -1,6 +1,7 @@
 //! What `runner validate` checks, as functions that return findings and print nothing.
 //!
-//! For each puzzle: the skeleton compiles and fails on the simulator; the solution passes every
+//! For each puzzle: the skeleton compiles and fails on the simulator; each solution (the reference
+//! and any second checked one, `registry::SHOWPIECES`) passes every
 //! case (simulator, and GPU where there is one) with no diagnostic and within its budgets; the two
 //! files are equal outside the learner's regions (`ANCHOR: solve` .. `ANCHOR_END: solve`); the
 //! chapter exists and is listed; its `{{#include}}` links resolve; it has at least two hints, none
@@ -10,7 +11,7 @@
 use crate::book;
 use crate::drift::compare;
 use crate::engine::{self, BackendChoice, Outcome};
-use crate::workbook;
+use crate::{registry, workbook};
 use spec::{Kind, Puzzle};
 use std::path::Path;
 use std::time::Duration;
@@ -179,14 +180,32 @@ pub fn skeleton(root: &Path, p: &Puzzle) -> Result<(), String> {
     Ok(())
 }
 
-/// The solution passes every case on every backend here, with no diagnostic.
+/// Every solution of the puzzle (the reference and any showpiece, see [`registry::SHOWPIECES`])
+/// passes every case on every backend here that can run it, with no diagnostic.
 pub fn solution(root: &Path, p: &Puzzle) -> Result<(), String> {
-    let file = p.solution_path();
-    let outcome = evaluate(root, p, &file, BackendChoice::Auto)?;
+    let failures: Vec<String> = registry::solutions(p)
+        .iter()
+        .filter_map(|s| one_solution(root, p, s).err())
+        .collect();
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(failures.join("; "))
+    }
+}
+
+/// One solution passes: on the simulator only where it needs a GPU other than this one's.
+fn one_solution(root: &Path, p: &Puzzle, s: &registry::Solution) -> Result<(), String> {
+    let file = &s.file;
+    let backend = match s.arch {
+        Some(arch) if Some(arch.to_string()) != gpu_arch() => BackendChoice::Sim,
+        _ => BackendChoice::Auto,
+    };
+    let outcome = evaluate(root, p, file, backend)?;
     if outcome.passed {
         return Ok(());
     }
-    let rerun = check_command(p, " --solution");
+    let rerun = check_command(p, &format!(" {}", s.option()));
     if let Some(why) = does_not_build(&outcome) {
         return Err(format!("{file} does not compile ({why}): run `{rerun}`"));
     }
@@ -205,11 +224,24 @@ pub fn solution(root: &Path, p: &Puzzle) -> Result<(), String> {
     Err(format!("{file} does not pass ({why}): run `{rerun}`"))
 }
 
-/// The skeleton equals the solution outside the learner's regions.
+/// The GPU's architecture (`sm_90`), where there is one.
+fn gpu_arch() -> Option<String> {
+    let device = |gpu: &mut gpu::worker::Worker| gpu.device().ok().flatten();
+    gpu::libcuda_present()
+        .then(|| GPU.with_borrow_mut(device))
+        .flatten()
+        .map(|d| d.arch())
+}
+
+/// The skeleton equals every solution outside the learner's regions.
 pub fn in_sync(root: &Path, p: &Puzzle) -> Result<(), String> {
-    let (sk, so) = (p.kernel_path(), p.solution_path());
+    let sk = p.kernel_path();
     let read = |f: &str| std::fs::read_to_string(root.join(f)).map_err(|e| format!("{f}: {e}"));
-    compare(&read(&sk)?, &read(&so)?).map_err(|d| d.describe(&sk, &so))
+    let skeleton = read(&sk)?;
+    for so in registry::solutions(p).into_iter().map(|s| s.file) {
+        compare(&skeleton, &read(&so)?).map_err(|d| d.describe(&sk, &so))?;
+    }
+    Ok(())
 }
 
 /// The chapter's file exists and SUMMARY.md lists it.

@@ -2,12 +2,10 @@
 //! mistake made in it, a textual edit of `solutions/puzzle-12.cu` applied here (so the corpus
 //! follows the solution and holds no second copy of it), checked by the real runner on the
 //! simulator with `--json`, and the diagnosis each must get, at the edited line where the
-//! diagnosis has one. The solution itself passes with no diagnostic (`runner validate`).
-//! The solution has two paths, `mma.sync` and (for sm_90a) `wgmma`. Its source holds `wgmma`, so
-//! the runner compiles it for sm_90a, on the simulator too, and the `wgmma` path is the one that
-//! runs. Each mistake is made in both paths, and each test checks it twice: as the runner compiles
-//! it, and with `HOPPER` turned off, where the `mma.sync` path runs on the simulator, as on a GPU
-//! without sm_90a.
+//! diagnosis has one. The solutions themselves pass with no diagnostic (`runner validate`).
+//! Puzzle 12 has two checked solutions: `solutions/puzzle-12.cu` on `mma.sync`, and
+//! `solutions/puzzle-12-hopper.cu` on `wgmma` (sm_90a; it names `wgmma`, so the runner compiles it
+//! for sm_90a, on the simulator too). Each mistake is made in both, and each test checks both.
 
 mod common;
 
@@ -16,33 +14,25 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 
 const SOLUTION: &str = "solutions/puzzle-12.cu";
+const HOPPER: &str = "solutions/puzzle-12-hopper.cu";
 
 /// `runner check puzzle-12 --kernel FILE --backend BACKEND --json [extra]`: passed, diagnostics.
 fn check(file: &Path, backend: &str, extra: &[&str]) -> (bool, Vec<Value>) {
     common::check_kernel("puzzle-12", file, backend, extra)
 }
 
-/// The switch to the wgmma path, and the same line with that path turned off
-/// (`tests/hopper_paths.rs` checks that the solution passes so).
-const HOPPER_ON: &str = "#define HOPPER 1";
-const HOPPER_OFF: &str = "#define HOPPER 0";
-
-/// The path a mutant runs on the simulator.
+/// The solution a mutant is made from.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Runs {
     Wgmma,
     MmaSync,
 }
 
-/// One mistake, made in both paths by `edits` (each a `(find, replace)` of the wgmma path and one
-/// of the mma.sync path), as two mutants: the source as the runner compiles it, and with the wgmma
-/// path off. Each with the line of its own path's first edit.
+/// One mistake, made in both solutions by `edits` (each a `(find, replace)` of the wgmma one and
+/// of the mma.sync one), as two mutants, each with the line of its first edit.
 fn both(name: &str, wgmma: &[(&str, &str)], mma: &[(&str, &str)]) -> Vec<(Runs, PathBuf, u64)> {
-    let on: Vec<_> = wgmma.iter().chain(mma).copied().collect();
-    let (file, line) = common::mutate(SOLUTION, &format!("{name}_wgmma"), &on);
-    let mut off: Vec<_> = mma.iter().chain(wgmma).copied().collect();
-    off.push((HOPPER_ON, HOPPER_OFF));
-    let (file_off, line_off) = common::mutate(SOLUTION, &format!("{name}_mma"), &off);
+    let (file, line) = common::mutate(HOPPER, &format!("{name}_wgmma"), wgmma);
+    let (file_off, line_off) = common::mutate(SOLUTION, &format!("{name}_mma"), mma);
     vec![
         (Runs::Wgmma, file, line),
         (Runs::MmaSync, file_off, line_off),
@@ -99,7 +89,7 @@ fn plain_tf32_misses_the_tolerance_on_the_long_kernels() {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn plain_tf32_fails_the_full_case_on_the_gpu() {
-    // Only the mutant as the runner compiles it: on a GPU the switch is the architecture's.
+    // The Hopper mutant: the one an H100 compiles and `runner bench --solution=hopper` times.
     let (_, file, _) = plain_tf32().remove(0);
     let (passed, d) = check(&file, "gpu", &["--case", "full"]);
     assert!(!passed);

@@ -1,4 +1,4 @@
-//! The synchronization of puzzle 11's Hopper path (`solutions/puzzle-11.cu`, compiled for
+//! The synchronization of puzzle 11's Hopper kernel (`solutions/puzzle-11-hopper.cu`, compiled for
 //! `compute_90a` on the simulator): a producer warpgroup and two that multiply, talking through
 //! full and empty `mbarrier`s. The case `random-rows-wide` is the small one with 68 output
 //! channels, where both warpgroups multiply every step, with more K steps than weight stages, so
@@ -17,7 +17,7 @@ use common::{message, mutate, repo};
 use serde_json::Value;
 use std::path::Path;
 
-const SOLUTION: &str = "solutions/puzzle-11.cu";
+const SOLUTION: &str = "solutions/puzzle-11-hopper.cu";
 
 /// The case whose block takes the row path (with `TMA 0`) or the walk together, and the one
 /// whose block takes the ping-pong.

@@ -80,13 +80,13 @@ fn bound_us(text: &str, term: &str) -> f64 {
 
 #[test]
 fn the_tensor_core_solutions_are_bound_by_the_tensor_cores() {
-    let p11 = profile(&["puzzle-11", "--solution"]);
+    let p11 = profile(&["puzzle-11", "--solution=hopper"]);
     assert!(p11.contains("tensor-bound (tensor cores)"), "{p11}");
     // Puzzle 12's wgmma path: 2 warpgroups x 264 k-steps x 3 m64n96k8 a block, one block an SM,
     // at 1,837 tf32 FLOP a clock: 42.8 us (the H100 runs it in 54). Its B tiles, counted once
     // per warpgroup, keep the shared data path under that; counted for each of the four warps
     // they would bind it at 82 us.
-    let text = profile(&["puzzle-12", "--solution"]);
+    let text = profile(&["puzzle-12", "--solution=hopper"]);
     assert!(text.contains("tensor-bound (tensor cores)"), "{text}");
     let tensor = bound_us(&text, "tensor");
     assert!((42.0..44.0).contains(&tensor), "{text}");
@@ -95,7 +95,7 @@ fn the_tensor_core_solutions_are_bound_by_the_tensor_cores() {
     assert!(!profile(&["puzzle-08", "--solution"]).contains(" tensor "));
 }
 
-/// Puzzle 11's ping-pong path is persistent (its first `%nsmid` blocks walk the pixels, the
+/// Puzzle 11's Hopper kernel (`--solution=hopper`) is persistent (its first `%nsmid` blocks walk the pixels, the
 /// rest return). Told one SM, as the checks tell it, block 0 did the whole grid's work, the
 /// sample stopped at its budget inside it and scaled it by 377: a minute and numbers far off.
 /// Told the H100's 132, the sample is drawn from the 132 blocks that work and scaled to them,
@@ -104,7 +104,7 @@ fn the_tensor_core_solutions_are_bound_by_the_tensor_cores() {
 fn a_persistent_kernel_is_sampled_among_the_blocks_that_work() {
     let text = profile(&[
         "puzzle-11",
-        "--solution",
+        "--solution=hopper",
         "--case",
         "full-n32-56x56-ic64-oc64",
     ]);

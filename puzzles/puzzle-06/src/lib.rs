@@ -4,7 +4,7 @@
 //! block owns TPB * R outputs and a shared tile of TPB * R + kernel_size - 1 inputs. A thread keeps
 //! a sliding window of R inputs in registers, so each shared read feeds R multiply-adds; the taps
 //! come from `c_kernel` as in puzzle 05. The full case runs 64 threads of 16 outputs, the fastest
-//! shape measured (65% of an H100's FP32 peak; bench/NOTES.md). Contract and cases: puzzle 04's.
+//! shape measured (65% of an H100's FP32 peak; lab/NOTES.md). Contract and cases: puzzle 04's.
 
 use puzzle_04::cases;
 use puzzle_04::layout::{Layout, Plan};

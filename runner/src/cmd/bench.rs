@@ -5,24 +5,25 @@
 //! back, so the host's submission is not timed), the input buffers
 //! rotated among copies larger than the L2 cache. It prints the median and spread, GFLOP/s, GB/s,
 //! the share of the device's FP32 FMA peak and copy bandwidth (measured once per device and cached),
-//! the floor those two limits set, and, side by side, the reference solution and the baseline
+//! the floor those two limits set, and, side by side, the reference solution (and any second
+//! checked one the device can run, `registry::SHOWPIECES`) and the baseline
 //! (puzzle-08's for puzzle 12, puzzle-04's on the rest of the valid contract, puzzle-01's on the
 //! classic one). The 2D puzzles,
 //! with three full-scale shapes each, are timed by `bench2d`.
 
-use super::KernelChoice;
-use crate::engine::{self, Backend};
+use super::{KernelChoice, timing};
+use crate::engine;
 use crate::{install, registry, workbook};
 use anyhow::{anyhow, bail};
 use colored::Colorize;
 use gpu::Device;
 use gpu::bench::{Peaks, Plan};
-use gpu::worker::{KernelRun, Request, Worker};
+use gpu::worker::{Request, Worker};
 use serde::Serialize;
-use spec::{Case, Puzzle, Scale};
-use std::path::{Path, PathBuf};
+use spec::Puzzle;
 use std::process::ExitCode;
 use std::time::Duration;
+pub use timing::median_seconds;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -81,6 +82,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     };
     install::ensure_nvrtc().map_err(|d| anyhow!(d.message))?;
     let root = workbook::root();
+    let arch = device.arch();
     let peaks = peaks(&mut gpu, &device, args.remeasure)?;
     let plan = Plan {
         warmup: args.warmup as usize,
@@ -91,7 +93,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         let setup = super::bench2d::Setup {
             puzzle,
             file,
-            solution: args.target.solution,
+            solution: args.target.solution.is_some(),
             device,
             peaks,
             plan,
@@ -100,16 +102,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         return super::bench2d::execute(&mut gpu, setup);
     }
     let baseline = registry::find(baseline(&puzzle)).map_err(|e| anyhow!(e))?;
-    let mut lineup: Vec<(String, Puzzle, PathBuf)> = vec![("yours".into(), puzzle, file.clone())];
-    if !args.target.solution {
-        lineup.push((
-            "reference".into(),
-            puzzle,
-            root.join(puzzle.solution_path()),
-        ));
-    } else {
-        lineup[0].0 = "reference".into();
-    }
+    let mut lineup = timing::lineup(puzzle, &file, args.target.solution.is_some(), &arch);
     if baseline.id != puzzle.id {
         lineup.push((
             format!("{} solution", baseline.id),
@@ -120,12 +113,12 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     let mut entries = vec![];
     let mut shape = None;
     for (label, p, path) in lineup {
-        let case = full_case(&p)?;
+        let case = timing::full_case(&p)?;
         let work = case.job.work as f64;
         let flop = 2.0 * work;
-        let bytes = case.job.args.iter().map(arg_bytes).sum::<usize>() as f64;
+        let bytes = case.job.args.iter().map(timing::arg_bytes).sum::<usize>() as f64;
         shape.get_or_insert((case.name.clone(), flop, bytes));
-        let times = time(&mut gpu, &p, &case, &path, plan)?;
+        let times = timing::time(&mut gpu, &p, &case, &path, plan)?;
         let Some(times) = times else {
             return Ok(ExitCode::from(1));
         };
@@ -172,105 +165,6 @@ fn baseline(puzzle: &Puzzle) -> &'static str {
         id if id >= "puzzle-04" => "puzzle-04",
         _ => "puzzle-01",
     }
-}
-
-pub(super) fn arg_bytes(arg: &spec::Arg) -> usize {
-    match arg {
-        spec::Arg::Input { data, .. } => data.len() * 4,
-        out => out.output_len().unwrap_or(0) * 4,
-    }
-}
-
-/// Every full-scale case of `puzzle`, in order (the 2D puzzles have three).
-pub(super) fn full_cases(puzzle: &Puzzle) -> anyhow::Result<Vec<Case>> {
-    let cases: Vec<Case> = (puzzle.cases)(Scale::Full)
-        .into_iter()
-        .filter(|c| c.scale == Scale::Full)
-        .collect();
-    if cases.is_empty() {
-        return Err(anyhow!("{} has no full-scale case to time", puzzle.id));
-    }
-    Ok(cases)
-}
-
-pub fn full_case(puzzle: &Puzzle) -> anyhow::Result<Case> {
-    (puzzle.cases)(Scale::Full)
-        .into_iter()
-        .rev()
-        .find(|c| c.scale == Scale::Full)
-        .ok_or_else(|| anyhow!("{} has no full-scale case to time", puzzle.id))
-}
-
-/// The worker's run of `path` on `case`, and the case with the launch the kernel declares (if it
-/// declares one) resolved.
-fn kernel_run(puzzle: &Puzzle, case: &Case, path: &Path) -> Result<(KernelRun, Case), String> {
-    let code = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let file = workbook::display(path);
-    let case =
-        engine::with_declared_launch(puzzle, &code, &file, case).map_err(|d| d.to_string())?;
-    Ok((engine::kernel_run(&code, &file, &case), case))
-}
-
-/// Launch times of `run` per `plan`, in milliseconds, sorted.
-pub fn timings(gpu: &mut Worker, run: KernelRun, plan: Plan) -> Result<Vec<f64>, String> {
-    let reply = gpu.call(&Request::Bench(run, plan), LIMIT);
-    let timing = reply.timing.ok_or_else(|| {
-        let why = reply.output.diagnostics.first().map(|d| d.message.clone());
-        why.unwrap_or_else(|| "no timing came back".into())
-    })?;
-    let mut times: Vec<f64> = timing.times_ms.iter().map(|&t| f64::from(t)).collect();
-    times.sort_by(f64::total_cmp);
-    Ok(times)
-}
-
-/// The median seconds of `path` on the puzzle's full case, for `runner grade` (which has already
-/// checked it): `None` when it cannot be timed.
-pub fn median_seconds(gpu: &mut Worker, puzzle: &Puzzle, path: &Path, plan: Plan) -> Option<f64> {
-    let case = full_case(puzzle).ok()?;
-    let (run, _) = kernel_run(puzzle, &case, path).ok()?;
-    let times = timings(gpu, run, plan).ok()?;
-    times.get(times.len() / 2).map(|ms| ms * 1e-3)
-}
-
-/// How long one worker may take for a check or a timing of the full case.
-const LIMIT: Duration = Duration::from_secs(60);
-
-/// Checks the kernel on the case, then times it. `None` (after printing why) when it is wrong.
-pub(super) fn time(
-    gpu: &mut Worker,
-    puzzle: &Puzzle,
-    case: &Case,
-    path: &Path,
-    plan: Plan,
-) -> anyhow::Result<Option<Vec<f64>>> {
-    let file = workbook::display(path);
-    let (run, case) = match kernel_run(puzzle, case, path) {
-        Ok(prepared) => prepared,
-        Err(why) => {
-            println!("{} {file} cannot be timed: {why}", "✗".red().bold());
-            println!("Run: runner check {} --kernel {file}", puzzle.id);
-            return Ok(None);
-        }
-    };
-    let checked = gpu.call(&Request::Run(run.clone()), LIMIT).output;
-    let (result, diagnostics) = crate::judge::judge(puzzle, &case, Backend::Gpu, checked);
-    if !result.passed {
-        println!(
-            "{} {file} is wrong on {} ({}), so it is not timed:",
-            "✗".red().bold(),
-            case.name,
-            puzzle.id
-        );
-        for d in diagnostics {
-            println!("  {d}");
-        }
-        println!("Run: runner check {} --kernel {file}", puzzle.id);
-        return Ok(None);
-    }
-    timings(gpu, run, plan)
-        .map(Some)
-        .map_err(|why| anyhow!("timing {file} failed: {why}"))
 }
 
 /// The device's FMA peak and copy bandwidth, measured once per device and cached.

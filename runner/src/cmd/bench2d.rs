@@ -11,7 +11,7 @@
 //! **tensor floor**: its multiply-adds at the measured tf32 `mma.sync` rate. The lineup is yours,
 //! the reference solution and, for puzzle 10, puzzle 09's solution.
 
-use super::bench::{full_cases, time};
+use super::timing::{self, full_cases, time};
 use crate::registry;
 use crate::workbook;
 use anyhow::anyhow;
@@ -81,13 +81,7 @@ pub struct Setup {
 
 pub fn execute(gpu: &mut Worker, s: Setup) -> anyhow::Result<ExitCode> {
     let root = workbook::root();
-    let mut lineup: Vec<(String, Puzzle, PathBuf)> = vec![("yours".into(), s.puzzle, s.file)];
-    if s.solution {
-        lineup[0].0 = "reference".into();
-    } else {
-        let path = root.join(s.puzzle.solution_path());
-        lineup.push(("reference".into(), s.puzzle, path));
-    }
+    let mut lineup = timing::lineup(s.puzzle, &s.file, s.solution, &s.device.arch());
     if s.puzzle.id != "puzzle-09" && !on_tensor_cores(&s.puzzle) {
         let tile = registry::find("puzzle-09").map_err(|e| anyhow!(e))?;
         lineup.push((
@@ -107,12 +101,7 @@ pub fn execute(gpu: &mut Worker, s: Setup) -> anyhow::Result<ExitCode> {
     for k in 0..cases[0].1.len() {
         let first = &cases[0].1[k];
         let flop = 2.0 * first.job.work as f64;
-        let bytes = first
-            .job
-            .args
-            .iter()
-            .map(super::bench::arg_bytes)
-            .sum::<usize>() as f64;
+        let bytes = first.job.args.iter().map(timing::arg_bytes).sum::<usize>() as f64;
         let memory_floor_us = bytes / (s.peaks.copy_gbps * 1e9) * 1e6;
         let fma_floor_us = flop / (s.peaks.fma_tflops * 1e12) * 1e6;
         let tensor_floor_us = s

@@ -139,8 +139,8 @@ fn rerun(args: &Args, id: &str) -> String {
         workbook::runner_command(),
         args.target.puzzle.as_deref().unwrap_or(id)
     );
-    if args.target.solution {
-        cmd += " --solution";
+    if let Some(option) = args.target.solution_option() {
+        cmd += &format!(" {option}");
     }
     if let Some(file) = &args.target.kernel {
         cmd += &format!(" --kernel {}", file.display());

@@ -11,6 +11,7 @@ pub mod hint;
 pub mod list;
 pub mod profile;
 pub mod show;
+pub mod timing;
 pub mod validate;
 pub mod watch;
 
@@ -23,9 +24,17 @@ use std::path::PathBuf;
 pub struct KernelChoice {
     /// The puzzle, e.g. puzzle-05 (or 5); without one, the first you have not solved.
     pub puzzle: Option<String>,
-    /// Use the reference solution instead of your kernel.
-    #[arg(long, conflicts_with = "kernel")]
-    pub solution: bool,
+    /// Use the reference solution instead of your kernel; `--solution=LABEL` picks a second
+    /// checked one (`--solution=hopper`: puzzle 11's or 12's kernel for an H100's sm_90a).
+    #[arg(
+        long,
+        value_name = "LABEL",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "",
+        conflicts_with = "kernel"
+    )]
+    pub solution: Option<String>,
     /// Use this file instead of puzzles/<puzzle>/kernel.cu.
     #[arg(long, value_name = "FILE")]
     pub kernel: Option<PathBuf>,
@@ -41,17 +50,28 @@ impl KernelChoice {
         }
         let puzzle = puzzle_or_current(self.puzzle.as_deref())?;
         let root = workbook::root();
-        let file = match (&self.kernel, self.solution) {
+        let file = match (&self.kernel, &self.solution) {
             (Some(file), _) => workbook::resolve(file),
-            (None, true) => root.join(puzzle.solution_path()),
-            (None, false) => root.join(puzzle.kernel_path()),
+            (None, Some(label)) => {
+                let solution = registry::solution(&puzzle, Some(label));
+                root.join(solution.map_err(|e| anyhow::anyhow!(e))?.file)
+            }
+            (None, None) => root.join(puzzle.kernel_path()),
         };
         Ok((puzzle, file))
     }
 
     /// True when the learner's own kernel is chosen.
     pub fn is_own(&self) -> bool {
-        self.kernel.is_none() && !self.solution
+        self.kernel.is_none() && self.solution.is_none()
+    }
+
+    /// The option that chose a solution (`--solution`, `--solution=hopper`), if one did.
+    pub fn solution_option(&self) -> Option<String> {
+        let label = self.solution.as_deref().filter(|l| !l.is_empty());
+        self.solution
+            .as_ref()
+            .map(|_| label.map_or_else(|| "--solution".into(), |l| format!("--solution={l}")))
     }
 }
 

@@ -1,0 +1,119 @@
+//! What a check found, as plain data: the backends, one result per case and backend, the
+//! whole outcome with its agreement between the simulator and the GPU. `engine` fills these,
+//! `judge` and `grid` read and write single results, and the reports (`check`, `validate`,
+//! `grade`, `--json`) print them. This module imports none of those: it sits below them all.
+
+use serde::Serialize;
+use spec::Diagnostic;
+use std::collections::HashMap;
+
+/// Which backends a check may use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum BackendChoice {
+    /// The simulator for the small cases, and the GPU for every case where there is one.
+    Auto,
+    Gpu,
+    Sim,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Backend {
+    Sim,
+    Gpu,
+}
+
+impl Backend {
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Sim => "sim",
+            Backend::Gpu => "gpu",
+        }
+    }
+}
+
+/// One case on one backend, as `--json` reports it.
+#[derive(Clone, Debug, Serialize)]
+pub struct CaseResult {
+    pub name: String,
+    pub backend: Backend,
+    pub passed: bool,
+    /// Largest |yours - expected| over the elements (null when nothing came back or a value is NaN).
+    pub max_abs_err: Option<f64>,
+    pub params: HashMap<String, i32>,
+    pub seconds: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<u64>,
+    /// The most global reads and writes any one thread made (simulator only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stats: Option<spec::job::AccessStats>,
+    pub output: Vec<f32>,
+    pub expected: Vec<f64>,
+    /// The first element outside the puzzle's tolerance (or still NaN), for the report's diff.
+    #[serde(skip)]
+    pub first_mismatch: Option<usize>,
+    /// Rows, columns and stride of a 2D output (whose report names rows and columns).
+    #[serde(skip)]
+    pub pitch: Option<spec::job::Pitch>,
+    /// For a shrunk case: the case it was cut from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shrunk_from: Option<String>,
+    /// What the kernel's `printf` calls printed (the simulator names the thread of each).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub printed: Vec<spec::job::Printed>,
+    /// Entries printed past the ones kept.
+    #[serde(skip_serializing_if = "spec::job::is_zero")]
+    pub printed_more: u64,
+    /// This case's own diagnostics (`kind: message`), before repeats across cases are folded
+    /// into one (for per-case reports such as Gradescope's tests).
+    #[serde(skip)]
+    pub findings: Vec<String>,
+}
+
+/// Everything one check found.
+#[derive(Clone, Debug, Serialize)]
+pub struct Outcome {
+    pub puzzle: String,
+    pub file: String,
+    pub passed: bool,
+    pub backends: Vec<Backend>,
+    pub cases: Vec<CaseResult>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// NVRTC's warnings about the kernel (it compiled; they do not fail it).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<toolchain::warnings::Warning>,
+    /// Where both backends ran a case: do their outputs agree bit for bit?
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backend_agreement: Option<Agreement>,
+    /// The full-scale case's time from this check's one launch on the GPU, when it passed there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub full_case: Option<QuickTiming>,
+    /// Lines for people: what ran where, what was skipped and why.
+    #[serde(skip)]
+    pub notes: Vec<String>,
+    /// The command that checks this file again.
+    #[serde(skip)]
+    pub rerun: String,
+}
+
+/// One timed launch of the full-scale case during a check: a glance, not a benchmark (`runner
+/// bench` warms up, repeats and takes the median).
+#[derive(Clone, Debug, Serialize)]
+pub struct QuickTiming {
+    pub case: String,
+    pub device: String,
+    pub seconds: f64,
+    /// Share of the FP32 FMA peak `runner bench` measured on this device, if it has.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fma_peak_share: Option<f64>,
+}
+
+/// How the simulator's outputs compare with the GPU's on the cases both ran.
+#[derive(Clone, Debug, Serialize)]
+pub struct Agreement {
+    pub cases: usize,
+    /// Cases whose outputs are identical bit for bit.
+    pub identical: usize,
+    /// Largest difference in units in the last place over all elements.
+    pub max_ulp: u32,
+}
