@@ -79,6 +79,35 @@ pub struct CaseResult {
     /// into one (for per-case reports such as Gradescope's tests).
     #[serde(skip)]
     pub findings: Vec<String>,
+    /// Why the case never ran (a timeout in an earlier case ended the backend's run): it counts
+    /// as a failed case, so a kernel that hangs on case 3 of 12 scores 2 of 12, not 2 of 3.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_run: Option<String>,
+}
+
+impl CaseResult {
+    /// A case that never ran on `backend`, failed with `why`.
+    fn not_run(case: &Case, backend: Backend, why: String) -> CaseResult {
+        CaseResult {
+            name: case.name.clone(),
+            backend,
+            passed: false,
+            max_abs_err: None,
+            params: case.params().into_iter().collect(),
+            seconds: 0.0,
+            instructions: None,
+            stats: None,
+            output: vec![],
+            expected: vec![],
+            first_mismatch: None,
+            pitch: None,
+            shrunk_from: None,
+            printed: vec![],
+            printed_more: 0,
+            findings: vec![format!("not run: {why}")],
+            not_run: Some(why),
+        }
+    }
 }
 
 /// Everything one check found.
@@ -154,11 +183,22 @@ impl Outcome {
 /// asked for where there is none); everything about the kernel itself is in the [`Outcome`].
 /// GPU cases go to `gpu`, a warm worker the caller may keep for its next check (`watch`, `grade`);
 /// they run while the simulator runs the small cases.
+/// A file that is not UTF-8 is read leniently, with a warning among the notes.
 pub fn evaluate(req: &Request, gpu: &mut Worker) -> anyhow::Result<Outcome> {
-    let puzzle = &req.puzzle;
     let file = crate::workbook::display(&req.file);
-    let code = std::fs::read_to_string(&req.file)
-        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", req.file.display()))?;
+    let (code, warning) = crate::source_text::read(&req.file, &file)?;
+    let mut outcome = evaluate_text(req, gpu, file, code)?;
+    outcome.notes.splice(0..0, warning);
+    Ok(outcome)
+}
+
+fn evaluate_text(
+    req: &Request,
+    gpu: &mut Worker,
+    file: String,
+    code: String,
+) -> anyhow::Result<Outcome> {
+    let puzzle = &req.puzzle;
     let want_gpu = req.backend != BackendChoice::Sim && kernels::gpu::libcuda_present();
     if want_gpu {
         // It creates its CUDA context while this process compiles and simulates.
@@ -305,7 +345,7 @@ pub fn evaluate(req: &Request, gpu: &mut Worker) -> anyhow::Result<Outcome> {
 
 /// Runs `cases` on one backend, in order: judges each, cuts the first wrong one to its smallest
 /// failing size, and stops after a timeout (an endless loop would only time out again), naming
-/// the cases it did not run in the timeout's message.
+/// the cases it did not run in the timeout's message and listing each as a failed case.
 fn run_backend(
     puzzle: &Puzzle,
     backend: Backend,
@@ -354,6 +394,11 @@ fn run_backend(
                 fold(&names, 3)
             );
             diagnostics.extend(diags.into_iter().map(|d| in_case(d, &case.name)));
+            let why = format!("case {} timed out before it", case.name);
+            results.extend(
+                rest.iter()
+                    .map(|c| CaseResult::not_run(c, backend, why.clone())),
+            );
             break;
         }
         diagnostics.extend(diags.into_iter().map(|d| in_case(d, &case.name)));

@@ -18,6 +18,7 @@ mod picture;
 mod profile;
 mod registry;
 mod report;
+mod source_text;
 mod svg;
 mod toolchain;
 mod touches;

@@ -204,9 +204,8 @@ pub fn full_case(puzzle: &Puzzle) -> anyhow::Result<Case> {
 /// The worker's run of `path` on `case`, and the case with the launch the kernel declares (if it
 /// declares one) resolved.
 fn kernel_run(puzzle: &Puzzle, case: &Case, path: &Path) -> Result<(KernelRun, Case), String> {
-    let code = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let file = workbook::display(path);
+    let (code, _) = crate::source_text::read(path, &file).map_err(|e| format!("{e:#}"))?;
     let case =
         engine::with_declared_launch(puzzle, &code, &file, case).map_err(|d| d.to_string())?;
     Ok((engine::kernel_run(&code, &file, &case), case))
