@@ -123,8 +123,12 @@ fn directives(code: &str) -> Vec<(u32, Option<(String, bool)>)> {
         };
         let rest = rest.trim();
         let target = match rest.chars().next() {
-            Some('<') => rest[1..].find('>').map(|e| (rest[1..1 + e].to_string(), false)),
-            Some('"') => rest[1..].find('"').map(|e| (rest[1..1 + e].to_string(), true)),
+            Some('<') => rest[1..]
+                .find('>')
+                .map(|e| (rest[1..1 + e].to_string(), false)),
+            Some('"') => rest[1..]
+                .find('"')
+                .map(|e| (rest[1..1 + e].to_string(), true)),
             _ => None,
         };
         found.push((line, target));

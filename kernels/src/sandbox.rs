@@ -41,7 +41,10 @@ pub fn compiler_folders(include_dirs: &[PathBuf]) -> Vec<PathBuf> {
 
 /// Runs `compile` (NVRTC on `source`) confined to the source's folder and the compiler's. The
 /// header folders are found (and installed) first, outside the confinement.
-pub fn confined<T: Send>(source: &crate::nvrtc::Source<'_>, compile: impl FnOnce() -> T + Send) -> T {
+pub fn confined<T: Send>(
+    source: &crate::nvrtc::Source<'_>,
+    compile: impl FnOnce() -> T + Send,
+) -> T {
     let mut readable = compiler_folders(&crate::headers::include_dirs(source.code));
     readable.push(crate::include_guard::folder_of(source.file));
     run(&readable, compile)
@@ -102,7 +105,10 @@ mod tests {
         });
         assert_eq!(mine.as_deref(), Some("mine"));
         if enforced() == Some(true) {
-            assert_eq!(other, None, "Landlock let the thread read outside its folders");
+            assert_eq!(
+                other, None,
+                "Landlock let the thread read outside its folders"
+            );
         }
         // The rest of the process keeps its rights.
         assert!(std::fs::read_dir("/etc").is_ok());
@@ -123,7 +129,11 @@ mod tests {
         let file = dir.join("k.cu").display().to_string();
         let plain = "extern \"C\" __global__ void k(float *x) { x[0] = 1.0f; }\n";
         let compile = |code: &str| {
-            let source = Source { code, file: &file, macros: &[] };
+            let source = Source {
+                code,
+                file: &file,
+                macros: &[],
+            };
             confined(&source, || nvrtc::compile_uncached(&source, &Target::Ptx))
         };
         assert!(compile(plain).is_ok(), "a plain kernel compiles confined");

@@ -21,7 +21,10 @@ pub fn decode(bytes: &[u8], shown_as: &str) -> (String, Option<String>) {
     };
     let text = String::from_utf8_lossy(bytes).into_owned();
     let line = bytes[..first_bad].iter().filter(|&&b| b == b'\n').count() + 1;
-    let bad = text.chars().filter(|&c| c == char::REPLACEMENT_CHARACTER).count();
+    let bad = text
+        .chars()
+        .filter(|&c| c == char::REPLACEMENT_CHARACTER)
+        .count();
     let more = if bad > 1 {
         format!(" ({bad} such bytes in all)")
     } else {
@@ -48,6 +51,9 @@ mod tests {
 
     #[test]
     fn utf8_reads_without_a_warning() {
-        assert_eq!(decode("// é\n".as_bytes(), "k.cu"), ("// é\n".to_string(), None));
+        assert_eq!(
+            decode("// é\n".as_bytes(), "k.cu"),
+            ("// é\n".to_string(), None)
+        );
     }
 }

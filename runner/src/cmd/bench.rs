@@ -101,16 +101,23 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     }
     let baseline = registry::find(baseline(&puzzle)).map_err(|e| anyhow!(e))?;
     let mut lineup: Vec<(String, Puzzle, PathBuf)> = vec![("yours".into(), puzzle, file.clone())];
-    if !args.target.solution {
+    // A student's copy has no solutions: the reference rows are for instructors.
+    let references = workbook::has_solutions();
+    if !references {
+        eprintln!(
+            "note: no reference rows: this copy of the workbook has no solutions (they are for instructors)"
+        );
+    }
+    if !args.target.solution && references {
         lineup.push((
             "reference".into(),
             puzzle,
             root.join(puzzle.solution_path()),
         ));
-    } else {
+    } else if args.target.solution {
         lineup[0].0 = "reference".into();
     }
-    if baseline.id != puzzle.id {
+    if baseline.id != puzzle.id && references {
         lineup.push((
             format!("{} solution", baseline.id),
             baseline,

@@ -82,13 +82,15 @@ pub struct Setup {
 pub fn execute(gpu: &mut Worker, s: Setup) -> anyhow::Result<ExitCode> {
     let root = workbook::root();
     let mut lineup: Vec<(String, Puzzle, PathBuf)> = vec![("yours".into(), s.puzzle, s.file)];
+    // A student's copy has no solutions (the note is bench's): no reference rows.
+    let references = workbook::has_solutions();
     if s.solution {
         lineup[0].0 = "reference".into();
-    } else {
+    } else if references {
         let path = root.join(s.puzzle.solution_path());
         lineup.push(("reference".into(), s.puzzle, path));
     }
-    if s.puzzle.id != "puzzle-09" && !on_tensor_cores(&s.puzzle) {
+    if s.puzzle.id != "puzzle-09" && !on_tensor_cores(&s.puzzle) && references {
         let tile = registry::find("puzzle-09").map_err(|e| anyhow!(e))?;
         lineup.push((
             "puzzle-09 solution".into(),

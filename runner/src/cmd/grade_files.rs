@@ -63,15 +63,13 @@ fn visit(dir: &Path, rel: &Path, found: &mut Found) {
             found.skipped.push((name, "cannot tell what it is".into()));
             continue;
         };
-        let top_level_output = rel.as_os_str().is_empty()
-            && OWN_OUTPUT.iter().any(|o| entry.file_name() == *o);
+        let top_level_output =
+            rel.as_os_str().is_empty() && OWN_OUTPUT.iter().any(|o| entry.file_name() == *o);
         if top_level_output {
             continue;
         }
         if kind.is_symlink() {
-            found
-                .skipped
-                .push((name, "a link (not followed)".into()));
+            found.skipped.push((name, "a link (not followed)".into()));
         } else if kind.is_dir() {
             visit(&entry.path(), &own, found);
         } else if !kind.is_file() {
@@ -109,7 +107,12 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(dir.join("alice/deep")).unwrap();
         std::fs::create_dir_all(dir.join("gradescope")).unwrap();
-        for f in ["bob.cu", "alice/kernel.cu", "alice/deep/kernel.cu", "notes.txt"] {
+        for f in [
+            "bob.cu",
+            "alice/kernel.cu",
+            "alice/deep/kernel.cu",
+            "notes.txt",
+        ] {
             std::fs::write(dir.join(f), "x").unwrap();
         }
         std::fs::write(dir.join("grade.csv"), "x").unwrap();

@@ -11,6 +11,7 @@ mod grade_files;
 pub mod hint;
 pub mod list;
 pub mod profile;
+pub mod release;
 pub mod show;
 pub mod validate;
 pub mod watch;
@@ -39,6 +40,9 @@ impl KernelChoice {
             anyhow::bail!(
                 "name the puzzle to check the file against, e.g. `puzzle-05 --kernel FILE` or `puzzle-05 --solution`"
             );
+        }
+        if self.solution {
+            workbook::require_solutions("--solution")?;
         }
         let puzzle = puzzle_or_current(self.puzzle.as_deref())?;
         let root = workbook::root();
