@@ -29,8 +29,10 @@ pub fn enforced() -> Option<bool> {
 pub fn compiler_folders(include_dirs: &[PathBuf]) -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = include_dirs.to_vec();
     dirs.push(crate::nvrtc::cache_dir());
-    if let Some(lib) = crate::nvrtc::loaded_path() {
-        dirs.extend(lib.parent().map(Path::to_path_buf));
+    match crate::nvrtc::loaded_path() {
+        Some(lib) => dirs.extend(lib.parent().map(Path::to_path_buf)),
+        // Loaded by soname from the loader's path: NVRTC's builtins are somewhere below these.
+        None => dirs.extend(["/usr/lib", "/usr/lib64", "/lib", "/lib64"].map(PathBuf::from)),
     }
     for var in ["CUDA_PATH", "CUDA_HOME"] {
         dirs.extend(std::env::var_os(var).map(PathBuf::from));
