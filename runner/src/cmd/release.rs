@@ -73,8 +73,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         dir.display()
     );
     println!(
-        "Next: cd {} && git init && git add -A && git commit -m 'workbook' (the template repository), then add the grading workflow: graders/README.md",
-        dir.display()
+        "Next: add the grading workflow and commit it as the template repository (graders/README.md of this workbook, the instructor's, says how)"
     );
     Ok(ExitCode::SUCCESS)
 }
