@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # Writes the GitHub Classroom workflow that grades the puzzles of a puzzles.conf (one test per
 # puzzle, worth its points, pass or fail) on GitHub's hosted runners, which have no GPU: the
-# simulator runs the kernels. Put its output in the assignment repository (this workbook) as
-# .github/workflows/classroom.yml:
+# simulator runs the kernels. Put its output in the assignment's template repository (the
+# students' copy that `runner release` writes):
+#   mkdir -p .github/workflows
 #   bash graders/github-classroom/make-workflow.sh [puzzles.conf] > .github/workflows/classroom.yml
+# The build and NVRTC are cached: restored first, saved right after the build, before any test
+# runs, so a push whose tests fail still leaves a warm cache for the next one.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 conf=${1:-$here/../puzzles.conf}
 puzzles=$(grep -v '^#' "$conf" | awk 'NF >= 2 { print $1 " " $2 }')
+cat <<YAML
+# Made by graders/github-classroom/make-workflow.sh from $(basename "$conf"): edit that, not this.
+YAML
 cat <<'YAML'
-# Made by graders/github-classroom/make-workflow.sh from graders/puzzles.conf: edit those, not this.
 name: Autograding Tests
 'on':
 - push
@@ -24,9 +29,10 @@ jobs:
     if: github.actor != 'github-classroom[bot]'
     steps:
     - name: Checkout code
-      uses: actions/checkout@v4
-    - name: Cache the runner's build and NVRTC
-      uses: actions/cache@v4
+      uses: actions/checkout@v5
+    - name: Restore the runner's build and NVRTC
+      id: cache
+      uses: actions/cache/restore@v5
       with:
         path: |
           ~/.cargo/registry
@@ -38,7 +44,18 @@ jobs:
     - name: Build the runner and install NVRTC
       run: |
         cargo build --release -p runner
-        target/release/runner check puzzle-01 --solution --backend sim
+        target/release/runner list > /dev/null
+        target/release/runner check puzzle-01 --backend sim > /dev/null || true
+    - name: Save the build and NVRTC for the next push
+      if: steps.cache.outputs.cache-hit != 'true'
+      uses: actions/cache/save@v5
+      with:
+        path: |
+          ~/.cargo/registry
+          ~/.cargo/git
+          target
+          ~/.cache/conv-workbook
+        key: workbook-${{ runner.os }}-${{ hashFiles('Cargo.lock', 'kernels/**', 'runner/**', 'puzzles/*/src/**') }}
 YAML
 while read -r puzzle points; do
   cat <<YAML

@@ -35,11 +35,22 @@ pub struct Request {
 /// asked for where there is none); everything about the kernel itself is in the [`Outcome`].
 /// GPU cases go to `gpu`, a warm worker the caller may keep for its next check (`watch`, `grade`);
 /// they run while the simulator runs the small cases.
+/// A file that is not UTF-8 is read leniently, with a warning among the notes.
 pub fn evaluate(req: &Request, gpu: &mut Worker) -> anyhow::Result<Outcome> {
-    let puzzle = &req.puzzle;
     let file = crate::workbook::display(&req.file);
-    let code = std::fs::read_to_string(&req.file)
-        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", req.file.display()))?;
+    let (code, warning) = crate::source_text::read(&req.file, &file)?;
+    let mut outcome = evaluate_text(req, gpu, file, code)?;
+    outcome.notes.splice(0..0, warning);
+    Ok(outcome)
+}
+
+fn evaluate_text(
+    req: &Request,
+    gpu: &mut Worker,
+    file: String,
+    code: String,
+) -> anyhow::Result<Outcome> {
+    let puzzle = &req.puzzle;
     let want_gpu = req.backend != BackendChoice::Sim && gpu::libcuda_present();
     if want_gpu {
         // It creates its CUDA context while this process compiles and simulates.
@@ -186,7 +197,7 @@ pub fn evaluate(req: &Request, gpu: &mut Worker) -> anyhow::Result<Outcome> {
 
 /// Runs `cases` on one backend, in order: judges each, cuts the first wrong one to its smallest
 /// failing size, and stops after a timeout (an endless loop would only time out again), naming
-/// the cases it did not run in the timeout's message.
+/// the cases it did not run in the timeout's message and listing each as a failed case.
 fn run_backend(
     puzzle: &Puzzle,
     backend: Backend,
@@ -235,6 +246,11 @@ fn run_backend(
                 fold(&names, 3)
             );
             diagnostics.extend(diags.into_iter().map(|d| in_case(d, &case.name)));
+            let why = format!("case {} timed out before it", case.name);
+            results.extend(
+                rest.iter()
+                    .map(|c| CaseResult::not_run(c, backend, why.clone())),
+            );
             break;
         }
         diagnostics.extend(diags.into_iter().map(|d| in_case(d, &case.name)));

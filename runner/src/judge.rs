@@ -165,6 +165,7 @@ pub fn judge(
         printed: out.printed,
         printed_more: out.printed_more,
         findings: vec![],
+        not_run: None,
     };
     (result, diagnostics)
 }

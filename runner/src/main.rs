@@ -21,6 +21,7 @@ mod picture;
 mod profile;
 mod registry;
 mod report;
+mod source_text;
 mod svg;
 mod touches;
 mod validate;
@@ -38,7 +39,7 @@ pub struct Cli {
     /// When to color the output.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true)]
     color: ColorChoice,
-    /// The workbook's folder (default: the nearest folder upwards holding puzzles/ and solutions/).
+    /// The workbook's folder (default: the nearest folder upwards holding puzzles/ and book/ or solutions/).
     /// Tests point it at a copy of the workbook.
     #[arg(long, value_name = "DIR", global = true)]
     root: Option<PathBuf>,
@@ -75,6 +76,8 @@ enum Command {
     Validate(cmd::validate::Args),
     /// For instructors: check a folder of submissions and write grade.csv and grade.json.
     Grade(cmd::grade::Args),
+    /// For instructors: write the students' copy (skeletons, runner, book; no solutions).
+    Release(cmd::release::Args),
     /// For the workbook's developers: run seeded random kernels on the simulator (and the GPU,
     /// `--backend both`) and report any that disagree; `--seed N --show` reproduces one.
     #[command(hide = true)]
@@ -105,7 +108,7 @@ fn main() -> ExitCode {
         matches!(cli.command, Command::GpuWorker),
     ) {
         eprintln!(
-            "note: not inside a workbook (no folder above here holds puzzles/ and solutions/); using {}, the one this runner was built from (--root DIR picks another)",
+            "note: not inside a workbook (no folder above here holds puzzles/ and book/ or solutions/); using {}, the one this runner was built from (--root DIR picks another)",
             dir.display()
         );
     }
@@ -120,6 +123,7 @@ fn main() -> ExitCode {
         Command::Book(args) => cmd::book::execute(args),
         Command::Validate(args) => cmd::validate::execute(args),
         Command::Grade(args) => cmd::grade::execute(args),
+        Command::Release(args) => cmd::release::execute(args),
         Command::Fuzz(args) => cmd::fuzz::execute(args),
         Command::GpuWorker => gpu::worker::serve()
             .map(|()| ExitCode::SUCCESS)

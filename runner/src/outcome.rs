@@ -4,7 +4,7 @@
 //! `grade`, `--json`) print them. This module imports none of those: it sits below them all.
 
 use serde::Serialize;
-use spec::Diagnostic;
+use spec::{Case, Diagnostic};
 use std::collections::HashMap;
 
 /// Which backends a check may use.
@@ -68,6 +68,35 @@ pub struct CaseResult {
     /// into one (for per-case reports such as Gradescope's tests).
     #[serde(skip)]
     pub findings: Vec<String>,
+    /// Why the case never ran (a timeout in an earlier case ended the backend's run): it counts
+    /// as a failed case, so a kernel that hangs on case 3 of 12 scores 2 of 12, not 2 of 3.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_run: Option<String>,
+}
+
+impl CaseResult {
+    /// A case that never ran on `backend`, failed with `why`.
+    pub fn not_run(case: &Case, backend: Backend, why: String) -> CaseResult {
+        CaseResult {
+            name: case.name.clone(),
+            backend,
+            passed: false,
+            max_abs_err: None,
+            params: case.params().into_iter().collect(),
+            seconds: 0.0,
+            instructions: None,
+            stats: None,
+            output: vec![],
+            expected: vec![],
+            first_mismatch: None,
+            pitch: None,
+            shrunk_from: None,
+            printed: vec![],
+            printed_more: 0,
+            findings: vec![format!("not run: {why}")],
+            not_run: Some(why),
+        }
+    }
 }
 
 /// Everything one check found.

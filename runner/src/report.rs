@@ -77,12 +77,23 @@ pub fn human(outcome: &Outcome) -> String {
                 first.name.bold(),
                 first.backend.name()
             );
-            if failing.len() > 1 {
-                let others: Vec<String> = failing[1..]
+            let (not_run, ran): (Vec<&CaseResult>, Vec<&CaseResult>) =
+                failing[1..].iter().partition(|c| c.not_run.is_some());
+            if !ran.is_empty() {
+                let others: Vec<String> = ran
                     .iter()
                     .map(|c| format!("{} ({})", c.name, c.backend.name()))
                     .collect();
                 out += &format!("  also failed: {}\n", others.join(", "));
+            }
+            // Cases a timeout kept from running count as failed: the total stays the puzzle's.
+            if let Some(why) = not_run.first().and_then(|c| c.not_run.as_ref()) {
+                let names: Vec<&str> = not_run.iter().map(|c| c.name.as_str()).collect();
+                out += &format!(
+                    "  not run ({why}), so failed: {}\n  {passed} of {} cases passed\n",
+                    names.join(", "),
+                    outcome.cases.len()
+                );
             }
             // A shrunk version of a failing case is the easiest to read: show its diff.
             let shown = failing
@@ -109,6 +120,7 @@ pub fn human(outcome: &Outcome) -> String {
                     "the launch shape the kernel declares cannot be launched"
                 }
                 Some(Kind::NvrtcMissing) => "the CUDA compiler library (NVRTC) is not available",
+                Some(Kind::IncludeRefused) => "the kernel includes a file outside the submission",
                 _ => "no case ran",
             };
             out += &format!(

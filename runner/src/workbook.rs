@@ -1,8 +1,10 @@
 //! The learner's workbook on disk: where its root is, and what the learner has done so far.
 //!
 //! The root is the folder given by `--root` (set once, at start-up, by `main`), else the nearest
-//! folder upwards from the current directory that holds `puzzles/` and `solutions/`, else the folder
-//! this binary was built from. Tests use `--root` to run `validate` over a copy of the workbook
+//! folder upwards from the current directory that holds `puzzles/`, and `book/` or `solutions/` (a
+//! student's copy, made by `runner release`, has no `solutions/`), else the folder this binary was built from.
+//! What needs the reference solutions asks [`require_solutions`] first, which says, in a student's
+//! copy, that it is for instructors. Tests use `--root` to run `validate` over a copy of the workbook
 //! under `runner/tests/fixtures/`. Progress (solved puzzles, hints
 //! already shown, a hash of each kernel that passed) lives in `.workbook-state.json` at the root,
 //! ignored by git; a missing or unreadable state file is an empty state, never an error.
@@ -11,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// `--root`: the folder, and the argument as typed (repeated in the commands we suggest).
 static ROOT: OnceLock<(PathBuf, String)> = OnceLock::new();
@@ -19,9 +22,9 @@ static ROOT: OnceLock<(PathBuf, String)> = OnceLock::new();
 pub fn set_root(dir: &Path) -> anyhow::Result<()> {
     let abs =
         std::fs::canonicalize(dir).map_err(|e| anyhow::anyhow!("--root {}: {e}", dir.display()))?;
-    if !abs.join("puzzles").is_dir() || !abs.join("solutions").is_dir() {
+    if !is_workbook(&abs) {
         anyhow::bail!(
-            "--root {}: not a workbook (it needs puzzles/ and solutions/)",
+            "--root {}: not a workbook (it needs puzzles/, and book/ or solutions/)",
             dir.display()
         );
     }
@@ -29,11 +32,25 @@ pub fn set_root(dir: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Set while a report is written for a student to read elsewhere (Gradescope's feedback): the
+/// commands it suggests are the ones they run in their own copy, without the grader's `--root`.
+static STUDENT_VIEW: AtomicBool = AtomicBool::new(false);
+
+/// `f`'s suggested commands as a student types them in their own copy of the workbook.
+pub fn as_student<T>(f: impl FnOnce() -> T) -> T {
+    STUDENT_VIEW.store(true, Ordering::Relaxed);
+    let t = f();
+    STUDENT_VIEW.store(false, Ordering::Relaxed);
+    t
+}
+
 /// `runner`, with `--root DIR` when the root was given: the start of a command to suggest.
 pub fn runner_command() -> String {
     match ROOT.get() {
-        Some((_, typed)) => format!("runner --root {typed}"),
-        None => "runner".to_string(),
+        Some((_, typed)) if !STUDENT_VIEW.load(Ordering::Relaxed) => {
+            format!("runner --root {typed}")
+        }
+        _ => "runner".to_string(),
     }
 }
 
@@ -41,11 +58,32 @@ pub fn runner_command() -> String {
 /// binary was built from, which [`root`] then uses (the runner says so, rather than silently
 /// checking files the learner is not editing).
 pub fn fallback() -> Option<PathBuf> {
-    let is_root = |d: &Path| d.join("puzzles").is_dir() && d.join("solutions").is_dir();
     let cwd = std::env::current_dir().unwrap_or_default();
-    (ROOT.get().is_none() && !cwd.ancestors().any(is_root))
+    (ROOT.get().is_none() && !cwd.ancestors().any(is_workbook))
         .then(root)
         .map(|r| std::fs::canonicalize(&r).unwrap_or(r))
+}
+
+/// Whether `dir` is a workbook's root: it holds `puzzles/`, and `book/` or `solutions/` (an
+/// instructor's workbook has both, a students' copy no `solutions/`).
+pub fn is_workbook(dir: &Path) -> bool {
+    dir.join("puzzles").is_dir() && (dir.join("book").is_dir() || dir.join("solutions").is_dir())
+}
+
+/// `Ok` where the workbook has its reference solutions; in a student's copy (no `solutions/`),
+/// the usage error that says `what` is for instructors.
+pub fn require_solutions(what: &str) -> anyhow::Result<()> {
+    if has_solutions() {
+        return Ok(());
+    }
+    anyhow::bail!(
+        "{what} is for instructors: this copy of the workbook has no reference solutions (a student's copy, made by `runner release`). Check your own kernel with `runner check`; an instructor runs {what} in the workbook the copy was made from"
+    )
+}
+
+/// Whether the workbook has its reference solutions (`solutions/`).
+pub fn has_solutions() -> bool {
+    root().join("solutions").is_dir()
 }
 
 /// The workbook's root folder.
@@ -53,9 +91,8 @@ pub fn root() -> PathBuf {
     if let Some((dir, _)) = ROOT.get() {
         return dir.clone();
     }
-    let is_root = |d: &Path| d.join("puzzles").is_dir() && d.join("solutions").is_dir();
     let cwd = std::env::current_dir().unwrap_or_default();
-    if let Some(found) = cwd.ancestors().find(|d| is_root(d)) {
+    if let Some(found) = cwd.ancestors().find(|d| is_workbook(d)) {
         return found.to_path_buf();
     }
     Path::new(env!("CARGO_MANIFEST_DIR"))

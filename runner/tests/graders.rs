@@ -29,6 +29,72 @@ fn read_json(path: &Path) -> Value {
     serde_json::from_str(&text).unwrap()
 }
 
+/// Copies a folder and its subfolders.
+fn copy_tree(from: &Path, to: &Path) {
+    let ok = Command::new("cp")
+        .arg("-r")
+        .arg(format!("{}/.", from.display()))
+        .arg(to)
+        .status()
+        .expect("cp runs");
+    assert!(ok.success());
+}
+
+/// Every file under `dir`, at any depth.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut files = vec![];
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.extend(files_under(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
+
+/// The students' copy (`runner release`) written into `dir`: what the bundle and the Classroom
+/// template hold.
+fn released(dir: &Path) -> PathBuf {
+    let out = Command::new(runner())
+        .arg("--root")
+        .arg(repo())
+        .arg("release")
+        .arg(dir)
+        .output()
+        .expect("runner runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    dir.to_path_buf()
+}
+
+/// Runs `run_autograder` over `root/submission` with the students' copy as the workbook and
+/// `conf`; its results.json.
+fn autograde(root: &Path, conf: &Path) -> Value {
+    let workbook = root.join("source/workbook");
+    if !workbook.exists() {
+        released(&workbook);
+    }
+    let status = Command::new("bash")
+        .arg(repo().join("graders/gradescope/run_autograder"))
+        .env("AUTOGRADER_ROOT", root)
+        .env("CONFIG", conf)
+        .env("RUNNER", runner())
+        .env("VISIBILITY", "after_due_date")
+        .env("WORKBOOK_STATE", root.join("state.json"))
+        .env("NO_COLOR", "1")
+        .status()
+        .expect("bash runs");
+    assert!(status.success());
+    let results = read_json(&root.join("results/results.json"));
+    assert_valid(&results, "run_autograder's results.json");
+    results
+}
+
 fn scratch(test: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("{test}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -41,10 +107,7 @@ fn the_sample_class_scores_as_expected_in_gradescope_results() {
     // The class of runner/tests/cmd/class.toml (whose golden files trycmd compares with their
     // backslashes folded, so they are not JSON any more), graded again here.
     let class = scratch("gradescope-class");
-    for entry in std::fs::read_dir(repo().join("runner/tests/cmd/class.in")).unwrap() {
-        let path = entry.unwrap().path();
-        std::fs::copy(&path, class.join(path.file_name().unwrap())).unwrap();
-    }
+    copy_tree(&repo().join("runner/tests/cmd/class.in"), &class);
     let graded = Command::new(runner())
         .args(["grade", "puzzle-08"])
         .arg(&class)
@@ -59,8 +122,7 @@ fn the_sample_class_scores_as_expected_in_gradescope_results() {
     );
     let dir = class.join("gradescope");
     let mut seen = 0;
-    for entry in std::fs::read_dir(&dir).unwrap() {
-        let path = entry.unwrap().path();
+    for path in files_under(&dir) {
         let results = read_json(&path);
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();
         assert_valid(&results, &name);
@@ -77,13 +139,13 @@ fn the_sample_class_scores_as_expected_in_gradescope_results() {
             "{name}: the score is the tests' sum"
         );
         match name.split('-').next().unwrap() {
-            "pass" | "print" => assert_eq!(score, 10.0, "{name}"),
+            "pass" | "print" | "kernel" => assert_eq!(score, 10.0, "{name}"),
             "race" => assert!(score > 0.0 && score < 10.0, "{name}: {score}"),
             _ => assert_eq!(score, 0.0, "{name}"),
         }
         seen += 1;
     }
-    assert_eq!(seen, 12, "a dozen submissions");
+    assert_eq!(seen, 13, "a dozen submissions and one in a subfolder");
     let _ = std::fs::remove_dir_all(&class);
 }
 
@@ -111,20 +173,7 @@ fn gradescope_layout(root: &Path) -> PathBuf {
 fn run_autograder_grades_a_submission_laid_out_as_gradescope_lays_it_out() {
     let root = scratch("gradescope-autograder");
     let conf = gradescope_layout(&root);
-    let status = Command::new("bash")
-        .arg(repo().join("graders/gradescope/run_autograder"))
-        .env("AUTOGRADER_ROOT", &root)
-        .env("WORKBOOK", repo())
-        .env("CONFIG", &conf)
-        .env("RUNNER", runner())
-        .env("VISIBILITY", "after_due_date")
-        .env("WORKBOOK_STATE", root.join("state.json"))
-        .env("NO_COLOR", "1")
-        .status()
-        .expect("bash runs");
-    assert!(status.success());
-    let results = read_json(&root.join("results/results.json"));
-    assert_valid(&results, "run_autograder's results.json");
+    let results = autograde(&root, &conf);
     assert_eq!(results["score"], 10.0, "puzzle 01 in full, nothing else");
     let tests = results["tests"].as_array().unwrap();
     let max: f64 = tests.iter().map(|t| t["max_score"].as_f64().unwrap()).sum();
@@ -153,7 +202,117 @@ fn run_autograder_grades_a_submission_laid_out_as_gradescope_lays_it_out() {
         output.contains("✓ puzzle-01 passed") && !output.contains('\u{1b}'),
         "{output}"
     );
+    // The feedback names commands the student runs in their own copy.
+    assert!(!output.contains("--root"), "{output}");
+    assert!(
+        output.contains("Fix it, then run: runner check puzzle-02\n"),
+        "{output}"
+    );
     let _ = std::fs::remove_dir_all(&root);
+}
+
+/// Every puzzle of the shipped conf, graded for a submission made of `files` (path, text).
+fn grade_all(test: &str, files: &[(&str, String)]) -> Value {
+    let root = scratch(test);
+    for (path, text) in files {
+        let path = root.join("submission").join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let results = autograde(&root, &repo().join("graders/puzzles.conf"));
+    let _ = std::fs::remove_dir_all(&root);
+    results
+}
+
+fn solution(puzzle: &str) -> String {
+    std::fs::read_to_string(repo().join(format!("solutions/{puzzle}.cu"))).unwrap()
+}
+
+fn skeleton(puzzle: &str) -> String {
+    std::fs::read_to_string(repo().join(format!("puzzles/{puzzle}/kernel.cu"))).unwrap()
+}
+
+/// The workbook as an instructor has it (skeletons, solutions, tests with their fixtures),
+/// under `top`: what a student who submits a whole clone hands in.
+fn whole_clone(top: &str) -> Vec<(String, String)> {
+    let mut files = vec![];
+    for dir in [
+        "puzzles",
+        "solutions",
+        "runner/tests/fixtures",
+        "runner/tests/cmd/validate_broken.in",
+    ] {
+        for path in files_under(&repo().join(dir)) {
+            let rel = path.strip_prefix(repo()).unwrap().display().to_string();
+            if let Ok(text) = std::fs::read_to_string(&path) {
+                files.push((format!("{top}{rel}"), text));
+            }
+        }
+    }
+    files
+}
+
+#[test]
+fn a_whole_unsolved_clone_scores_nothing() {
+    let files = whole_clone("conv-workbook/");
+    let refs: Vec<(&str, String)> = files.iter().map(|(p, t)| (p.as_str(), t.clone())).collect();
+    let results = grade_all("gradescope-clone", &refs);
+    assert_eq!(
+        results["score"], 0.0,
+        "the skeletons are graded, never solutions/"
+    );
+    let tests = results["tests"].as_array().unwrap();
+    let max: f64 = tests.iter().map(|t| t["max_score"].as_f64().unwrap()).sum();
+    assert!((max - 120.0).abs() < 1e-9, "all twelve puzzles, not {max}");
+    // Each puzzle's skeleton was found and graded (a missing file is a test named `submitted`).
+    assert!(
+        tests
+            .iter()
+            .all(|t| !t["name"].as_str().unwrap().ends_with(": submitted")),
+        "{results}"
+    );
+}
+
+#[test]
+fn a_github_zipball_is_graded_from_its_own_kernels() {
+    // One top folder, as GitHub's "Download ZIP" makes it: puzzle 01 solved in the workbook's own
+    // file; the solutions folder beside it is not read.
+    let mut files = whole_clone("owner-conv-workbook-1a2b3c/");
+    for (path, text) in files.iter_mut() {
+        if path.ends_with("puzzles/puzzle-01/kernel.cu") && !path.contains("tests/") {
+            *text = solution("puzzle-01");
+        }
+    }
+    let refs: Vec<(&str, String)> = files.iter().map(|(p, t)| (p.as_str(), t.clone())).collect();
+    let results = grade_all("gradescope-zipball", &refs);
+    assert_eq!(results["score"], 10.0, "puzzle 01 only");
+}
+
+#[test]
+fn single_files_and_a_one_line_include_of_a_solution() {
+    // puzzle-02 solved and uploaded alone; puzzle-04 one line that includes the reference (by an
+    // absolute path into the bundle, and by a path that climbs there): both score nothing, and
+    // the grader's files are never quoted.
+    let results = grade_all(
+        "gradescope-single",
+        &[
+            ("puzzle-02.cu", solution("puzzle-02")),
+            ("puzzle-03.cu", skeleton("puzzle-03")),
+            (
+                "puzzle-04.cu",
+                "#include \"/autograder/source/workbook/solutions/puzzle-04.cu\"\n".into(),
+            ),
+            (
+                "puzzle-05.cu",
+                "#include \"../source/workbook/puzzles/puzzle-05/kernel.cu\"\n".into(),
+            ),
+            ("puzzle-06.cu", "#include \"/etc/passwd\"\n".into()),
+        ],
+    );
+    assert_eq!(results["score"], 10.0, "puzzle 02 only");
+    let text = results.to_string();
+    assert!(text.contains("include_refused"), "{text}");
+    assert!(!text.contains("root:x:"), "{text}");
 }
 
 #[test]
@@ -164,6 +323,7 @@ fn make_zip_puts_the_scripts_at_the_root_of_the_bundle() {
         .arg(repo().join("graders/gradescope/make-zip.sh"))
         .arg(repo().join("graders/puzzles.conf"))
         .arg(&zip)
+        .env("RUNNER", runner())
         .output()
         .expect("bash runs");
     assert!(
@@ -191,13 +351,16 @@ fn make_zip_puts_the_scripts_at_the_root_of_the_bundle() {
     for want in [
         "workbook/Cargo.toml",
         "workbook/runner/src/main.rs",
-        "workbook/solutions/puzzle-01.cu",
+        "workbook/puzzles/puzzle-12/kernel.cu",
     ] {
         assert!(
             listing.lines().any(|l| l.starts_with(want)),
             "{want}: {listing}"
         );
     }
+    // The students' copy: no solution travels to the grader.
+    assert!(!listing.contains("solutions/"), "{listing}");
+    assert!(!listing.contains("/tests/"), "{listing}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -215,29 +378,18 @@ fn the_classroom_workflow_is_made_from_puzzles_conf_and_its_commands_grade() {
         committed,
         "classroom.yml is stale: run graders/github-classroom/make-workflow.sh > graders/github-classroom/classroom.yml"
     );
-    // A student's repository: the workbook with puzzle 01 solved and the rest as skeletons.
-    let student = scratch("classroom-student");
-    for p in ["puzzle-01", "puzzle-02", "puzzle-03", "puzzle-04"] {
-        let dir = student.join("puzzles").join(p);
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::copy(
-            repo().join("puzzles").join(p).join("kernel.cu"),
-            dir.join("kernel.cu"),
-        )
-        .unwrap();
-    }
-    std::fs::create_dir_all(student.join("solutions")).unwrap();
-    std::fs::copy(
-        repo().join("solutions/puzzle-01.cu"),
-        student.join("solutions/puzzle-01.cu"),
-    )
-    .unwrap();
-    std::fs::copy(
-        repo().join("solutions/puzzle-01.cu"),
+    // A student's repository: the students' copy with puzzle 01 solved, the rest skeletons, and
+    // the runner where the workflow's build leaves it.
+    let student = released(&scratch("classroom-student").join("repo"));
+    std::fs::write(
         student.join("puzzles/puzzle-01/kernel.cu"),
+        solution("puzzle-01"),
     )
     .unwrap();
-    // Every `target/release/runner ...` line the workflow runs, with the points of its step.
+    std::fs::create_dir_all(student.join("target/release")).unwrap();
+    std::os::unix::fs::symlink(runner(), student.join("target/release/runner")).unwrap();
+    // Every `target/release/runner ...` line the workflow runs, as its shell runs it, with the
+    // points of its step.
     let mut graded = vec![];
     let mut points = 0.0;
     for line in committed.lines().map(str::trim) {
@@ -246,16 +398,17 @@ fn the_classroom_workflow_is_made_from_puzzles_conf_and_its_commands_grade() {
             .or(Some(line))
             .filter(|c| c.starts_with("target/release/runner "));
         if let Some(command) = command {
-            let args: Vec<&str> = command.split_whitespace().skip(1).collect();
-            let status = Command::new(runner())
-                .args(&args)
+            let status = Command::new("bash")
+                .args(["-c", command])
                 .current_dir(&student)
                 .env("WORKBOOK_STATE", student.join("state.json"))
                 .env("NO_COLOR", "1")
                 .output()
-                .expect("runner runs")
+                .expect("bash runs")
                 .status;
-            graded.push((args[1].to_string(), status.code()));
+            let mut words = command.split_whitespace().skip_while(|w| *w != "check");
+            let puzzle = words.nth(1).unwrap_or("").to_string();
+            graded.push((puzzle, status.code()));
         }
         if let Some(score) = line.strip_prefix("max-score: ") {
             let passed = graded.last().is_some_and(|(_, code)| *code == Some(0));
@@ -266,16 +419,16 @@ fn the_classroom_workflow_is_made_from_puzzles_conf_and_its_commands_grade() {
             };
         }
     }
-    assert_eq!(
-        graded,
-        [
-            ("puzzle-01".to_string(), Some(0)), // the setup step: the solution passes
-            ("puzzle-01".to_string(), Some(0)),
-            ("puzzle-02".to_string(), Some(1)),
-            ("puzzle-03".to_string(), Some(1)),
-            ("puzzle-04".to_string(), Some(1)),
-        ]
-    );
+    let mut want = vec![
+        // The setup step: the runner runs, NVRTC installs (the skeleton fails, and that is fine).
+        ("".to_string(), Some(0)),
+        ("puzzle-01".to_string(), Some(0)),
+        ("puzzle-01".to_string(), Some(0)),
+    ];
+    for n in 2..=12 {
+        want.push((format!("puzzle-{n:02}"), Some(1)));
+    }
+    assert_eq!(graded, want);
     assert_eq!(points, 10.0);
-    let _ = std::fs::remove_dir_all(&student);
+    let _ = std::fs::remove_dir_all(student.parent().unwrap());
 }

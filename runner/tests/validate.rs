@@ -27,4 +27,13 @@ fn the_workbook_validates() {
         stdout.contains("puzzles and the book are in order"),
         "{stdout}"
     );
+    // Without a GPU it says what it did not run.
+    let gpu = std::path::Path::new("/dev/nvidiactl").exists();
+    assert_eq!(
+        stdout.contains(
+            "not run here (no CUDA GPU): the solutions on the GPU, and every full-scale case"
+        ),
+        !gpu,
+        "{stdout}"
+    );
 }

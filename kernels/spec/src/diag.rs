@@ -36,6 +36,9 @@ pub enum Kind {
     BadLaunchShape,
     /// An element of a pitched output's padding (columns past the row's end) was changed.
     PaddingWritten,
+    /// An `#include` of something other than CUDA's headers and the source's own folder: an
+    /// absolute path, a `..` climbing out, a computed include (`include_guard`).
+    IncludeRefused,
     /// A bug of the runner itself (a panic in the simulator), reported instead of a crash.
     InternalError,
 }
@@ -63,6 +66,7 @@ impl Kind {
             Kind::StackOverflow => "stack_overflow",
             Kind::BadLaunchShape => "bad_launch_shape",
             Kind::PaddingWritten => "padding_written",
+            Kind::IncludeRefused => "include_refused",
             Kind::InternalError => "internal_error",
         }
     }

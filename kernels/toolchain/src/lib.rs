@@ -9,6 +9,8 @@
 
 pub mod compile_log;
 pub mod headers;
+pub mod include_guard;
 pub mod lookalike;
 pub mod nvrtc;
+pub mod sandbox;
 pub mod warnings;

@@ -229,6 +229,12 @@ pub fn load(location: &Location) -> Result<String, Error> {
     Ok(format!("{what} (NVRTC {}.{})", version.0, version.1))
 }
 
+/// The NVRTC library loaded, where it was loaded by path.
+pub(crate) fn loaded_path() -> Option<PathBuf> {
+    let path = PathBuf::from(LOADED.get()?.as_ref().ok()?);
+    path.is_absolute().then_some(path)
+}
+
 fn open_global(path: &Path) -> Result<(), String> {
     use libloading::os::unix::{Library, RTLD_GLOBAL, RTLD_NOW};
     let dir = path.parent().unwrap_or(Path::new("."));
@@ -292,6 +298,8 @@ pub fn compile(source: &Source<'_>, target: &Target) -> Result<Compiled, Diagnos
     if let Some(hit) = memo().lock().expect("memo lock").get(&key) {
         return hit.clone();
     }
+    // A submission reads nothing but itself: checked before the cache can answer for it.
+    crate::include_guard::check_source(source)?;
     let on_disk = cached_path(key, target);
     let cached = std::fs::read(&on_disk).ok().map(|bytes| match target {
         Target::Ptx => Compiled::Ptx(String::from_utf8_lossy(&bytes).into_owned()),
@@ -299,10 +307,12 @@ pub fn compile(source: &Source<'_>, target: &Target) -> Result<Compiled, Diagnos
     });
     let result = match cached {
         Some(hit) => Ok(hit),
-        None => compile_uncached(source, target).map(|(compiled, log)| {
-            crate::warnings::keep(key, &log, &on_disk);
-            compiled
-        }),
+        None => crate::sandbox::confined(source, || compile_uncached(source, target)).map(
+            |(compiled, log)| {
+                crate::warnings::keep(key, &log, &on_disk);
+                compiled
+            },
+        ),
     };
     if let Ok(compiled) = &result {
         // A failed write only costs a recompilation next time.
@@ -382,7 +392,7 @@ fn options(source: &Source<'_>, target: &Target) -> Vec<String> {
 }
 
 /// The compiled output and NVRTC's log (its warnings), or the compile error.
-fn compile_uncached(
+pub(crate) fn compile_uncached(
     source: &Source<'_>,
     target: &Target,
 ) -> Result<(Compiled, String), Diagnostic> {
@@ -405,6 +415,7 @@ fn compile_uncached(
         })
         .unwrap_or_default();
     let log = log.trim_end_matches('\0').trim().to_string();
+    let log = crate::include_guard::quiet_source_log(source, &log);
     let output = match compiled {
         Err(_) => Err(compile_error(source, &log)),
         Ok(()) => match target {

@@ -103,7 +103,13 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     }
     let baseline = registry::find(baseline(&puzzle)).map_err(|e| anyhow!(e))?;
     let mut lineup = timing::lineup(puzzle, &file, args.target.solution.is_some(), &arch);
-    if baseline.id != puzzle.id {
+    let references = workbook::has_solutions();
+    if !references {
+        eprintln!(
+            "note: no reference rows: this copy of the workbook has no solutions (they are for instructors)"
+        );
+    }
+    if baseline.id != puzzle.id && references {
         lineup.push((
             format!("{} solution", baseline.id),
             baseline,

@@ -1,5 +1,5 @@
-//! `runner grade <puzzle> <folder>`: checks every `.cu` file of a folder of submissions (sorted by
-//! name) against one puzzle, prints a table, and writes `grade.csv` and `grade.json` into the
+//! `runner grade <puzzle> <folder>`: checks every `.cu` file of a folder of submissions and its
+//! subfolders (sorted by path, `grade_files`) against one puzzle, prints a table, and writes `grade.csv` and `grade.json` into the
 //! folder (or `--out DIR`). One row per file, whatever happened to it: a submission that does not
 //! compile, or cannot be read, is a failed row, never an abort. Exit status 0 when grading
 //! completed (however the students did), 2 for a usage error. Submissions are checked in parallel
@@ -22,7 +22,8 @@ use std::time::Duration;
 pub struct Args {
     /// The puzzle the submissions solve, e.g. puzzle-03.
     puzzle: String,
-    /// The folder of submissions: every `.cu` file in it is graded.
+    /// The folder of submissions: every `.cu` file in it or its subfolders is graded (anything
+    /// else is listed as skipped, with why).
     folder: PathBuf,
     /// Where to write grade.csv and grade.json (default: the folder of submissions).
     #[arg(long, value_name = "DIR")]
@@ -53,7 +54,7 @@ enum Format {
 /// One submission's grade: a row of the table, of grade.csv and of grade.json.
 #[derive(Debug, Serialize)]
 pub struct Row {
-    /// The file's name inside the folder.
+    /// The file's path relative to the folder (`alice/kernel.cu` for a file in a subfolder).
     pub file: String,
     pub passed: bool,
     pub cases_passed: usize,
@@ -82,7 +83,8 @@ struct Report<'a> {
 
 pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     let puzzle = registry::find(&args.puzzle).map_err(|e| anyhow!(e))?;
-    let files = submissions(&args.folder)?;
+    let found = super::grade_files::walk(&args.folder)?;
+    let files: Vec<PathBuf> = found.submissions.iter().map(|s| s.path.clone()).collect();
     let out_dir = args.out.clone().unwrap_or_else(|| args.folder.clone());
     std::fs::create_dir_all(&out_dir)
         .with_context(|| format!("cannot create {}", out_dir.display()))?;
@@ -93,22 +95,22 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     );
     let graded = check_all(&args, puzzle, &files, jobs.min(files.len()), &bar);
     let mut rows = vec![];
+    let small_cases = (puzzle.cases)(spec::Scale::Small).len();
     // Timed one at a time on one worker, after every check: kernels of other submissions running
     // beside a timed one would slow it.
     let mut gpu = engine::gpu_worker();
-    for (file, graded) in files.iter().zip(graded) {
-        let name = file_name(file);
+    for (submission, graded) in found.submissions.iter().zip(graded) {
+        let (file, name) = (&submission.path, submission.name.clone());
         if let (Some(Format::Gradescope), Ok(outcome)) = (args.format, &graded) {
-            let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned());
-            let path = out_dir
-                .join("gradescope")
-                .join(format!("{}.json", stem.unwrap_or_default()));
+            // `alice/kernel.cu` is gradescope/alice/kernel.json: two students' files stay two.
+            let stem = Path::new(&name).with_extension("json");
+            let path = out_dir.join("gradescope").join(stem);
             let _ = std::fs::remove_file(&path); // a file of this grade, not added to an old one
             gradescope::write(&path, args.scoring.results(outcome))?;
         }
         rows.push(match graded {
             Ok(outcome) => {
-                let mut row = row(name, &outcome);
+                let mut row = row(name, &outcome, small_cases);
                 if outcome.passed && outcome.backends.contains(&Backend::Gpu) {
                     row.bench_seconds =
                         super::bench::median_seconds(&mut gpu, &puzzle, file, GRADE_PLAN);
@@ -116,11 +118,12 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
                 row
             }
             Err(e) if args.backend == BackendChoice::Gpu => return Err(e),
-            Err(e) => unreadable(name, &e),
+            Err(e) => unreadable(name, &e, small_cases),
         });
     }
     bar.finish_and_clear();
     print!("{}", table(&rows));
+    print!("{}", super::grade_files::skipped_lines(&found.skipped));
     let csv_path = out_dir.join("grade.csv");
     let json_path = out_dir.join("grade.json");
     std::fs::write(&csv_path, csv(&rows))
@@ -164,7 +167,7 @@ fn check_all(
                     let Some(file) = files.get(i) else {
                         return;
                     };
-                    bar.set_message(file_name(file));
+                    bar.set_message(workbook::display(file));
                     let req = engine::Request {
                         puzzle,
                         file: file.clone(),
@@ -191,29 +194,8 @@ fn check_all(
         .collect()
 }
 
-/// The `.cu` files of `folder`, sorted by name.
-fn submissions(folder: &Path) -> anyhow::Result<Vec<PathBuf>> {
-    let entries = std::fs::read_dir(folder)
-        .with_context(|| format!("cannot read the folder of submissions {}", folder.display()))?;
-    let mut files: Vec<PathBuf> = entries
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "cu"))
-        .collect();
-    files.sort();
-    if files.is_empty() {
-        anyhow::bail!("no .cu files in {}: nothing to grade", folder.display());
-    }
-    Ok(files)
-}
-
-fn file_name(path: &Path) -> String {
-    path.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| workbook::display(path))
-}
-
-fn row(file: String, outcome: &Outcome) -> Row {
+/// A row; a file that never reached its cases (it does not compile) failed every one of them.
+fn row(file: String, outcome: &Outcome, cases: usize) -> Row {
     let counted = cases_counted(&outcome.cases);
     let mut kinds: Vec<String> = vec![];
     for d in &outcome.diagnostics {
@@ -226,19 +208,23 @@ fn row(file: String, outcome: &Outcome) -> Row {
         file,
         passed: outcome.passed,
         cases_passed: counted.iter().filter(|c| c.passed).count(),
-        cases_total: counted.len(),
+        cases_total: if counted.is_empty() {
+            cases
+        } else {
+            counted.len()
+        },
         diagnostics: kinds,
         message: outcome.diagnostics.first().map(|d| d.message.clone()),
         bench_seconds: None,
     }
 }
 
-fn unreadable(file: String, e: &anyhow::Error) -> Row {
+fn unreadable(file: String, e: &anyhow::Error, cases: usize) -> Row {
     Row {
         file,
         passed: false,
         cases_passed: 0,
-        cases_total: 0,
+        cases_total: cases,
         diagnostics: vec!["unreadable".into()],
         message: Some(format!("{e:#}")),
         bench_seconds: None,

@@ -7,9 +7,11 @@ pub mod book;
 pub mod check;
 pub mod fuzz;
 pub mod grade;
+mod grade_files;
 pub mod hint;
 pub mod list;
 pub mod profile;
+pub mod release;
 pub mod show;
 pub mod timing;
 pub mod validate;
@@ -47,6 +49,9 @@ impl KernelChoice {
             anyhow::bail!(
                 "name the puzzle to check the file against, e.g. `puzzle-05 --kernel FILE` or `puzzle-05 --solution`"
             );
+        }
+        if self.solution.is_some() {
+            workbook::require_solutions("--solution")?;
         }
         let puzzle = puzzle_or_current(self.puzzle.as_deref())?;
         let root = workbook::root();

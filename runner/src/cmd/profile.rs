@@ -67,8 +67,8 @@ fn row(label: &str, c: &Counts, scale: f64, source: &str) -> String {
 pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     let (puzzle, path) = args.target.resolve()?;
     let file = crate::workbook::display(&path);
-    let code = std::fs::read_to_string(&path)
-        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+    let (code, warning) = crate::source_text::read(&path, &file)?;
+    warning.iter().for_each(|w| eprintln!("{w}"));
     if let Err(d) = install::ensure_nvrtc() {
         println!("{}: {}", d.kind.name(), d.message);
         return Ok(ExitCode::from(1));

@@ -73,8 +73,8 @@ fn run(puzzle: &Puzzle, code: &str, file: &str, case: &Case) -> Result<Ran, Diag
 pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     let (puzzle, path) = args.target.resolve()?;
     let file = crate::workbook::display(&path);
-    let code = std::fs::read_to_string(&path)
-        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+    let (code, warning) = crate::source_text::read(&path, &file)?;
+    warning.iter().for_each(|w| eprintln!("{w}"));
     let cases = (puzzle.cases)(Scale::Small);
     let fail = |d: Diagnostic| {
         println!("{}: {}", d.kind.name(), d.message);

@@ -34,6 +34,10 @@ pub fn lineup(
         .find(|s| chosen && root.join(&s.file) == file)
         .map_or_else(|| "yours".to_string(), label);
     let mut lineup = vec![(first, puzzle, file.to_path_buf())];
+    // A student's copy has no solutions: the reference rows are for instructors.
+    if !workbook::has_solutions() {
+        return lineup;
+    }
     for s in &solutions {
         let runs_here = s.arch.is_none_or(|a| a == arch);
         if root.join(&s.file) != file && runs_here {
@@ -73,9 +77,8 @@ pub fn full_case(puzzle: &Puzzle) -> anyhow::Result<Case> {
 /// The worker's run of `path` on `case`, and the case with the launch the kernel declares (if it
 /// declares one) resolved.
 fn kernel_run(puzzle: &Puzzle, case: &Case, path: &Path) -> Result<(KernelRun, Case), String> {
-    let code = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let file = workbook::display(path);
+    let (code, _) = crate::source_text::read(path, &file).map_err(|e| format!("{e:#}"))?;
     let case =
         engine::with_declared_launch(puzzle, &code, &file, case).map_err(|d| d.to_string())?;
     Ok((engine::kernel_run(&code, &file, &case), case))

@@ -2,7 +2,9 @@
 //! skeleton fails, skeleton and solution agree outside the learner's part, the book's links resolve
 //! and the book builds (the checks are `crate::validate`). A progress bar on stderr while it runs
 //! (hidden when stderr is not a terminal), then a table of puzzle by check, then one line per
-//! failure with its fix. Exit status 0 when everything is in order, 1 otherwise.
+//! failure with its fix, and, without a GPU, what it did not run (the GPU and full-scale cases).
+//! Exit status 0 when everything is in order, 1 otherwise. In a student's copy (no `solutions/`)
+//! it says that it is for instructors.
 
 use crate::validate::{self, Check, Finding};
 use crate::{registry, workbook};
@@ -18,6 +20,7 @@ pub struct Args {
 }
 
 pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
+    workbook::require_solutions("runner validate")?;
     let puzzles = if args.puzzles.is_empty() {
         registry::all()
     } else {
@@ -39,6 +42,12 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     });
     bar.finish_and_clear();
     print!("{}", table(&findings));
+    // What a machine without a GPU leaves out, said rather than passed over in silence.
+    if !gpu::libcuda_present() {
+        println!(
+            "not run here (no CUDA GPU): the solutions on the GPU, and every full-scale case; run `runner validate` on a machine with an NVIDIA GPU for those"
+        );
+    }
     let failures: Vec<(&Finding, &String)> = findings
         .iter()
         .flat_map(|f| f.failures.iter().map(move |line| (f, line)))

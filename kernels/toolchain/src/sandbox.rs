@@ -1,0 +1,150 @@
+//! The compile of a learner's source in a thread that can read only what a compile needs: the
+//! source's own folder, the header folders, NVRTC's folder and the workbook's cache, and write
+//! nothing. NVRTC opens every file an `#include` names itself, so this is where "a submission
+//! reads nothing but itself" is enforced, beneath the text check of [`crate::include_guard`].
+//!
+//! Linux's Landlock (kernel 5.13 and later, through the `landlock` crate) restricts the calling
+//! thread and whatever it starts, for good: each compile gets a fresh thread, restricted before
+//! NVRTC runs in it, and the rest of the process keeps its rights (it writes the cache after). A
+//! new thread costs microseconds, where a child process would cost a runner's start per compile.
+//! Where the kernel has no Landlock (or another OS), the compile runs unrestricted and the text
+//! check is what holds; [`enforced`] says which.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// 0: not tried yet, 1: Landlock enforced the last restriction, 2: not available here.
+static LAST: AtomicU8 = AtomicU8::new(0);
+
+/// Whether the last compile ran under Landlock (`None` before the first).
+pub fn enforced() -> Option<bool> {
+    match LAST.load(Ordering::Relaxed) {
+        0 => None,
+        n => Some(n == 1),
+    }
+}
+
+/// The folders a compile may read besides the source's own: header folders, NVRTC's own and
+/// CUDA's install folders, the cache.
+pub fn compiler_folders(include_dirs: &[PathBuf]) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = include_dirs.to_vec();
+    dirs.push(crate::nvrtc::cache_dir());
+    match crate::nvrtc::loaded_path() {
+        Some(lib) => dirs.extend(lib.parent().map(Path::to_path_buf)),
+        // Loaded by soname from the loader's path: NVRTC's builtins are somewhere below these.
+        None => dirs.extend(["/usr/lib", "/usr/lib64", "/lib", "/lib64"].map(PathBuf::from)),
+    }
+    for var in ["CUDA_PATH", "CUDA_HOME"] {
+        dirs.extend(std::env::var_os(var).map(PathBuf::from));
+    }
+    dirs.push(PathBuf::from("/usr/local/cuda"));
+    dirs
+}
+
+/// Runs `compile` (NVRTC on `source`) confined to the source's folder and the compiler's. The
+/// header folders are found (and installed) first, outside the confinement.
+pub fn confined<T: Send>(
+    source: &crate::nvrtc::Source<'_>,
+    compile: impl FnOnce() -> T + Send,
+) -> T {
+    let mut readable = compiler_folders(&crate::headers::include_dirs(source.code));
+    readable.push(crate::include_guard::folder_of(source.file));
+    run(&readable, compile)
+}
+
+/// Runs `f` in a new thread that can read only below `readable` (those that exist) and write
+/// nothing, where Landlock is available; unrestricted otherwise.
+pub fn run<T: Send>(readable: &[PathBuf], f: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let on = restrict(readable);
+            LAST.store(if on { 1 } else { 2 }, Ordering::Relaxed);
+            f()
+        })
+        .join()
+        .expect("the compile thread does not panic")
+    })
+}
+
+#[cfg(target_os = "linux")]
+fn restrict(readable: &[PathBuf]) -> bool {
+    use landlock::{
+        ABI, Access, AccessFs, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus,
+        path_beneath_rules,
+    };
+    let abi = ABI::V1;
+    let existing: Vec<&PathBuf> = readable.iter().filter(|p| p.exists()).collect();
+    let status = Ruleset::default()
+        .handle_access(AccessFs::from_all(abi))
+        .and_then(|r| r.create())
+        .and_then(|r| r.add_rules(path_beneath_rules(existing, AccessFs::from_read(abi))))
+        .and_then(|r| r.restrict_self());
+    matches!(
+        status.map(|s| s.ruleset),
+        Ok(RulesetStatus::FullyEnforced | RulesetStatus::PartiallyEnforced)
+    )
+}
+
+#[cfg(not(target_os = "linux"))]
+fn restrict(_: &[PathBuf]) -> bool {
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_restricted_thread_reads_only_its_folders() {
+        let dir = std::env::temp_dir().join(format!("sandbox-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("mine.txt"), "mine").unwrap();
+        let (mine, other) = run(std::slice::from_ref(&dir), || {
+            (
+                std::fs::read_to_string(dir.join("mine.txt")).ok(),
+                std::fs::read_to_string("/etc/hostname").ok(),
+            )
+        });
+        assert_eq!(mine.as_deref(), Some("mine"));
+        if enforced() == Some(true) {
+            assert_eq!(
+                other, None,
+                "Landlock let the thread read outside its folders"
+            );
+        }
+        // The rest of the process keeps its rights.
+        assert!(std::fs::read_dir("/etc").is_ok());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// NVRTC itself, confined, compiles a kernel but cannot open a file outside the source's
+    /// folder even when the text check is bypassed (where Landlock is enforced).
+    #[test]
+    fn nvrtc_confined_cannot_read_outside() {
+        use crate::nvrtc::{self, Source, Target};
+        let location = nvrtc::locate()
+            .or_else(|| nvrtc::install().ok().map(nvrtc::Location::Path))
+            .expect("NVRTC found or installed");
+        nvrtc::load(&location).expect("NVRTC loads");
+        let dir = std::env::temp_dir().join(format!("sandbox-nvrtc-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("k.cu").display().to_string();
+        let plain = "extern \"C\" __global__ void k(float *x) { x[0] = 1.0f; }\n";
+        let compile = |code: &str| {
+            let source = Source {
+                code,
+                file: &file,
+                macros: &[],
+            };
+            confined(&source, || nvrtc::compile_uncached(&source, &Target::Ptx))
+        };
+        assert!(compile(plain).is_ok(), "a plain kernel compiles confined");
+        let outside = format!("#include \"/etc/passwd\"\n{plain}");
+        let result = compile(&outside);
+        if enforced() == Some(true) {
+            let d = result.expect_err("/etc/passwd is not readable");
+            assert!(d.message.contains("Permission denied"), "{}", d.message);
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
