@@ -3,7 +3,7 @@
 //! characters outside ASCII (a minus sign pasted from a web page), the message names them
 //! ([`crate::lookalike`]): NVRTC itself says only `unrecognized token`.
 
-use crate::nvrtc::Source;
+use crate::source::Source;
 use spec::diag::{Diagnostic, Kind};
 
 /// Turns NVRTC's log into a diagnostic at the first error's line.

@@ -11,7 +11,7 @@
 
 #![allow(unsafe_code)] // nvrtcCreateProgram with the headers: the call says why it is sound.
 
-use crate::nvrtc::{Error, cache_dir, pip_install};
+use crate::library::{Error, cache_dir, pip_install};
 use cudarc::nvrtc::{result, sys};
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
@@ -85,7 +85,7 @@ pub fn locate() -> Option<PathBuf> {
         .collect();
     dirs.push(PathBuf::from("/usr/local/cuda/include"));
     dirs.extend(
-        crate::nvrtc::python_site_dirs()
+        crate::library::python_site_dirs()
             .iter()
             .map(|s| wheel_include(s)),
     );

@@ -26,13 +26,13 @@ pub fn folder_of(file: &str) -> PathBuf {
 }
 
 /// [`check`] of a compile's source, against the folder NVRTC reads it from.
-pub fn check_source(source: &crate::nvrtc::Source<'_>) -> Result<(), Diagnostic> {
+pub fn check_source(source: &crate::source::Source<'_>) -> Result<(), Diagnostic> {
     check(source.code, source.file, &folder_of(source.file))
 }
 
 /// [`quiet_log`] for a compile of `source`: its own file, files in its folder and the header
 /// folders' files (public, and what a learner's misuse of a CUDA header is reported in) are kept.
-pub fn quiet_source_log(source: &crate::nvrtc::Source<'_>, log: &str) -> String {
+pub fn quiet_source_log(source: &crate::source::Source<'_>, log: &str) -> String {
     let folder = folder_of(source.file);
     let headers = crate::headers::include_dirs(source.code);
     let own = |file: &str| {

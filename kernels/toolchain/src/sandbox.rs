@@ -28,8 +28,8 @@ pub fn enforced() -> Option<bool> {
 /// CUDA's install folders, the cache.
 pub fn compiler_folders(include_dirs: &[PathBuf]) -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = include_dirs.to_vec();
-    dirs.push(crate::nvrtc::cache_dir());
-    match crate::nvrtc::loaded_path() {
+    dirs.push(crate::library::cache_dir());
+    match crate::library::loaded_path() {
         Some(lib) => dirs.extend(lib.parent().map(Path::to_path_buf)),
         // Loaded by soname from the loader's path: NVRTC's builtins are somewhere below these.
         None => dirs.extend(["/usr/lib", "/usr/lib64", "/lib", "/lib64"].map(PathBuf::from)),
@@ -44,7 +44,7 @@ pub fn compiler_folders(include_dirs: &[PathBuf]) -> Vec<PathBuf> {
 /// Runs `compile` (NVRTC on `source`) confined to the source's folder and the compiler's. The
 /// header folders are found (and installed) first, outside the confinement.
 pub fn confined<T: Send>(
-    source: &crate::nvrtc::Source<'_>,
+    source: &crate::source::Source<'_>,
     compile: impl FnOnce() -> T + Send,
 ) -> T {
     let mut readable = compiler_folders(&crate::headers::include_dirs(source.code));

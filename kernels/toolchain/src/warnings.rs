@@ -5,7 +5,7 @@
 //! holds it in memory and beside the cached PTX on disk (`KEY.log`), so a cache hit still knows
 //! its warnings; [`of`] reads them back as [`Warning`]s at the learner's file and line.
 
-use crate::nvrtc::{Source, Target};
+use crate::source::{Source, Target};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::path::Path;
@@ -43,10 +43,10 @@ pub(crate) fn keep(key: u64, log: &str, cached: &Path) {
 /// The warnings of the last compile of `source` for `target` (none when it was never compiled
 /// or NVRTC said nothing).
 pub fn of(source: &Source<'_>, target: &Target) -> Vec<Warning> {
-    let key = crate::nvrtc::cache_key(source, target);
+    let key = crate::cache::cache_key(source, target);
     let held = logs().lock().expect("log lock").get(&key).cloned();
     let log = held.or_else(|| {
-        std::fs::read_to_string(crate::nvrtc::cached_path(key, target).with_extension("log")).ok()
+        std::fs::read_to_string(crate::cache::cached_path(key, target).with_extension("log")).ok()
     });
     log.map_or_else(Vec::new, |log| parse(&log, source.file))
 }
