@@ -79,7 +79,7 @@ pub struct Peaks {
     /// `None` on a GPU without tf32 tensor cores (before compute capability 8.0).
     #[serde(default)]
     pub tf32_tflops: Option<f64>,
-    /// The tf32 rate through `wgmma` m64n256k8 (`bench/wgmma.rs`); `None` off sm_90.
+    /// The tf32 rate through `wgmma` m64n256k8 (`bench::wgmma`); `None` off sm_90.
     #[serde(default)]
     pub wgmma_tf32_tflops: Option<f64>,
 }
