@@ -5,7 +5,10 @@ PyTorch's conv2d through cuDNN in channels-last memory format with float32 arith
 (allow_tf32 off), with TF32 tensor cores (allow_tf32 on) and in float16, each timed with CUDA events
 (median of --runs launches after --warmup, the input rotated among copies of 256 MB or more, as
 `runner bench` does), and the fp32 and tf32 results' largest error against a float64 convolution,
-also as a share of puzzle 11's tolerance (0.05 + 0.01 |ref|). Prints a table; --json FILE writes it.
+also as a share of puzzle 11's tolerance (0.05 + 0.01 |ref|). Beside them, cuBLAS's tf32 rate
+on an 8192^3 matmul (torch.matmul, allow_tf32 on): the anchor for the tensor floor that
+`runner bench` sets at the fastest rate it measures (`wgmma` on sm_90). Prints a table; --json
+FILE writes it.
 
 Run on the device: python3 bench/igemm_anchors.py --json $OUT/igemm_anchors.json
 """
@@ -37,6 +40,17 @@ def median_us(fn, inputs, warmup, runs):
 def errors(got, ref):
     d = (got.double() - ref).abs()
     return d.max().item(), (d / (0.05 + 0.01 * ref.abs())).max().item()
+
+
+def cublas_tf32_tflops(warmup, runs, size=8192):
+    """cuBLAS's tf32 rate on a size^3 float32 matmul, TFLOP/s at the median launch."""
+    torch.backends.cuda.matmul.allow_tf32 = True
+    gen = torch.Generator(device="cuda").manual_seed(12)
+    a = torch.rand(size, size, device="cuda", generator=gen)
+    b = torch.rand(size, size, device="cuda", generator=gen)
+    us = median_us(lambda x: torch.matmul(x, b), [a], warmup, runs)
+    torch.backends.cuda.matmul.allow_tf32 = False
+    return 2 * size**3 / (us * 1e-6) / 1e12
 
 
 def main():
@@ -72,10 +86,13 @@ def main():
               f"{row['cudnn_tf32_share_of_tolerance']:.2f} of the tolerance), fp16 {row['cudnn_fp16_us']:.1f} us")
         del x, xs, h, ref
         torch.cuda.empty_cache()
+    cublas = cublas_tf32_tflops(args.warmup, args.runs)
+    print(f"cuBLAS tf32 matmul 8192^3: {cublas:.1f} TFLOP/s")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"device": device, "torch": torch.__version__,
-                       "cudnn": torch.backends.cudnn.version(), "shapes": rows}, f, indent=2)
+                       "cudnn": torch.backends.cudnn.version(), "shapes": rows,
+                       "cublas_tf32_8192_tflops": cublas}, f, indent=2)
 
 
 if __name__ == "__main__":

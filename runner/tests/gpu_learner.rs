@@ -78,12 +78,21 @@ fn recursive_device_functions_pass_on_both_backends_bit_for_bit() {
     assert_eq!(a["cases"], a["identical"], "{a}");
 }
 
-/// The first 200 generated kernels agree bit for bit, but for the known ones
-/// (`fuzz::KNOWN_H100`: two-NaN f64 operations whose operands ptxas swapped).
+/// The 200 generated kernels of the CI sample agree bit for bit, but for the known ones
+/// (`fuzz::KNOWN_H100`: f64 operations on two NaNs, where the GPU keeps the NaN of the
+/// SASS slot ptxas chose).
 #[test]
 #[ignore = "needs a CUDA GPU: run with --ignored on a GPU machine"]
 fn generated_kernels_agree_bit_for_bit() {
-    let out = run(&["fuzz", "--seed", "0", "--count", "200", "--backend", "both"]);
+    let out = run(&[
+        "fuzz",
+        "--seed",
+        "2010000",
+        "--count",
+        "200",
+        "--backend",
+        "both",
+    ]);
     let text = String::from_utf8_lossy(&out.stdout);
     let failed: Vec<u64> = text
         .lines()
@@ -93,5 +102,8 @@ fn generated_kernels_agree_bit_for_bit() {
     let known: Vec<u64> = fuzz::KNOWN_H100.iter().map(|k| k.0).collect();
     let new: Vec<&u64> = failed.iter().filter(|s| !known.contains(s)).collect();
     assert!(new.is_empty(), "{text}");
-    assert!(text.contains("kernels passed (seeds 0..200"), "{text}");
+    assert!(
+        text.contains("kernels passed (seeds 2010000..2010200"),
+        "{text}"
+    );
 }

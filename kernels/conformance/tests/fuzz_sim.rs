@@ -1,11 +1,14 @@
 //! Differential fuzzing's CI part: a fixed-seed sample of 200 generated kernels (`fuzz`)
 //! compiles and runs in the simulator with no diagnostic, none panicking (a panic would be an
 //! `internal_error`) and none hanging (each run is held to a time limit), and gives what an H100
-//! gave for the same kernel: `fixtures/fuzz_h100.jsonl` holds the digests of the GPU's runs
-//! (`runner fuzz --seed 0 --count 200 --backend both --record FILE` on an NVIDIA H100 80GB HBM3,
-//! the JSON lines cut to seed and digest), so a change that breaks the simulator's agreement with
-//! the GPU fails here without a GPU. A change to the generator changes every kernel: record the
-//! file again then, and `fuzz::KNOWN_H100`, the seeds that differ. The GPU half runs on a GPU machine: `runner fuzz --backend both`.
+//! gave for the same kernel: `fixtures/fuzz_h100.jsonl` holds the digests of the GPU's runs of
+//! seeds 2,010,000 to 2,015,199 (`runner fuzz --seed 2010000 --count 5200 --backend both --record
+//! FILE` on an NVIDIA H100 80GB HBM3, the JSON lines cut to seed and digest; `fixtures/fuzz_runs.md`
+//! lists every device run), and the first 200 are checked here, so a change that breaks the
+//! simulator's agreement with the GPU fails without a GPU. The sample holds every family of
+//! `fuzz::families` (asserted below). A change to the generator changes the kernels: record the
+//! file again then, on a fresh seed range, and `fuzz::KNOWN_H100`, the seeds that differ. The GPU
+//! half runs on a GPU machine: `runner fuzz --backend both`.
 
 mod common;
 
@@ -15,11 +18,23 @@ fn ptx(code: &str) -> String {
     common::compile(code, "fuzz.cu")
 }
 
-/// Seeds run here: the first 200 (any change to the generator changes every kernel).
+/// Seeds run here: the first 200 of the recorded run (any change to the generator changes the
+/// kernels).
+const FIRST: u64 = 2_010_000;
 const SAMPLE: u64 = 200;
 
+/// Text that shows each family of `fuzz::families` in a kernel's source.
+const FAMILIES: [&str; 6] = [
+    "cp.async.c",
+    "ldmatrix.sync",
+    "mma.sync.aligned",
+    "nvcuda::wmma::mma_sync",
+    "__reduce_",
+    "__match_all_sync",
+];
+
 #[test]
-fn two_hundred_generated_kernels_run_clean_in_the_simulator_as_on_an_h100() {
+fn two_hundred_generated_kernels_of_every_family_run_clean_in_the_simulator_as_on_an_h100() {
     let recorded: std::collections::BTreeMap<u64, fuzz::Recorded> =
         include_str!("fixtures/fuzz_h100.jsonl")
             .lines()
@@ -27,8 +42,12 @@ fn two_hundred_generated_kernels_run_clean_in_the_simulator_as_on_an_h100() {
             .map(|r| (r.seed, r))
             .collect();
     let mut problems = vec![];
-    for seed in 0..SAMPLE {
+    let mut seen = [0; FAMILIES.len()];
+    for seed in FIRST..FIRST + SAMPLE {
         let case = fuzz::case(seed);
+        for (n, family) in seen.iter_mut().zip(FAMILIES) {
+            *n += usize::from(case.code.contains(family));
+        }
         let start = Instant::now();
         let out = sim::run(&ptx(&case.code), &case.job);
         let took = start.elapsed();
@@ -50,4 +69,7 @@ fn two_hundred_generated_kernels_run_clean_in_the_simulator_as_on_an_h100() {
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+    for (n, family) in seen.iter().zip(FAMILIES) {
+        assert!(*n >= 3, "{family} in only {n} of the sampled kernels");
+    }
 }

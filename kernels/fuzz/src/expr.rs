@@ -104,7 +104,11 @@ impl Scope<'_> {
             }
             3 => format!("(({a}) >> (({b}) & 31))"),
             4 => format!("(({a}) {} ({b}))", self.pick(&["&", "|", "^"])),
-            5 => format!("{}({a}, {b})", self.pick(&["min", "max", "__mulhi"])),
+            // Opaque: ptxas fuses a high product and a 64-bit subtraction with a wrong carry.
+            5 => match self.pick(&["min", "max", "__mulhi"]) {
+                "__mulhi" => format!("(int)opaque32((unsigned)__mulhi({a}, {b}))"),
+                f => format!("{f}({a}, {b})"),
+            },
             6 => format!("(({a}) {} ((({b}) & 0xff) | 1))", self.pick(&["/", "%"])),
             7 => {
                 let u = self.expr(T::U32, d);
@@ -136,7 +140,10 @@ impl Scope<'_> {
             ),
             3 => format!("(({a}) {} (({b}) & 31))", self.pick(&["<<", ">>"])),
             4 => format!("(({a}) {} (({b}) | 1))", self.pick(&["/", "%"])),
-            5 => format!("{}({a}, {b})", self.pick(&["min", "max", "__umulhi"])),
+            5 => match self.pick(&["min", "max", "__umulhi"]) {
+                "__umulhi" => format!("opaque32(__umulhi({a}, {b}))"),
+                f => format!("{f}({a}, {b})"),
+            },
             6 => format!("__brev({a})"),
             7 => {
                 let c = self.expr(T::U32, d);
@@ -161,7 +168,8 @@ impl Scope<'_> {
             13 => {
                 let h = self.expr(T::F32, d);
                 let r = self.round();
-                format!("(unsigned)__half_as_ushort(__float2half_{r}({h}))")
+                // Opaque: ptxas folds `__float2ll_rz` of these bits read as a float wrongly.
+                format!("opaque32((unsigned)__half_as_ushort(__float2half_{r}({h})))")
             }
             14 => format!("({}u + ({a}))", self.small()),
             _ => format!("(unsigned)({})", self.expr(T::I32, d)),
@@ -246,10 +254,19 @@ impl Scope<'_> {
                 format!("{}({a})", self.pick(&f))
             }
             9 => format!("(-({a}))"),
-            10 => format!("__int2float_{r}({})", self.expr(T::I32, d)),
-            11 => format!("__uint2float_{r}({})", self.expr(T::U32, d)),
-            12 => format!("__ll2float_{r}({})", self.expr(T::I64, d)),
-            13 => format!("__ull2float_{r}({})", self.expr(T::U64, d)),
+            // Opaque: ptxas folds a float's conversion to an integer, back to a float and to an
+            // integer again (`__float2uint_ru(__uint2float_rn(__float2uint_rn(x)))`, or through
+            // `__ull2float_rd`) into one conversion of x, wrongly.
+            10 => format!(
+                "__int2float_{r}((int)opaque32((unsigned)({})))",
+                self.expr(T::I32, d)
+            ),
+            11 => format!("__uint2float_{r}(opaque32({}))", self.expr(T::U32, d)),
+            12 => format!(
+                "__ll2float_{r}((long long)opaque64((unsigned long long)({})))",
+                self.expr(T::I64, d)
+            ),
+            13 => format!("__ull2float_{r}(opaque64({}))", self.expr(T::U64, d)),
             14 => format!("__double2float_{r}({})", self.expr(T::F64, d)),
             15 => format!("__half2float(__float2half_{r}({a}))"),
             16 => format!("__uint_as_float({})", self.expr(T::U32, d)),

@@ -11,6 +11,7 @@
 //! of 32 threads, so the warp collectives' full mask is always right.
 
 use crate::expr::{Scope, T, TYPES};
+use crate::used::Used;
 use spec::Rng;
 
 /// One generated kernel and its launch: `blocks` blocks of `threads`, `slots` words per thread.
@@ -21,22 +22,25 @@ pub struct Kernel {
     pub slots: usize,
 }
 
-struct Gen<'r> {
-    s: Scope<'r>,
+pub(super) struct Gen<'r> {
+    pub(super) s: Scope<'r>,
     body: String,
-    fresh: usize,
+    pub(super) fresh: usize,
     atomics: bool,
+    /// Whether the families of `families` may appear, and which did.
+    families: bool,
+    pub(super) used: Used,
 }
 
 impl Gen<'_> {
-    fn line(&mut self, indent: usize, text: &str) {
+    pub(super) fn line(&mut self, indent: usize, text: &str) {
         self.body += &"    ".repeat(indent);
         self.body += text;
         self.body += "\n";
     }
 
     /// A new variable of type `t` holding `value`.
-    fn define(&mut self, indent: usize, t: T, value: String) {
+    pub(super) fn define(&mut self, indent: usize, t: T, value: String) {
         let name = format!("{}{}", t.prefix(), self.fresh);
         self.fresh += 1;
         self.line(indent, &format!("{} {name} = {value};", t.c()));
@@ -76,15 +80,10 @@ impl Gen<'_> {
                     self.line(indent, "}");
                 }
                 2 if self.atomics => {
-                    let (op, t, arr) = match self.s.below(6) {
-                        0 => ("atomicAdd", T::U32, "acc"),
-                        1 => ("atomicOr", T::U32, "acc"),
-                        2 => ("atomicXor", T::U32, "acc"),
-                        3 => ("atomicAnd", T::U32, "acc"),
-                        4 => ("atomicMax", T::I32, "acci"),
-                        _ => ("atomicMin", T::I32, "acci"),
-                    };
-                    let (slot, v) = (self.s.below(4), self.s.expr(t, 2));
+                    // One operation per slot (ATOMIC_SLOTS), so that no word sees two operations
+                    // that do not commute without a barrier between them.
+                    let (op, t, arr, slot) = ATOMIC_SLOTS[self.s.below(ATOMIC_SLOTS.len())];
+                    let v = self.s.expr(t, 2);
                     self.line(indent, &format!("{op}(&{arr}[{slot}], {v});"));
                 }
                 3 => self.printf(indent),
@@ -145,6 +144,9 @@ impl Gen<'_> {
     /// votes and matches, and the same collectives in both branches of an `if` that divides
     /// the warp (each lane gives what its own branch computed).
     fn converged(&mut self) {
+        if self.families && self.s.below(2) == 0 {
+            return self.family();
+        }
         if self.s.below(3) == 0 {
             return self.split_collective();
         }
@@ -227,6 +229,30 @@ impl Gen<'_> {
     }
 }
 
+/// Copies through the thread's own word of shared memory, volatile, which neither NVVM nor
+/// ptxas can see through (a volatile local can: NVVM keeps it in a register). NVRTC 13.0's ptxas
+/// miscompiles three patterns (`bench/ptxas_fold.cu` reproduces them); the generator passes the
+/// values that would form them through these, so it never asks them: the operand of every
+/// integer-to-float conversion, the bits of a half, and the high half of a 32-bit product.
+const OPAQUE: &str = "__shared__ unsigned sh_o32[128];\n\
+__shared__ unsigned long long sh_o64[128];\n\
+__device__ unsigned opaque32(unsigned x) { volatile unsigned* p = &sh_o32[threadIdx.x]; *p = x; return *p; }\n\
+__device__ unsigned long long opaque64(unsigned long long x) { volatile unsigned long long* p = &sh_o64[threadIdx.x]; *p = x; return *p; }\n";
+
+/// The shared atomic of each slot: the operation, the type, the array and the slot. Each word
+/// gets one operation only: different ones (`atomicAnd` and `atomicAdd`, `atomicMin` and
+/// `atomicMax`) on one word with no barrier between them make the result depend on the order.
+const ATOMIC_SLOTS: [(&str, T, &str, usize); 8] = [
+    ("atomicAdd", T::U32, "acc", 0),
+    ("atomicOr", T::U32, "acc", 1),
+    ("atomicXor", T::U32, "acc", 2),
+    ("atomicAnd", T::U32, "acc", 3),
+    ("atomicMax", T::I32, "acci", 0),
+    ("atomicMax", T::I32, "acci", 1),
+    ("atomicMin", T::I32, "acci", 2),
+    ("atomicMin", T::I32, "acci", 3),
+];
+
 /// The kernel of `seed`.
 pub fn kernel(seed: u64) -> Kernel {
     let mut rng = Rng::new(seed.wrapping_mul(0x2545_f491_4f6c_dd1d) ^ 0x5eed);
@@ -240,8 +266,11 @@ pub fn kernel(seed: u64) -> Kernel {
         body: String::new(),
         fresh: 0,
         atomics: false,
+        families: false,
+        used: Used::default(),
     };
     g.atomics = g.s.below(2) == 0;
+    g.families = g.s.below(2) == 0;
     let start = [
         (T::F32, "__uint_as_float(in[4 * gid])"),
         (T::F32, "__uint_as_float(in[4 * gid + 1])"),
@@ -311,10 +340,21 @@ pub fn kernel(seed: u64) -> Kernel {
     } else {
         ""
     };
+    // The families need compute capability 8.0; the runner compiles a source that names one of
+    // the tensor-core instructions (this comment does) for compute_80.
+    let mma_h = match (g.used.wmma, g.families) {
+        (true, _) => "#include <mma.h>\n",
+        (false, true) => {
+            "// Families of compute capability 8.0 (cp.async, ldmatrix, mma.sync, wmma).\n"
+        }
+        _ => "",
+    };
+    let helpers = g.used.helpers();
+    let shared = g.used.declarations();
     let code = format!(
         "// Generated by `runner fuzz --seed {seed}`: a well-defined kernel run on both backends.\n\
          #include <cuda_fp16.h>\n\
-         #define SLOTS {slots}\n\
+         {mma_h}{OPAQUE}{helpers}#define SLOTS {slots}\n\
          extern \"C\" __global__ void fuzz(const unsigned* in, unsigned* out, int n)\n{{\n\
          \x20   __shared__ unsigned sh_u[128];\n\
          \x20   __shared__ float sh_f[128];\n\
@@ -322,7 +362,7 @@ pub fn kernel(seed: u64) -> Kernel {
          \x20   __shared__ double sh_d[128];\n\
          \x20   __shared__ unsigned acc[4];\n\
          \x20   __shared__ int acci[4];\n\
-         \x20   unsigned gid = blockIdx.x * blockDim.x + threadIdx.x;\n\
+         {shared}\x20   unsigned gid = blockIdx.x * blockDim.x + threadIdx.x;\n\
          {atomics}{}{stores}}}\n",
         g.body
     );

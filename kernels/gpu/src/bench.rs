@@ -13,6 +13,8 @@ use spec::diag::Diagnostic;
 use spec::job::{Arg, Job, Launch};
 use toolchain::nvrtc::Source;
 
+mod wgmma;
+
 /// How to time a job.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 pub struct Plan {
@@ -77,6 +79,20 @@ pub struct Peaks {
     /// `None` on a GPU without tf32 tensor cores (before compute capability 8.0).
     #[serde(default)]
     pub tf32_tflops: Option<f64>,
+    /// The tf32 rate through `wgmma` m64n256k8 (`bench::wgmma`); `None` off sm_90.
+    #[serde(default)]
+    pub wgmma_tf32_tflops: Option<f64>,
+}
+
+impl Peaks {
+    /// The fastest tf32 rate measured, the tensor floors' rate: `wgmma`'s where the device has
+    /// it, else `mma.sync`'s.
+    pub fn tensor_tflops(&self) -> Option<f64> {
+        self.tf32_tflops
+            .into_iter()
+            .chain(self.wgmma_tf32_tflops)
+            .reduce(f64::max)
+    }
 }
 
 /// Where the peaks measured on `device` are cached.
@@ -97,8 +113,8 @@ pub fn cached_peaks(device: &crate::Device) -> Option<Peaks> {
 
 /// Version of the measuring kernels: cached peaks measured by an older version are measured again.
 /// 2: 512 FMAs per trip of the FMA loop instead of 32, whose loop instructions (3%) read a peak 3% low.
-/// 3: the tf32 tensor-core rate added.
-pub const PEAKS_VERSION: u32 = 3;
+/// 3: the tf32 tensor-core rate added. 4: the `wgmma` tf32 rate added on sm_90.
+pub const PEAKS_VERSION: u32 = 4;
 
 /// FMAs per chain in one trip of `fma_peak`'s loop: 8 chains × 64 = 512 FMAs per trip, so the
 /// loop's own four instructions cost under 1% of its issue slots.
@@ -232,8 +248,8 @@ fn peak_job(kernel: &str, blocks: u32, threads: u32, iters: i32) -> Job {
 }
 
 /// Measures the device's FMA rate, copy bandwidth and, on compute capability 8.0 and later,
-/// tf32 tensor-core rate (about a second of GPU time).
-pub fn measure_peaks(sms: u32, tensor_cores: bool) -> Result<Peaks, Diagnostic> {
+/// tf32 tensor-core rate, through `wgmma` too on 9.0 (`hopper`; about a second of GPU time).
+pub fn measure_peaks(sms: u32, tensor_cores: bool, hopper: bool) -> Result<Peaks, Diagnostic> {
     let macros = peak_macros();
     let source = peak_source(&macros);
     let plan = Plan {
@@ -279,10 +295,21 @@ pub fn measure_peaks(sms: u32, tensor_cores: bool) -> Result<Peaks, Diagnostic> 
     } else {
         None
     };
+    let wgmma_tf32_tflops = if hopper {
+        let code = wgmma::source();
+        let (blocks, iters) = (sms * 2, 64);
+        let job = peak_job("wgmma_peak", blocks, wgmma::THREADS, iters);
+        let mut t = time_job(&wgmma::compiled(&code), &job, plan)?.times_ms;
+        let flops = wgmma::flops(iters, wgmma::THREADS * blocks);
+        Some(flops / (median(&mut t) * 1e-3) / 1e12)
+    } else {
+        None
+    };
     Ok(Peaks {
         fma_tflops,
         copy_gbps,
         tf32_tflops,
+        wgmma_tf32_tflops,
     })
 }
 

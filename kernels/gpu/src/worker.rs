@@ -256,7 +256,8 @@ fn run_here(req: &Request) -> Reply {
             let device = crate::probe();
             let sms = device.as_ref().map_or(1, |d| d.multiprocessors as u32);
             let tensor_cores = device.as_ref().is_some_and(|d| d.major >= 8);
-            match crate::bench::measure_peaks(sms, tensor_cores) {
+            let hopper = device.as_ref().is_some_and(|d| d.major == 9);
+            match crate::bench::measure_peaks(sms, tensor_cores, hopper) {
                 Ok(peaks) => Reply {
                     peaks: Some(peaks),
                     ..Reply::default()
