@@ -13,7 +13,7 @@ use kernels::gpu::Device;
 use kernels::nvrtc::{self, Compiled, Source, Target};
 use kernels::worker::{self, KernelRun, Worker};
 use kernels::{Case, Diagnostic, Kind, Puzzle, RunOutput, Scale};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -27,7 +27,7 @@ pub enum BackendChoice {
     Sim,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Backend {
     Sim,
@@ -44,7 +44,7 @@ impl Backend {
 }
 
 /// One case on one backend, as `--json` reports it.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CaseResult {
     pub name: String,
     pub backend: Backend,
@@ -53,10 +53,10 @@ pub struct CaseResult {
     pub max_abs_err: Option<f64>,
     pub params: HashMap<String, i32>,
     pub seconds: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions: Option<u64>,
     /// The most global reads and writes any one thread made (simulator only).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stats: Option<kernels::job::AccessStats>,
     pub output: Vec<f32>,
     pub expected: Vec<f64>,
@@ -67,18 +67,22 @@ pub struct CaseResult {
     #[serde(skip)]
     pub pitch: Option<kernels::job::Pitch>,
     /// For a shrunk case: the case it was cut from.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shrunk_from: Option<String>,
     /// What the kernel's `printf` calls printed (the simulator names the thread of each).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub printed: Vec<kernels::job::Printed>,
     /// Entries printed past the ones kept.
-    #[serde(skip_serializing_if = "kernels::job::is_zero")]
+    #[serde(default, skip_serializing_if = "kernels::job::is_zero")]
     pub printed_more: u64,
     /// This case's own diagnostics (`kind: message`), before repeats across cases are folded
     /// into one (for per-case reports such as Gradescope's tests).
     #[serde(skip)]
     pub findings: Vec<String>,
+    /// The diff of a wrong full-scale case, drawn by the GPU worker that judged it (its arrays
+    /// stay there; see `remote`).
+    #[serde(skip)]
+    pub diff: Option<String>,
 }
 
 /// Everything one check found.
@@ -177,11 +181,15 @@ pub fn evaluate(req: &Request, gpu: &mut Worker) -> anyhow::Result<Outcome> {
     if let Err(d) = toolchain::ensure_nvrtc() {
         return Ok(Outcome::failed_early(req, &file, locate(d)));
     }
-    // Full-scale cases are cheap to build (their references are cached): build them whenever a
-    // GPU may be there, and drop them if the worker finds none.
-    let scale = if want_gpu { Scale::Full } else { Scale::Small };
-    let mut cases = (puzzle.cases)(scale);
+    // Full-scale cases are made, run and judged in the GPU worker, which keeps them from one
+    // check to the next (`kernels::resident`); here they are stand-ins without data.
+    let mut cases = (puzzle.cases)(Scale::Small);
+    let mut full = None;
     if let Some(only) = &req.only_case {
+        if want_gpu && !cases.iter().any(|c| &c.name == only) {
+            full = Some(full_cases(puzzle, gpu));
+            cases.extend(full.clone().into_iter().flatten());
+        }
         let names: Vec<String> = cases.iter().map(|c| c.name.clone()).collect();
         cases.retain(|c| &c.name == only);
         if cases.is_empty() {
@@ -229,21 +237,44 @@ pub fn evaluate(req: &Request, gpu: &mut Worker) -> anyhow::Result<Outcome> {
                 let Some(device) = device else {
                     return Ok(None);
                 };
+                let mut cases = cases.clone();
+                if req.only_case.is_none() {
+                    cases.extend(full.clone().unwrap_or_else(|| full_cases(puzzle, gpu)));
+                }
+                // The full cases' requests and the small ones' share the worker.
+                let gpu = std::cell::RefCell::new(gpu);
+                let mut remote = |case: &Case, shrink: bool| {
+                    let request = worker::Request::Full(kernels::resident::FullRun {
+                        code: code.clone(),
+                        file: file.clone(),
+                        puzzle: puzzle.id.to_string(),
+                        case: case.name.clone(),
+                        shrink,
+                        color: colored::control::SHOULD_COLORIZE.should_colorize(),
+                    });
+                    let reply = gpu.borrow_mut().call(&request, req.gpu_limit);
+                    match reply.judged.map(crate::remote::read) {
+                        Some(Ok(judged)) => judged,
+                        Some(Err(e)) => {
+                            let d = Diagnostic::new(Kind::LaunchError, format!("bad summary from the GPU worker: {e}"));
+                            (judge(puzzle, case, Backend::Gpu, RunOutput::failed(d)), None)
+                        }
+                        None => (judge(puzzle, case, Backend::Gpu, reply.output), None),
+                    }
+                };
                 let mut run = |case: &Case| match with_declared_launch(puzzle, &code, &file, case) {
                     Ok(own) => {
                         let request = worker::Request::Run(kernel_run(&code, &file, &own));
-                        (gpu.call(&request, req.gpu_limit).output, own)
+                        (gpu.borrow_mut().call(&request, req.gpu_limit).output, own)
                     }
                     Err(d) => (RunOutput::failed(d), case.clone()),
                 };
-                Ok(Some((
-                    device,
-                    run_backend(puzzle, Backend::Gpu, &cases, &mut run),
-                )))
+                let ran = run_backend(puzzle, Backend::Gpu, &cases, &mut run, Some(&mut remote));
+                Ok(Some((device, ran, cases)))
             })
         });
         let mut run = |case: &Case| run_on_sim(puzzle, &code, &file, case);
-        let sim = on_sim.then(|| run_backend(puzzle, Backend::Sim, &small, &mut run));
+        let sim = on_sim.then(|| run_backend(puzzle, Backend::Sim, &small, &mut run, None));
         let gpu_part: Result<_, Diagnostic> = match gpu_part {
             Some(handle) => handle.join().expect("the GPU thread does not panic"),
             None => Ok(None),
@@ -261,7 +292,7 @@ pub fn evaluate(req: &Request, gpu: &mut Worker) -> anyhow::Result<Outcome> {
     }
     let mut full_case = None;
     match gpu_part {
-        Ok(Some((device, (r, d)))) => {
+        Ok(Some((device, (r, d), cases))) => {
             backends.push(Backend::Gpu);
             notes.push(format!("GPU: {} ({})", device.name, device.arch()));
             full_case = quick_timing(&device, &cases, &r);
@@ -311,30 +342,28 @@ fn run_backend(
     backend: Backend,
     cases: &[Case],
     run: &mut dyn FnMut(&Case) -> (RunOutput, Case),
+    mut remote: Option<&mut dyn FnMut(&Case, bool) -> crate::remote::Judged>,
 ) -> (Vec<CaseResult>, Vec<Diagnostic>) {
     let mut results: Vec<CaseResult> = vec![];
     let mut diagnostics = vec![];
     for (n, case) in cases.iter().enumerate() {
-        // Judged against the case as it ran: with the launch the kernel declares, if it does.
-        let (out, ran) = run(case);
-        let (mut result, mut diags) = judge(puzzle, &ran, backend, out);
-        result.findings = diags
-            .iter()
-            .map(|d| format!("{}: {}", d.kind.name(), d.message))
-            .collect();
-        // Only wrong values shrink usefully (an unwritten element is as plain at any size), and
-        // the teaching cases are already as small as they are meant to be.
-        let only_wrong = diags
-            .iter()
-            .all(|d| matches!(d.kind, Kind::WrongOutput | Kind::UnwrittenOutput))
-            && diags.iter().any(|d| d.kind == Kind::WrongOutput)
-            && !case.name.starts_with("example");
         // Shrink the first wrong case only: one small failure is enough to read.
         let first_failure = !results.iter().any(|r| !r.passed);
-        let shrinkable = first_failure && !result.passed && only_wrong && !result.output.is_empty();
-        let smaller = shrinkable
-            .then(|| shrink_failure(puzzle, case, backend, run))
-            .flatten();
+        let ((mut result, mut diags), smaller) = match remote.as_mut() {
+            // Judged where it ran, and cut smaller there (`remote`).
+            Some(remote) if case.scale == Scale::Full => remote(case, first_failure),
+            _ => {
+                // Judged against the case as it ran: with the launch the kernel declares, if
+                // it does.
+                let (out, ran) = run(case);
+                let (result, diags) = judge(puzzle, &ran, backend, out);
+                let smaller = (first_failure && shrinkable(case, &result, &diags))
+                    .then(|| shrink_failure(puzzle, case, backend, run))
+                    .flatten();
+                ((result, diags), smaller)
+            }
+        };
+        result.findings = findings(&diags);
         results.push(result);
         if let Some((smaller, more)) = smaller {
             diags.extend(more);
@@ -359,6 +388,38 @@ fn run_backend(
         diagnostics.extend(diags.into_iter().map(|d| in_case(d, &case.name)));
     }
     (results, diagnostics)
+}
+
+fn findings(diags: &[Diagnostic]) -> Vec<String> {
+    diags
+        .iter()
+        .map(|d| format!("{}: {}", d.kind.name(), d.message))
+        .collect()
+}
+
+/// Whether a wrong case is cut smaller: only wrong values shrink usefully (an unwritten element is
+/// as plain at any size), and the teaching cases are already as small as they are meant to be.
+pub fn shrinkable(case: &Case, result: &CaseResult, diags: &[Diagnostic]) -> bool {
+    let only_wrong = diags
+        .iter()
+        .all(|d| matches!(d.kind, Kind::WrongOutput | Kind::UnwrittenOutput))
+        && diags.iter().any(|d| d.kind == Kind::WrongOutput)
+        && !case.name.starts_with("example");
+    !result.passed && only_wrong && !result.output.is_empty()
+}
+
+/// The full-scale cases of `puzzle` as the GPU worker keeps them (none where it has none).
+fn full_cases(puzzle: &Puzzle, gpu: &mut Worker) -> Vec<Case> {
+    // The first check builds them (and, on a new machine, their references): minutes at most.
+    let reply = gpu.call(
+        &worker::Request::Describe(puzzle.id.to_string()),
+        Duration::from_secs(900),
+    );
+    reply
+        .stubs
+        .into_iter()
+        .map(kernels::resident::case_of)
+        .collect()
 }
 
 fn in_case(mut d: Diagnostic, case: &str) -> Diagnostic {
@@ -435,7 +496,7 @@ pub fn ptx(code: &str, file: &str, macros: &[(String, String)]) -> Result<String
 }
 
 /// The smallest shrunk version of a failing case that still fails, if the puzzle can shrink.
-fn shrink_failure(
+pub fn shrink_failure(
     puzzle: &Puzzle,
     case: &Case,
     backend: Backend,

@@ -236,6 +236,7 @@ mod tests {
             printed: vec![],
             printed_more: 0,
             findings: vec![],
+            diff: None,
         };
         (result, p)
     }

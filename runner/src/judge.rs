@@ -176,6 +176,7 @@ pub fn judge(
         printed: out.printed,
         printed_more: out.printed_more,
         findings: vec![],
+        diff: None,
     };
     (result, diagnostics)
 }

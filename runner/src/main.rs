@@ -17,6 +17,7 @@ mod model;
 mod picture;
 mod profile;
 mod registry;
+mod remote;
 mod report;
 mod svg;
 mod toolchain;
@@ -77,9 +78,14 @@ enum Command {
     /// `--backend both`) and report any that disagree; `--seed N --show` reproduces one.
     #[command(hide = true)]
     Fuzz(cmd::fuzz::Args),
-    /// Run one GPU job from stdin (used by `check` to isolate the GPU in a child process).
+    /// Serve GPU jobs (used by `check` to isolate the GPU in a process of its own): from stdin,
+    /// or on a Unix socket until a minute passes idle.
     #[command(hide = true)]
-    GpuWorker,
+    GpuWorker {
+        /// The socket to serve on.
+        #[arg(long)]
+        socket: Option<std::path::PathBuf>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -100,7 +106,7 @@ fn main() -> ExitCode {
     }
     if let (Some(dir), false) = (
         workbook::fallback(),
-        matches!(cli.command, Command::GpuWorker),
+        matches!(cli.command, Command::GpuWorker { .. }),
     ) {
         eprintln!(
             "note: not inside a workbook (no folder above here holds puzzles/ and solutions/); using {}, the one this runner was built from (--root DIR picks another)",
@@ -119,9 +125,12 @@ fn main() -> ExitCode {
         Command::Validate(args) => cmd::validate::execute(args),
         Command::Grade(args) => cmd::grade::execute(args),
         Command::Fuzz(args) => cmd::fuzz::execute(args),
-        Command::GpuWorker => kernels::worker::serve()
-            .map(|()| ExitCode::SUCCESS)
-            .map_err(Into::into),
+        Command::GpuWorker { socket } => match socket {
+            Some(path) => kernels::pool::serve_socket(&path, remote::HOOKS),
+            None => kernels::worker::serve(remote::HOOKS),
+        }
+        .map(|()| ExitCode::SUCCESS)
+        .map_err(Into::into),
     };
     result.unwrap_or_else(|e| {
         eprintln!("error: {e:#}");
