@@ -211,7 +211,10 @@ impl Worker {
                     Some(d) if d.kind == Kind::NvrtcMissing => Err(d),
                     _ => Ok(None),
                 };
-                return Err(Diagnostic::new(Kind::LaunchError, "there is no GPU to run on"));
+                return Err(Diagnostic::new(
+                    Kind::LaunchError,
+                    "there is no GPU to run on",
+                ));
             }
         }
         Ok(Taken {

@@ -223,7 +223,9 @@ pub(crate) fn answer(
                     }
                 }
             },
-            (Ok(Request::Describe(id)), None) => failed(Kind::LaunchError, format!("no puzzle {id}")),
+            (Ok(Request::Describe(id)), None) => {
+                failed(Kind::LaunchError, format!("no puzzle {id}"))
+            }
             (Ok(Request::Full(run)), None) => {
                 failed(Kind::LaunchError, format!("no puzzle {}", run.puzzle))
             }

@@ -256,8 +256,14 @@ pub fn evaluate(req: &Request, gpu: &mut Worker) -> anyhow::Result<Outcome> {
                     match reply.judged.map(crate::remote::read) {
                         Some(Ok(judged)) => judged,
                         Some(Err(e)) => {
-                            let d = Diagnostic::new(Kind::LaunchError, format!("bad summary from the GPU worker: {e}"));
-                            (judge(puzzle, case, Backend::Gpu, RunOutput::failed(d)), None)
+                            let d = Diagnostic::new(
+                                Kind::LaunchError,
+                                format!("bad summary from the GPU worker: {e}"),
+                            );
+                            (
+                                judge(puzzle, case, Backend::Gpu, RunOutput::failed(d)),
+                                None,
+                            )
                         }
                         None => (judge(puzzle, case, Backend::Gpu, reply.output), None),
                     }
