@@ -104,7 +104,7 @@ impl Worker {
             let Some(lock) = self.try_lock(slot) else {
                 continue; // in use, so alive
             };
-            if UnixStream::connect(self.path(slot, "sock")).is_err()
+            if !self.alive(slot)
                 && let Err(d) = self.spawn(slot)
             {
                 self.device = Err(d);
@@ -112,6 +112,17 @@ impl Worker {
             }
             drop(lock);
         }
+    }
+
+    /// Whether slot `slot`'s worker process runs (it may still be creating its context).
+    fn alive(&self, slot: usize) -> bool {
+        let pid = std::fs::read_to_string(self.path(slot, "pid")).unwrap_or_default();
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim()));
+        // The state follows the command's closing parenthesis; a zombie has exited.
+        stat.is_ok_and(|s| {
+            s.rsplit_once(") ")
+                .is_some_and(|(_, rest)| !rest.starts_with('Z'))
+        })
     }
 
     fn try_lock(&self, slot: usize) -> Option<File> {
@@ -140,7 +151,11 @@ impl Worker {
             .stderr(stderr)
             .process_group(0) // a Ctrl-C to the check does not reach it
             .spawn()
-            .map(drop)
+            .map(|mut child| {
+                let _ = std::fs::write(self.path(slot, "pid"), child.id().to_string());
+                // Reaped when it exits, if this process still runs then.
+                std::thread::spawn(move || child.wait());
+            })
             .map_err(|e| {
                 Diagnostic::new(
                     Kind::LaunchError,
@@ -172,13 +187,16 @@ impl Worker {
         let mut stream = match UnixStream::connect(&sock) {
             Ok(s) => s,
             Err(_) => {
-                self.spawn(slot)?;
+                // A worker still creating its context has not opened its socket yet.
+                if !self.alive(slot) {
+                    self.spawn(slot)?;
+                }
                 let since = Instant::now();
                 loop {
                     if let Ok(s) = UnixStream::connect(&sock) {
                         break s;
                     }
-                    if since.elapsed() > STARTUP {
+                    if since.elapsed() > STARTUP || !self.alive(slot) {
                         return Err(Diagnostic::new(
                             Kind::LaunchError,
                             format!(
