@@ -15,6 +15,7 @@ mod json;
 mod judge;
 mod model;
 mod picture;
+mod prerun;
 mod profile;
 mod registry;
 mod remote;
