@@ -5,7 +5,7 @@
 # references, the workers' resident cases), the first check after the workers start, an endless
 # loop with the default 10 s limit, the mixed class of 19 puzzle-04 submissions (bench/class04)
 # graded on `auto`, the device memory the workers hold and whether it is freed after their idle
-# minute, and the GPU tests. Run from the repository root with the release runner and the GPU
+# minute (with IDLE_CHECK=1), and the GPU tests. Run from the repository root with the release runner and the GPU
 # test binaries carried:
 #   RUNNER=.bench/runner GPU_TESTS=".bench/gpu-x .bench/gpu_learner-x ..." bash bench/latency.sh
 set -u
@@ -53,7 +53,9 @@ if [ -n "${GPU_TESTS:-}" ]; then
     RUNNER_BIN=$R WORKBOOK_ROOT=. $t --ignored --test-threads 1 2>&1 | grep -E '^test |test result|panicked'
   done
 fi
-echo "=== 62 s idle: workers left ($(workers)) and device memory held"
-sleep 62
-echo "workers: [$(workers)]"
-nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader
+if [ -n "${IDLE_CHECK:-}" ]; then
+  echo "=== 62 s idle: workers left ($(workers)) and device memory held"
+  sleep 62
+  echo "workers: [$(workers)]"
+  nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader
+fi

@@ -27,8 +27,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// Workers per user and GPU: at most this many CUDA contexts stay on the device.
-pub const SLOTS: usize = 3;
+/// Workers per user and GPU: at most this many CUDA contexts stay on the device (about 650 MiB
+/// each on an H200, measured by `bench/latency.sh`).
+pub const SLOTS: usize = 4;
 /// Workers [`Worker::start`] keeps alive: one to use and a spare.
 const WARM: usize = 2;
 /// How long a new worker may take to say hello (NVRTC loaded, CUDA context created).

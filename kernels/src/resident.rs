@@ -23,7 +23,7 @@ pub struct Hooks {
     pub puzzle: fn(&str) -> Option<Puzzle>,
     /// Judges `out`, the output of `run` on `case` (its launch resolved), and returns the summary
     /// that goes back to the runner.
-    pub judge: fn(&Puzzle, &FullRun, &Case, RunOutput) -> serde_json::Value,
+    pub judge: fn(&Puzzle, &FullRun, &mut Case, RunOutput) -> serde_json::Value,
 }
 
 /// A full-scale case as the runner sees it: everything but its data and reference.

@@ -75,24 +75,13 @@ pub fn judge(
     let complete = output.len() == case.expected.len();
     // A 2D output's padding is judged bit for bit below, not against the tolerance.
     let pitch = case.job.output_pitch();
-    let image = |i: usize| !pitch.is_some_and(|p| p.is_padding(i));
-    let mismatches: Vec<usize> = if complete {
-        (0..output.len())
-            .filter(|&i| image(i) && !puzzle.tolerance.accepts(output[i], case.expected[i]))
-            .collect()
+    let (mismatches, max_abs_err) = if complete {
+        let (m, e) = crate::scan::scan(&output, &case.expected, pitch, &puzzle.tolerance);
+        (m, Some(e))
     } else {
-        vec![]
+        (vec![], None)
     };
-    let max_abs_err = complete
-        .then(|| {
-            output
-                .iter()
-                .zip(&case.expected)
-                .enumerate()
-                .filter(|&(i, _)| image(i))
-                .map(|(_, (&o, &e))| (f64::from(o) - e).abs())
-                .fold(0.0, f64::max)
-        })
+    let max_abs_err = max_abs_err
         .filter(|e: &f64| e.is_finite());
     let launched_ok = diagnostics.is_empty();
     // Only the runner's own poison is "never written" in a 2D output: its input's padding holds
@@ -169,7 +158,12 @@ pub fn judge(
         instructions: out.instructions,
         stats: out.stats,
         output,
-        expected: case.expected.clone(),
+        // A full case's reference (hundreds of megabytes) stays with its case: the worker that
+        // judged it draws its diff from there (`remote`).
+        expected: match case.scale {
+            kernels::Scale::Full => vec![],
+            kernels::Scale::Small => case.expected.clone(),
+        },
         first_mismatch: mismatches.first().copied(),
         pitch,
         shrunk_from: None,

@@ -20,6 +20,7 @@ mod profile;
 mod registry;
 mod remote;
 mod report;
+mod scan;
 mod svg;
 mod toolchain;
 mod touches;

@@ -71,7 +71,7 @@ pub fn read(value: serde_json::Value) -> Result<Judged, String> {
 }
 
 /// Worker side: judges `out` on `case` as `check` would, and summarizes it.
-fn judge_full(puzzle: &Puzzle, run: &FullRun, case: &Case, out: RunOutput) -> serde_json::Value {
+fn judge_full(puzzle: &Puzzle, run: &FullRun, case: &mut Case, out: RunOutput) -> serde_json::Value {
     colored::control::set_override(run.color);
     let (mut result, diagnostics) = judge(puzzle, case, Backend::Gpu, out);
     let mut on_gpu = |c: &Case| match engine::with_declared_launch(puzzle, &run.code, &run.file, c)
@@ -89,7 +89,15 @@ fn judge_full(puzzle: &Puzzle, run: &FullRun, case: &Case, out: RunOutput) -> se
     let shrunk = (run.shrink && engine::shrinkable(case, &result, &diagnostics))
         .then(|| engine::shrink_failure(puzzle, case, Backend::Gpu, &mut on_gpu))
         .flatten();
+    // The diff reads the reference, lent for it (a small case's result has its own copy).
+    let lent = result.expected.is_empty();
+    if lent {
+        result.expected = std::mem::take(&mut case.expected);
+    }
     result.diff = crate::report::diff_of(&result, &puzzle.tolerance);
+    if lent {
+        case.expected = std::mem::take(&mut result.expected);
+    }
     result.output = vec![];
     result.expected = vec![];
     let summary = Summary {
@@ -147,7 +155,8 @@ mod tests {
                         shrink: false,
                         color: false,
                     };
-                    let summary = judge_full(&puzzle, &run, &case, out);
+                    let mut case = case.clone();
+                    let summary = judge_full(&puzzle, &run, &mut case, out);
                     let ((remote, diags), shrunk) = read(summary).expect("reads back");
                     assert!(shrunk.is_none());
                     let at = format!("{} {}", puzzle.id, case.name);
