@@ -247,13 +247,13 @@ impl Worker {
     /// The device the workers found (asking one if none has said yet); `Ok(None)` when it found
     /// none, `Err` when it could not start or answer.
     pub fn device(&mut self) -> Result<Option<Device>, Diagnostic> {
-        if !self.said_hello && self.device.is_ok() {
-            if let Err(d) = self.take()
-                && self.device.is_ok()
-                && !self.said_hello
-            {
-                self.device = Err(d);
-            }
+        // A worker that said hello set `device` itself, even when it found no GPU.
+        if !self.said_hello
+            && self.device.is_ok()
+            && let Err(d) = self.take()
+            && !self.said_hello
+        {
+            self.device = Err(d);
         }
         self.device.clone()
     }

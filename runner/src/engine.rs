@@ -285,7 +285,9 @@ pub fn evaluate(req: &Request, gpu: &mut Worker) -> anyhow::Result<Outcome> {
             // A case run ahead is taken from there; a shrunk case, or one not run ahead, here.
             let mut run = |case: &Case| {
                 let ahead = small.iter().position(|c| c.name == case.name);
-                ahead.and_then(|i| ran[i].take()).unwrap_or_else(|| one(case))
+                ahead
+                    .and_then(|i| ran[i].take())
+                    .unwrap_or_else(|| one(case))
             };
             run_backend(puzzle, Backend::Sim, &small, &mut run, None)
         });
@@ -356,7 +358,7 @@ fn run_backend(
     backend: Backend,
     cases: &[Case],
     run: &mut dyn FnMut(&Case) -> (RunOutput, Case),
-    mut remote: Option<&mut dyn FnMut(&Case, bool) -> crate::remote::Judged>,
+    mut remote: Option<Remote<'_>>,
 ) -> (Vec<CaseResult>, Vec<Diagnostic>) {
     let mut results: Vec<CaseResult> = vec![];
     let mut diagnostics = vec![];
@@ -403,6 +405,9 @@ fn run_backend(
     }
     (results, diagnostics)
 }
+
+/// Runs and judges a full case in the GPU worker (the bool: whether to cut it smaller).
+type Remote<'a> = &'a mut dyn FnMut(&Case, bool) -> crate::remote::Judged;
 
 fn findings(diags: &[Diagnostic]) -> Vec<String> {
     diags

@@ -70,6 +70,18 @@ pub fn judge(
     backend: Backend,
     out: RunOutput,
 ) -> (CaseResult, Vec<Diagnostic>) {
+    judge_with(puzzle, case, backend, out, true)
+}
+
+/// [`judge`], with the reference copied into the result only if `keep_expected` (a full case's is
+/// hundreds of megabytes; the worker that judges it lends it to the diff instead, see `remote`).
+pub fn judge_with(
+    puzzle: &Puzzle,
+    case: &Case,
+    backend: Backend,
+    out: RunOutput,
+    keep_expected: bool,
+) -> (CaseResult, Vec<Diagnostic>) {
     let output = out.outputs.into_iter().next().unwrap_or_default();
     let mut diagnostics = out.diagnostics;
     let complete = output.len() == case.expected.len();
@@ -81,8 +93,7 @@ pub fn judge(
     } else {
         (vec![], None)
     };
-    let max_abs_err = max_abs_err
-        .filter(|e: &f64| e.is_finite());
+    let max_abs_err = max_abs_err.filter(|e: &f64| e.is_finite());
     let launched_ok = diagnostics.is_empty();
     // Only the runner's own poison is "never written" in a 2D output: its input's padding holds
     // NaN too, and a NaN that came out of a sum is a wrong value (see `grid`).
@@ -158,11 +169,9 @@ pub fn judge(
         instructions: out.instructions,
         stats: out.stats,
         output,
-        // A full case's reference (hundreds of megabytes) stays with its case: the worker that
-        // judged it draws its diff from there (`remote`).
-        expected: match case.scale {
-            kernels::Scale::Full => vec![],
-            kernels::Scale::Small => case.expected.clone(),
+        expected: match keep_expected {
+            true => case.expected.clone(),
+            false => vec![],
         },
         first_mismatch: mismatches.first().copied(),
         pitch,

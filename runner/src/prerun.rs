@@ -23,7 +23,8 @@ pub fn prerun(
         .min(cases.len());
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
-    let done: Mutex<Vec<Option<(RunOutput, Case)>>> = Mutex::new(cases.iter().map(|_| None).collect());
+    let done: Mutex<Vec<Option<(RunOutput, Case)>>> =
+        Mutex::new(cases.iter().map(|_| None).collect());
     std::thread::scope(|s| {
         for _ in 0..threads {
             s.spawn(|| {
@@ -50,8 +51,8 @@ mod tests {
     use kernels::Diagnostic;
 
     fn case(name: &str) -> Case {
-        let mut c = (crate::registry::find("puzzle-01").unwrap().cases)(kernels::Scale::Small)
-            .remove(0);
+        let mut c =
+            (crate::registry::find("puzzle-01").unwrap().cases)(kernels::Scale::Small).remove(0);
         c.name = name.into();
         c
     }
@@ -69,7 +70,10 @@ mod tests {
         let runs = prerun(&cases, &run);
         assert_eq!(runs.len(), 40);
         for (i, r) in runs.iter().enumerate().take(4) {
-            assert_eq!(r.as_ref().map(|(_, c)| c.name.clone()), Some(format!("c{i}")));
+            assert_eq!(
+                r.as_ref().map(|(_, c)| c.name.clone()),
+                Some(format!("c{i}"))
+            );
         }
         let after = runs.iter().skip(4).filter(|r| r.is_some()).count();
         assert!(after < 8, "{after} cases ran after the timeout");

@@ -9,7 +9,7 @@
 //! (`same_verdicts_and_messages_as_the_host_path` below checks it on every case).
 
 use crate::engine::{self, Backend, CaseResult};
-use crate::judge::judge;
+use crate::judge::judge_with;
 use kernels::resident::{FullRun, Hooks};
 use kernels::{Case, Diagnostic, Puzzle, RunOutput};
 use serde::{Deserialize, Serialize};
@@ -71,9 +71,14 @@ pub fn read(value: serde_json::Value) -> Result<Judged, String> {
 }
 
 /// Worker side: judges `out` on `case` as `check` would, and summarizes it.
-fn judge_full(puzzle: &Puzzle, run: &FullRun, case: &mut Case, out: RunOutput) -> serde_json::Value {
+fn judge_full(
+    puzzle: &Puzzle,
+    run: &FullRun,
+    case: &mut Case,
+    out: RunOutput,
+) -> serde_json::Value {
     colored::control::set_override(run.color);
-    let (mut result, diagnostics) = judge(puzzle, case, Backend::Gpu, out);
+    let (mut result, diagnostics) = judge_with(puzzle, case, Backend::Gpu, out, false);
     let mut on_gpu = |c: &Case| match engine::with_declared_launch(puzzle, &run.code, &run.file, c)
     {
         Ok(own) => {
@@ -89,15 +94,10 @@ fn judge_full(puzzle: &Puzzle, run: &FullRun, case: &mut Case, out: RunOutput) -
     let shrunk = (run.shrink && engine::shrinkable(case, &result, &diagnostics))
         .then(|| engine::shrink_failure(puzzle, case, Backend::Gpu, &mut on_gpu))
         .flatten();
-    // The diff reads the reference, lent for it (a small case's result has its own copy).
-    let lent = result.expected.is_empty();
-    if lent {
-        result.expected = std::mem::take(&mut case.expected);
-    }
+    // The diff reads the reference, lent for it.
+    result.expected = std::mem::take(&mut case.expected);
     result.diff = crate::report::diff_of(&result, &puzzle.tolerance);
-    if lent {
-        case.expected = std::mem::take(&mut result.expected);
-    }
+    case.expected = std::mem::take(&mut result.expected);
     result.output = vec![];
     result.expected = vec![];
     let summary = Summary {
@@ -110,6 +110,7 @@ fn judge_full(puzzle: &Puzzle, run: &FullRun, case: &mut Case, out: RunOutput) -
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::judge::judge;
 
     /// Outputs a kernel might give for `case`: the reference rounded to float, the same with a
     /// wrong and an unwritten element, and (2D) a changed padding element.
