@@ -10,7 +10,8 @@
 use crate::install;
 use crate::judge::{agreement, judge};
 use gpu::Device;
-use gpu::worker::{self, KernelRun, Worker};
+use gpu::pool::Worker;
+use gpu::worker::{self, KernelRun};
 use spec::{Case, Diagnostic, Kind, Puzzle, RunOutput, Scale};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -69,11 +70,15 @@ fn evaluate_text(
     if let Err(d) = install::ensure_nvrtc() {
         return Ok(failed_early(req, &file, locate(d)));
     }
-    // Full-scale cases are cheap to build (their references are cached): build them whenever a
-    // GPU may be there, and drop them if the worker finds none.
-    let scale = if want_gpu { Scale::Full } else { Scale::Small };
-    let mut cases = (puzzle.cases)(scale);
+    // Full-scale cases are made, run and judged in the GPU worker, which keeps them from one
+    // check to the next (`gpu::resident`); here they are stand-ins without data.
+    let mut cases = (puzzle.cases)(Scale::Small);
+    let mut full = None;
     if let Some(only) = &req.only_case {
+        if want_gpu && !cases.iter().any(|c| &c.name == only) {
+            full = Some(full_cases(puzzle, gpu));
+            cases.extend(full.clone().into_iter().flatten());
+        }
         let names: Vec<String> = cases.iter().map(|c| c.name.clone()).collect();
         cases.retain(|c| &c.name == only);
         if cases.is_empty() {
@@ -121,21 +126,38 @@ fn evaluate_text(
                 let Some(device) = device else {
                     return Ok(None);
                 };
+                let mut cases = cases.clone();
+                if req.only_case.is_none() {
+                    cases.extend(full.clone().unwrap_or_else(|| full_cases(puzzle, gpu)));
+                }
+                // The full cases' requests and the small ones' share the worker.
+                let gpu = std::cell::RefCell::new(gpu);
+                let mut remote = |case: &Case, shrink: bool| {
+                    crate::remote::call(&gpu, puzzle, &code, &file, case, shrink, req.gpu_limit)
+                };
                 let mut run = |case: &Case| match with_declared_launch(puzzle, &code, &file, case) {
                     Ok(own) => {
                         let request = worker::Request::Run(kernel_run(&code, &file, &own));
-                        (gpu.call(&request, req.gpu_limit).output, own)
+                        (gpu.borrow_mut().call(&request, req.gpu_limit).output, own)
                     }
                     Err(d) => (RunOutput::failed(d), case.clone()),
                 };
-                Ok(Some((
-                    device,
-                    run_backend(puzzle, Backend::Gpu, &cases, &mut run),
-                )))
+                let ran = run_backend(puzzle, Backend::Gpu, &cases, &mut run, Some(&mut remote));
+                Ok(Some((device, ran, cases)))
             })
         });
-        let mut run = |case: &Case| run_on_sim(puzzle, &code, &file, case);
-        let sim = on_sim.then(|| run_backend(puzzle, Backend::Sim, &small, &mut run));
+        let sim = on_sim.then(|| {
+            let one = |case: &Case| run_on_sim(puzzle, &code, &file, case);
+            let mut ran = crate::prerun::prerun(&small, &one);
+            // A case run ahead is taken from there; a shrunk case, or one not run ahead, here.
+            let mut run = |case: &Case| {
+                let ahead = small.iter().position(|c| c.name == case.name);
+                ahead
+                    .and_then(|i| ran[i].take())
+                    .unwrap_or_else(|| one(case))
+            };
+            run_backend(puzzle, Backend::Sim, &small, &mut run, None)
+        });
         let gpu_part: Result<_, Diagnostic> = match gpu_part {
             Some(handle) => handle.join().expect("the GPU thread does not panic"),
             None => Ok(None),
@@ -153,7 +175,7 @@ fn evaluate_text(
     }
     let mut full_case = None;
     match gpu_part {
-        Ok(Some((device, (r, d)))) => {
+        Ok(Some((device, (r, d), cases))) => {
             backends.push(Backend::Gpu);
             notes.push(format!("GPU: {} ({})", device.name, device.arch()));
             full_case = quick_timing(&device, &cases, &r);
@@ -203,30 +225,31 @@ fn run_backend(
     backend: Backend,
     cases: &[Case],
     run: &mut dyn FnMut(&Case) -> (RunOutput, Case),
+    mut remote: Option<Remote<'_>>,
 ) -> (Vec<CaseResult>, Vec<Diagnostic>) {
     let mut results: Vec<CaseResult> = vec![];
     let mut diagnostics = vec![];
     for (n, case) in cases.iter().enumerate() {
-        // Judged against the case as it ran: with the launch the kernel declares, if it does.
-        let (out, ran) = run(case);
-        let (mut result, mut diags) = judge(puzzle, &ran, backend, out);
+        // Shrink the first wrong case only: one small failure is enough to read.
+        let first_failure = !results.iter().any(|r| !r.passed);
+        let ((mut result, mut diags), smaller) = match remote.as_mut() {
+            // Judged where it ran, and cut smaller there (`remote`).
+            Some(remote) if case.scale == Scale::Full => remote(case, first_failure),
+            _ => {
+                // Judged against the case as it ran: with the launch the kernel declares, if
+                // it does.
+                let (out, ran) = run(case);
+                let (result, diags) = judge(puzzle, &ran, backend, out);
+                let smaller = (first_failure && crate::shrink::shrinkable(case, &result, &diags))
+                    .then(|| crate::shrink::shrink_failure(puzzle, case, backend, run))
+                    .flatten();
+                ((result, diags), smaller)
+            }
+        };
         result.findings = diags
             .iter()
             .map(|d| format!("{}: {}", d.kind.name(), d.message))
             .collect();
-        // Only wrong values shrink usefully (an unwritten element is as plain at any size), and
-        // the teaching cases are already as small as they are meant to be.
-        let only_wrong = diags
-            .iter()
-            .all(|d| matches!(d.kind, Kind::WrongOutput | Kind::UnwrittenOutput))
-            && diags.iter().any(|d| d.kind == Kind::WrongOutput)
-            && !case.name.starts_with("example");
-        // Shrink the first wrong case only: one small failure is enough to read.
-        let first_failure = !results.iter().any(|r| !r.passed);
-        let shrinkable = first_failure && !result.passed && only_wrong && !result.output.is_empty();
-        let smaller = shrinkable
-            .then(|| shrink_failure(puzzle, case, backend, run))
-            .flatten();
         results.push(result);
         if let Some((smaller, more)) = smaller {
             diags.extend(more);
@@ -256,6 +279,23 @@ fn run_backend(
         diagnostics.extend(diags.into_iter().map(|d| in_case(d, &case.name)));
     }
     (results, diagnostics)
+}
+
+/// Runs and judges a full case in the GPU worker (the bool: whether to cut it smaller).
+type Remote<'a> = &'a mut dyn FnMut(&Case, bool) -> crate::remote::Judged;
+
+/// The full-scale cases of `puzzle` as the GPU worker keeps them (none where it has none).
+fn full_cases(puzzle: &Puzzle, gpu: &mut Worker) -> Vec<Case> {
+    // The first check builds them (and, on a new machine, their references): minutes at most.
+    let reply = gpu.call(
+        &worker::Request::Describe(puzzle.id.to_string()),
+        Duration::from_secs(900),
+    );
+    reply
+        .stubs
+        .into_iter()
+        .map(gpu::resident::case_of)
+        .collect()
 }
 
 fn in_case(mut d: Diagnostic, case: &str) -> Diagnostic {
@@ -329,23 +369,6 @@ pub fn ptx(code: &str, file: &str, macros: &[(String, String)]) -> Result<String
         Compiled::Ptx(ptx) => Ok(ptx),
         Compiled::Cubin(_) => unreachable!("a PTX target gives PTX"),
     }
-}
-
-/// The smallest shrunk version of a failing case that still fails, if the puzzle can shrink.
-fn shrink_failure(
-    puzzle: &Puzzle,
-    case: &Case,
-    backend: Backend,
-    run: &mut dyn FnMut(&Case) -> (RunOutput, Case),
-) -> Option<(CaseResult, Vec<Diagnostic>)> {
-    let shrink = puzzle.shrink?;
-    shrink(case)
-        .iter()
-        .map(|smaller| {
-            let (out, ran) = run(smaller);
-            judge(puzzle, &ran, backend, out)
-        })
-        .find(|(r, _)| !r.passed)
 }
 
 /// Keeps the first diagnostics of each kind (one per source line, at most `KEEP`), and says how

@@ -59,30 +59,30 @@ pub fn judge(
     backend: Backend,
     out: RunOutput,
 ) -> (CaseResult, Vec<Diagnostic>) {
+    judge_with(puzzle, case, backend, out, true)
+}
+
+/// [`judge`], with the reference copied into the result only if `keep_expected` (a full case's is
+/// hundreds of megabytes; the worker that judges it lends it to the diff instead, see `remote`).
+pub fn judge_with(
+    puzzle: &Puzzle,
+    case: &Case,
+    backend: Backend,
+    out: RunOutput,
+    keep_expected: bool,
+) -> (CaseResult, Vec<Diagnostic>) {
     let output = out.outputs.into_iter().next().unwrap_or_default();
     let mut diagnostics = out.diagnostics;
     let complete = output.len() == case.expected.len();
     // A 2D output's padding is judged bit for bit below, not against the tolerance.
     let pitch = case.job.output_pitch();
-    let image = |i: usize| !pitch.is_some_and(|p| p.is_padding(i));
-    let mismatches: Vec<usize> = if complete {
-        (0..output.len())
-            .filter(|&i| image(i) && !puzzle.tolerance.accepts(output[i], case.expected[i]))
-            .collect()
+    let (mismatches, max_abs_err) = if complete {
+        let (m, e) = crate::scan::scan(&output, &case.expected, pitch, &puzzle.tolerance);
+        (m, Some(e))
     } else {
-        vec![]
+        (vec![], None)
     };
-    let max_abs_err = complete
-        .then(|| {
-            output
-                .iter()
-                .zip(&case.expected)
-                .enumerate()
-                .filter(|&(i, _)| image(i))
-                .map(|(_, (&o, &e))| (f64::from(o) - e).abs())
-                .fold(0.0, f64::max)
-        })
-        .filter(|e: &f64| e.is_finite());
+    let max_abs_err = max_abs_err.filter(|e: &f64| e.is_finite());
     let launched_ok = diagnostics.is_empty();
     // Only the runner's own poison is "never written" in a 2D output: its input's padding holds
     // NaN too, and a NaN that came out of a sum is a wrong value (see `grid`).
@@ -158,7 +158,10 @@ pub fn judge(
         instructions: out.instructions,
         stats: out.stats,
         output,
-        expected: case.expected.clone(),
+        expected: match keep_expected {
+            true => case.expected.clone(),
+            false => vec![],
+        },
         first_mismatch: mismatches.first().copied(),
         pitch,
         shrunk_from: None,
@@ -166,6 +169,7 @@ pub fn judge(
         printed_more: out.printed_more,
         findings: vec![],
         not_run: None,
+        diff: None,
     };
     (result, diagnostics)
 }

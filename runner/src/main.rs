@@ -18,9 +18,13 @@ mod mix;
 mod model;
 mod outcome;
 mod picture;
+mod prerun;
 mod profile;
 mod registry;
+mod remote;
 mod report;
+mod scan;
+mod shrink;
 mod source_text;
 mod svg;
 mod touches;
@@ -82,9 +86,14 @@ enum Command {
     /// `--backend both`) and report any that disagree; `--seed N --show` reproduces one.
     #[command(hide = true)]
     Fuzz(cmd::fuzz::Args),
-    /// Run one GPU job from stdin (used by `check` to isolate the GPU in a child process).
+    /// Serve GPU jobs (used by `check` to isolate the GPU in a process of its own): from stdin,
+    /// or on a Unix socket until a minute passes idle.
     #[command(hide = true)]
-    GpuWorker,
+    GpuWorker {
+        /// The socket to serve on.
+        #[arg(long)]
+        socket: Option<std::path::PathBuf>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -105,7 +114,7 @@ fn main() -> ExitCode {
     }
     if let (Some(dir), false) = (
         workbook::fallback(),
-        matches!(cli.command, Command::GpuWorker),
+        matches!(cli.command, Command::GpuWorker { .. }),
     ) {
         eprintln!(
             "note: not inside a workbook (no folder above here holds puzzles/ and book/ or solutions/); using {}, the one this runner was built from (--root DIR picks another)",
@@ -125,9 +134,12 @@ fn main() -> ExitCode {
         Command::Grade(args) => cmd::grade::execute(args),
         Command::Release(args) => cmd::release::execute(args),
         Command::Fuzz(args) => cmd::fuzz::execute(args),
-        Command::GpuWorker => gpu::worker::serve()
-            .map(|()| ExitCode::SUCCESS)
-            .map_err(Into::into),
+        Command::GpuWorker { socket } => match socket {
+            Some(path) => gpu::pool::serve_socket(&path, remote::HOOKS),
+            None => gpu::worker::serve(remote::HOOKS),
+        }
+        .map(|()| ExitCode::SUCCESS)
+        .map_err(Into::into),
     };
     result.unwrap_or_else(|e| {
         eprintln!("error: {e:#}");

@@ -3,7 +3,7 @@
 //! `judge` and `grid` read and write single results, and the reports (`check`, `validate`,
 //! `grade`, `--json`) print them. This module imports none of those: it sits below them all.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use spec::{Case, Diagnostic};
 use std::collections::HashMap;
 
@@ -16,7 +16,7 @@ pub enum BackendChoice {
     Sim,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Backend {
     Sim,
@@ -33,7 +33,7 @@ impl Backend {
 }
 
 /// One case on one backend, as `--json` reports it.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CaseResult {
     pub name: String,
     pub backend: Backend,
@@ -42,10 +42,10 @@ pub struct CaseResult {
     pub max_abs_err: Option<f64>,
     pub params: HashMap<String, i32>,
     pub seconds: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions: Option<u64>,
     /// The most global reads and writes any one thread made (simulator only).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stats: Option<spec::job::AccessStats>,
     pub output: Vec<f32>,
     pub expected: Vec<f64>,
@@ -56,13 +56,13 @@ pub struct CaseResult {
     #[serde(skip)]
     pub pitch: Option<spec::job::Pitch>,
     /// For a shrunk case: the case it was cut from.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shrunk_from: Option<String>,
     /// What the kernel's `printf` calls printed (the simulator names the thread of each).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub printed: Vec<spec::job::Printed>,
     /// Entries printed past the ones kept.
-    #[serde(skip_serializing_if = "spec::job::is_zero")]
+    #[serde(default, skip_serializing_if = "spec::job::is_zero")]
     pub printed_more: u64,
     /// This case's own diagnostics (`kind: message`), before repeats across cases are folded
     /// into one (for per-case reports such as Gradescope's tests).
@@ -70,8 +70,12 @@ pub struct CaseResult {
     pub findings: Vec<String>,
     /// Why the case never ran (a timeout in an earlier case ended the backend's run): it counts
     /// as a failed case, so a kernel that hangs on case 3 of 12 scores 2 of 12, not 2 of 3.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub not_run: Option<String>,
+    /// The diff of a wrong full-scale case, drawn by the GPU worker that judged it (its arrays
+    /// stay there; see `remote`).
+    #[serde(skip)]
+    pub diff: Option<String>,
 }
 
 impl CaseResult {
@@ -95,6 +99,7 @@ impl CaseResult {
             printed_more: 0,
             findings: vec![format!("not run: {why}")],
             not_run: Some(why),
+            diff: None,
         }
     }
 }

@@ -101,13 +101,13 @@ pub fn human(outcome: &Outcome) -> String {
                 .find(|c| c.shrunk_from.is_some())
                 .unwrap_or(first);
             // No diff when every value is within tolerance (a race that happened to come out right).
-            match (shown.first_mismatch, shown.pitch) {
-                (Some(_), Some(p)) => {
+            match &shown.diff {
+                // Drawn by the GPU worker that judged it, where its arrays are.
+                Some(drawn) => out += drawn,
+                None => {
                     let tol = registry::find(&outcome.puzzle).map(|z| z.tolerance);
-                    out += &crate::grid::diff(shown, p, &tol.expect("a registered puzzle"));
+                    out += &diff_of(shown, &tol.expect("a registered puzzle")).unwrap_or_default();
                 }
-                (Some(first), None) => out += &diff(shown, first),
-                _ => {}
             }
         }
         None => {
@@ -253,6 +253,16 @@ pub fn stats(outcome: &Outcome, budget_of: &dyn Fn(&str) -> Option<spec::Budget>
         }
     }
     out
+}
+
+/// The diff of a wrong case (a grid for a 2D output); `None` when every value is within
+/// tolerance.
+pub fn diff_of(case: &CaseResult, tol: &spec::Tolerance) -> Option<String> {
+    match (case.first_mismatch, case.pitch) {
+        (Some(_), Some(p)) => Some(crate::grid::diff(case, p, tol)),
+        (Some(first), None) => Some(diff(case, first)),
+        _ => None,
+    }
 }
 
 /// A line-per-element diff of expected against yours, around the first mismatch.

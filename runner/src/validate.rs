@@ -123,7 +123,7 @@ fn check_command(p: &Puzzle, flag: &str) -> String {
 
 thread_local! {
     /// One warm GPU worker for every check of a validation (started only where there is a GPU).
-    static GPU: std::cell::RefCell<gpu::worker::Worker> = std::cell::RefCell::new(engine::gpu_worker());
+    static GPU: std::cell::RefCell<gpu::pool::Worker> = std::cell::RefCell::new(engine::gpu_worker());
 }
 
 fn evaluate(
@@ -226,7 +226,7 @@ fn one_solution(root: &Path, p: &Puzzle, s: &registry::Solution) -> Result<(), S
 
 /// The GPU's architecture (`sm_90`), where there is one.
 fn gpu_arch() -> Option<String> {
-    let device = |gpu: &mut gpu::worker::Worker| gpu.device().ok().flatten();
+    let device = |gpu: &mut gpu::pool::Worker| gpu.device().ok().flatten();
     gpu::libcuda_present()
         .then(|| GPU.with_borrow_mut(device))
         .flatten()

@@ -172,7 +172,7 @@ pub fn load(source: &Source<'_>, job: &Job) -> Result<Loaded, Diagnostic> {
         function,
         inputs,
         config,
-        job: job.clone(),
+        job: without_data(job),
     })
 }
 
@@ -214,6 +214,52 @@ fn module(
 
 /// One device buffer per pointer argument (inputs filled, outputs poisoned with NaN), `None` for
 /// integers.
+/// An output buffer as the launch finds it (see [`Arg::output_init`]).
+fn output_buffer(stream: &Arc<CudaStream>, out: &Arg) -> Result<CudaSlice<f32>, DriverError> {
+    let mut init = match *out {
+        // Row by row, as `output_init` lays it out, without a division per element (a full
+        // case's output has 67 million).
+        Arg::Pitched {
+            rows, cols, stride, ..
+        } => {
+            let mut init = Vec::with_capacity(rows * stride);
+            for _ in 0..rows {
+                init.extend(std::iter::repeat_n(f32::NAN, cols));
+                init.extend(std::iter::repeat_n(
+                    spec::job::PADDING_SENTINEL,
+                    stride.saturating_sub(cols),
+                ));
+            }
+            init
+        }
+        _ => out.output_init().expect("an output buffer"),
+    };
+    if init.is_empty() {
+        init.push(f32::NAN);
+    }
+    stream.clone_htod(&init)
+}
+
+/// `job` with its inputs' data left out (a full case's are hundreds of megabytes): a loaded
+/// kernel keeps its inputs on the device.
+fn without_data(job: &Job) -> Job {
+    let args = job.args.iter().map(|a| match a {
+        Arg::Input { name, .. } => Arg::Input {
+            name: name.clone(),
+            data: vec![],
+        },
+        other => other.clone(),
+    });
+    Job {
+        kernel: job.kernel.clone(),
+        launch: job.launch,
+        args: args.collect(),
+        constants: vec![],
+        budget: job.budget,
+        work: job.work,
+    }
+}
+
 fn allocate(
     stream: &Arc<CudaStream>,
     job: &Job,
@@ -223,13 +269,7 @@ fn allocate(
         .map(|arg| match arg {
             Arg::Input { data, .. } => stream.clone_htod(data).map(Some),
             Arg::I32 { .. } => Ok(None),
-            out => {
-                let mut init = out.output_init().expect("an output buffer");
-                if init.is_empty() {
-                    init.push(f32::NAN);
-                }
-                stream.clone_htod(&init).map(Some)
-            }
+            out => output_buffer(stream, out).map(Some),
         })
         .collect()
 }
@@ -273,7 +313,14 @@ impl Loaded {
 
     /// A new set of device buffers for the same job: inputs copied again, outputs poisoned.
     pub fn fresh_buffers(&self) -> Result<Vec<Option<CudaSlice<f32>>>, DriverError> {
-        allocate(&self.stream, &self.job)
+        // The inputs from the device's first copy (the job kept here has no data).
+        (self.job.args.iter().zip(&self.inputs))
+            .map(|(arg, first)| match (arg, first) {
+                (Arg::Input { .. }, Some(first)) => self.stream.clone_dtod(first).map(Some),
+                (Arg::I32 { .. }, _) => Ok(None),
+                (out, _) => output_buffer(&self.stream, out).map(Some),
+            })
+            .collect()
     }
 
     /// The job's own device buffers (inputs and outputs, `None` for integers), in argument order.
@@ -334,9 +381,9 @@ impl Loaded {
             .iter()
             .zip(&self.inputs)
             .map(|(arg, buf)| match (arg, buf) {
-                (Arg::Input { data, .. }, Some(buf)) => {
-                    let mut host = self.stream.clone_dtoh(buf)?;
-                    host.truncate(data.len());
+                (Arg::Input { .. }, Some(buf)) => {
+                    let (mut host, len) = (self.stream.clone_dtoh(buf)?, buf.len());
+                    host.truncate(len.min(host.len()));
                     Ok(Some(host))
                 }
                 _ => Ok(None),

@@ -13,6 +13,8 @@ pub mod bench;
 mod capture;
 mod device;
 pub mod gpu_faults;
+pub mod pool;
+pub mod resident;
 pub mod wire;
 pub mod worker;
 

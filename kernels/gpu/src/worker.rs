@@ -17,16 +17,12 @@
 
 use crate::Device;
 use crate::bench::{Peaks, Plan, Timing};
+use crate::resident::{FullRun, Hooks, Judged, Resident, Stub};
 use crate::wire::{self, Frame};
 use serde::{Deserialize, Serialize};
 use spec::diag::{Diagnostic, Kind};
 use spec::job::{Arg, Job, RunOutput};
-use std::io::{Read, Write};
-use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
-use std::thread::JoinHandle;
-use std::time::Duration;
+use std::io::Write;
 use toolchain::nvrtc::{self, Source};
 
 /// A kernel for the worker: the learner's source, the macros to compile it with, and the launch.
@@ -56,18 +52,22 @@ pub enum Request {
     Bench(KernelRun, Plan),
     /// Measure the FMA rate and copy bandwidth.
     Peaks,
+    /// The full-scale cases of a puzzle, as the worker keeps them (see [`crate::resident`]).
+    Describe(String),
+    /// Run and judge one of the worker's full-scale cases.
+    Full(FullRun),
 }
 
 impl Request {
     fn job_mut(&mut self) -> Option<&mut Job> {
         match self {
             Request::Run(run) | Request::Bench(run, _) => Some(&mut run.job),
-            Request::Peaks => None,
+            Request::Peaks | Request::Describe(_) | Request::Full(_) => None,
         }
     }
 
     /// The request as a frame: the input arrays travel as raw bits beside the JSON.
-    fn to_frame(&self) -> Frame {
+    pub(crate) fn to_frame(&self) -> Frame {
         let mut bare = self.clone();
         let arrays = bare.job_mut().map(take_inputs).unwrap_or_default();
         Frame::new(&bare, arrays)
@@ -108,24 +108,48 @@ pub struct Reply {
     pub output: RunOutput,
     pub timing: Option<Timing>,
     pub peaks: Option<Peaks>,
+    /// A [`Request::Full`]'s summary, as the runner's judge wrote it in the worker.
+    pub judged: Option<serde_json::Value>,
+    /// A [`Request::Describe`]'s cases.
+    pub stubs: Vec<Stub>,
 }
 
 /// The reply on the wire: the outputs travel as arrays beside it. `fatal`: the worker's CUDA
 /// context is unusable after this request, and the worker exits after answering.
 #[derive(Serialize, Deserialize)]
-struct Answer {
+pub(crate) struct Answer {
     rest: RunOutput,
     timing: Option<Timing>,
     peaks: Option<Peaks>,
-    fatal: bool,
+    judged: Option<serde_json::Value>,
+    stubs: Vec<Stub>,
+    pub(crate) fatal: bool,
+}
+
+impl Answer {
+    /// The reply this answer and its arrays make.
+    pub(crate) fn reply(self, arrays: Vec<Vec<f32>>) -> Reply {
+        let mut output = self.rest;
+        output.outputs = arrays;
+        Reply {
+            output,
+            timing: self.timing,
+            peaks: self.peaks,
+            judged: self.judged,
+            stubs: self.stubs,
+        }
+    }
 }
 
 /// The worker's first message.
 #[derive(Serialize, Deserialize)]
-struct Hello {
-    device: Option<Device>,
+pub(crate) struct Hello {
+    pub(crate) device: Option<Device>,
     /// Why there is no device to use (NVRTC missing, no GPU).
-    problem: Option<Diagnostic>,
+    pub(crate) problem: Option<Diagnostic>,
+    /// The worker's process id (a worker that outlives its check is stopped by it).
+    #[serde(default)]
+    pub(crate) pid: u32,
 }
 
 /// What the kernel printed is read back up to this many bytes per request (`RunOutput::print`
@@ -135,7 +159,7 @@ const PRINTED_BYTES: u64 = 1 << 20;
 /// Child side: says hello, then answers requests from stdin on stdout until stdin closes, or
 /// until a request leaves the CUDA context unusable. What the kernel's `printf` printed comes back
 /// in the output, one entry per line, instead of mixing with the answers on stdout.
-pub fn serve() -> std::io::Result<()> {
+pub fn serve(hooks: Hooks) -> std::io::Result<()> {
     // Without a temporary file to print into, a kernel that prints would garble the answer; one
     // that does not is still answered.
     let mut capture = crate::capture::stdout().ok();
@@ -149,58 +173,105 @@ pub fn serve() -> std::io::Result<()> {
         return Ok(());
     }
     let mut input = std::io::stdin().lock();
+    let mut resident = Resident::default();
     loop {
         let frame = match wire::read(&mut input) {
             Ok(frame) => frame,
             Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(()),
             Err(e) => return Err(e),
         };
-        // The health check is inside: the driver may print a failed assert at that sync.
-        let ((mut reply, fatal), errors) = crate::capture::stderr_during(PRINTED_BYTES, || {
-            let reply = match Request::from_frame(frame) {
-                Ok(req) => run_here(&req),
-                Err(e) => failed(Kind::LaunchError, format!("bad worker request: {e}")),
-            };
-            let fatal = !reply.output.diagnostics.is_empty() && !crate::healthy();
-            (reply, fatal)
-        });
-        // What went to standard error and is not a device assert goes on to the parent.
-        let (asserts, rest): (Vec<&str>, Vec<&str>) =
-            errors.lines().partition(|l| l.contains("Assertion `"));
-        if !rest.is_empty() {
-            eprintln!("{}", rest.join("\n"));
-        }
-        if let Some(c) = &mut capture {
-            let mut lines: Vec<String> = c.text(PRINTED_BYTES).lines().map(String::from).collect();
-            lines.extend(asserts.iter().map(|l| l.to_string()));
-            let diagnostics = &mut reply.output.diagnostics;
-            if let Some(d) = diagnostics.iter_mut().find(|d| d.kind == Kind::Trap) {
-                crate::gpu_faults::assert_from_printed(d, &mut lines);
-            }
-            for text in lines {
-                reply.output.print(spec::job::Printed {
-                    block: None,
-                    thread: None,
-                    text,
-                });
-            }
-        }
-        let mut rest = reply.output;
-        let arrays = std::mem::take(&mut rest.outputs);
-        let answer = Answer {
-            rest,
-            timing: reply.timing,
-            peaks: reply.peaks,
-            fatal,
-        };
-        wire::write(&mut out, &Frame::new(&answer, arrays))?;
+        let (answer, fatal) = answer(frame, &mut capture, &hooks, &mut resident);
+        wire::write(&mut out, &answer)?;
         if fatal {
             return Ok(());
         }
     }
 }
 
-fn hello() -> Hello {
+/// The answer to one request frame, and whether the CUDA context is unusable after it.
+pub(crate) fn answer(
+    frame: Frame,
+    capture: &mut Option<crate::capture::Capture>,
+    hooks: &Hooks,
+    resident: &mut Resident,
+) -> (Frame, bool) {
+    let request = Request::from_frame(frame);
+    let puzzle = match &request {
+        Ok(Request::Describe(id)) => (hooks.puzzle)(id),
+        Ok(Request::Full(run)) => (hooks.puzzle)(&run.puzzle),
+        _ => None,
+    };
+    let mut judge = None;
+    let mut stubs = vec![];
+    // The health check is inside: the driver may print a failed assert at that sync.
+    let ((mut reply, fatal), errors) = crate::capture::stderr_during(PRINTED_BYTES, || {
+        let reply = match (&request, &puzzle) {
+            (Ok(Request::Describe(_)), Some(p)) => {
+                stubs = resident.describe(p);
+                Reply::default()
+            }
+            (Ok(Request::Full(run)), Some(p)) => match resident.run(hooks, p, run) {
+                Judged::Early(output) => Reply {
+                    output,
+                    ..Reply::default()
+                },
+                Judged::Ran { out, judge: j } => {
+                    judge = Some(j);
+                    Reply {
+                        output: out,
+                        ..Reply::default()
+                    }
+                }
+            },
+            (Ok(Request::Describe(id)), None) => {
+                failed(Kind::LaunchError, format!("no puzzle {id}"))
+            }
+            (Ok(Request::Full(run)), None) => {
+                failed(Kind::LaunchError, format!("no puzzle {}", run.puzzle))
+            }
+            (Ok(req), _) => run_here(req),
+            (Err(e), _) => failed(Kind::LaunchError, format!("bad worker request: {e}")),
+        };
+        let fatal = !reply.output.diagnostics.is_empty() && !crate::healthy();
+        (reply, fatal)
+    });
+    // What went to standard error and is not a device assert goes on to the parent.
+    let (asserts, rest): (Vec<&str>, Vec<&str>) =
+        errors.lines().partition(|l| l.contains("Assertion `"));
+    if !rest.is_empty() {
+        eprintln!("{}", rest.join("\n"));
+    }
+    if let Some(c) = capture {
+        let mut lines: Vec<String> = c.text(PRINTED_BYTES).lines().map(String::from).collect();
+        lines.extend(asserts.iter().map(|l| l.to_string()));
+        let diagnostics = &mut reply.output.diagnostics;
+        if let Some(d) = diagnostics.iter_mut().find(|d| d.kind == Kind::Trap) {
+            crate::gpu_faults::assert_from_printed(d, &mut lines);
+        }
+        for text in lines {
+            reply.output.print(spec::job::Printed {
+                block: None,
+                thread: None,
+                text,
+            });
+        }
+    }
+    // A full case's output goes to the judge here; its summary goes back instead.
+    let judged = judge.map(|j| j(std::mem::take(&mut reply.output)));
+    let mut rest = reply.output;
+    let arrays = std::mem::take(&mut rest.outputs);
+    let answer = Answer {
+        rest,
+        timing: reply.timing,
+        peaks: reply.peaks,
+        judged,
+        stubs,
+        fatal,
+    };
+    (Frame::new(&answer, arrays), fatal)
+}
+
+pub(crate) fn hello() -> Hello {
     let loaded = nvrtc::locate()
         .ok_or_else(|| nvrtc::Error::Missing("not found in the worker".into()))
         .and_then(|loc| nvrtc::load(&loc));
@@ -208,12 +279,14 @@ fn hello() -> Hello {
         return Hello {
             device: None,
             problem: Some(e.diagnostic()),
+            pid: std::process::id(),
         };
     }
     match crate::probe() {
         Some(device) => Hello {
             device: Some(device),
             problem: None,
+            pid: std::process::id(),
         },
         None => Hello {
             device: None,
@@ -221,15 +294,16 @@ fn hello() -> Hello {
                 Kind::LaunchError,
                 "libcuda loaded but reports no usable GPU",
             )),
+            pid: std::process::id(),
         },
     }
 }
 
-fn failed(kind: Kind, message: String) -> Reply {
+pub(crate) fn failed(kind: Kind, message: String) -> Reply {
     diagnosed(Diagnostic::new(kind, message))
 }
 
-fn diagnosed(d: Diagnostic) -> Reply {
+pub(crate) fn diagnosed(d: Diagnostic) -> Reply {
     Reply {
         output: RunOutput {
             diagnostics: vec![d],
@@ -252,6 +326,9 @@ fn run_here(req: &Request) -> Reply {
             },
             Err(d) => diagnosed(d),
         },
+        Request::Describe(_) | Request::Full(_) => {
+            unreachable!("answered with the worker's resident cases")
+        }
         Request::Peaks => {
             let device = crate::probe();
             let sms = device.as_ref().map_or(1, |d| d.multiprocessors as u32);
@@ -268,240 +345,13 @@ fn run_here(req: &Request) -> Reply {
     }
 }
 
-/// How long a new worker may take to say hello (NVRTC loaded, CUDA context created).
-const STARTUP: Duration = Duration::from_secs(60);
-
-/// Parent side: a handle on a warm worker process, started on first use and again after a
-/// fault. Dropping it stops the worker.
-pub struct Worker {
-    exe: PathBuf,
-    args: Vec<String>,
-    live: Option<Live>,
-    /// What the last worker's hello said: `Ok(None)` before any hello.
-    device: Result<Option<Device>, Diagnostic>,
-}
-
-/// A running worker: its stdin, the frames its stdout has sent, and its stderr's text.
-struct Live {
-    child: Child,
-    stdin: ChildStdin,
-    frames: Receiver<std::io::Result<Frame>>,
-    stderr: JoinHandle<String>,
-    said_hello: bool,
-}
-
-impl Worker {
-    /// A worker that runs `exe args..`; nothing starts until [`Worker::start`] or a call.
-    pub fn new(exe: PathBuf, args: &[&str]) -> Worker {
-        Worker {
-            exe,
-            args: args.iter().map(|a| a.to_string()).collect(),
-            live: None,
-            device: Ok(None),
-        }
-    }
-
-    /// Starts the process if none is running, without waiting for it to be ready: it creates its
-    /// CUDA context while the caller does other work.
-    pub fn start(&mut self) {
-        if self.live.is_some() {
-            return;
-        }
-        let spawned = Command::new(&self.exe)
-            .args(&self.args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn();
-        let mut child = match spawned {
-            Ok(child) => child,
-            Err(e) => {
-                self.device = Err(Diagnostic::new(
-                    Kind::LaunchError,
-                    format!("could not start the GPU worker: {e}"),
-                ));
-                return;
-            }
-        };
-        let stdin = child.stdin.take().expect("piped stdin");
-        let mut stdout = child.stdout.take().expect("piped stdout");
-        let (tx, frames) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            loop {
-                let frame = wire::read(&mut stdout);
-                let end = frame.is_err();
-                if tx.send(frame).is_err() || end {
-                    return;
-                }
-            }
-        });
-        let mut err = child.stderr.take().expect("piped stderr");
-        let stderr = std::thread::spawn(move || {
-            let mut text = String::new();
-            let _ = err.read_to_string(&mut text);
-            text
-        });
-        self.live = Some(Live {
-            child,
-            stdin,
-            frames,
-            stderr,
-            said_hello: false,
-        });
-    }
-
-    /// The device the worker found, once it has said hello (starting it if needed); `Ok(None)`
-    /// when it found none, `Err` when it could not start or answer.
-    pub fn device(&mut self) -> Result<Option<Device>, Diagnostic> {
-        self.ready();
-        self.device.clone()
-    }
-
-    /// Starts the worker and waits for its hello; afterwards `live` is a worker with a device,
-    /// or `None` with `device` saying why not.
-    fn ready(&mut self) {
-        self.start();
-        let Some(live) = self.live.as_mut() else {
-            return;
-        };
-        if live.said_hello {
-            return;
-        }
-        let hello = match live.frames.recv_timeout(STARTUP) {
-            Ok(Ok(frame)) => serde_json::from_slice::<Hello>(&frame.header).map_err(|e| {
-                Diagnostic::new(
-                    Kind::LaunchError,
-                    format!("bad hello from the GPU worker: {e}"),
-                )
-            }),
-            Ok(Err(_)) | Err(RecvTimeoutError::Disconnected) => {
-                Err(self.died("before saying hello"))
-            }
-            Err(RecvTimeoutError::Timeout) => Err(Diagnostic::new(
-                Kind::LaunchError,
-                format!(
-                    "the GPU worker did not start within {} s",
-                    STARTUP.as_secs()
-                ),
-            )),
-        };
-        match hello {
-            Ok(Hello {
-                device: Some(device),
-                ..
-            }) => {
-                self.device = Ok(Some(device));
-                if let Some(live) = self.live.as_mut() {
-                    live.said_hello = true;
-                }
-            }
-            Ok(Hello { problem, .. }) => {
-                self.stop();
-                self.device = match problem {
-                    Some(d) if d.kind == Kind::NvrtcMissing => Err(d),
-                    _ => Ok(None),
-                };
-            }
-            Err(d) => {
-                self.stop();
-                self.device = Err(d);
-            }
-        }
-    }
-
-    /// Runs `request` in the worker, waiting at most `limit` for the answer. A worker that does
-    /// not answer in time is stopped; the next call starts a fresh one.
-    pub fn call(&mut self, request: &Request, limit: Duration) -> Reply {
-        self.ready();
-        if let Err(d) = &self.device {
-            return diagnosed(d.clone());
-        }
-        let Some(live) = self.live.as_mut() else {
-            return failed(Kind::LaunchError, "there is no GPU to run on".into());
-        };
-        if wire::write(&mut live.stdin, &request.to_frame()).is_err() {
-            return diagnosed(self.died("while taking a request"));
-        }
-        let frame = match live.frames.recv_timeout(limit) {
-            Ok(Ok(frame)) => frame,
-            Ok(Err(_)) | Err(RecvTimeoutError::Disconnected) => {
-                return diagnosed(self.died("before answering"));
-            }
-            Err(RecvTimeoutError::Timeout) => {
-                self.stop();
-                return failed(
-                    Kind::Timeout,
-                    format!(
-                        "the kernel did not finish within {:.1} s on the GPU and was stopped: look for a loop whose \
-                         condition never changes, or a __syncthreads() that some threads never reach",
-                        limit.as_secs_f64()
-                    ),
-                );
-            }
-        };
-        let arrays = frame.arrays;
-        match serde_json::from_slice::<Answer>(&frame.header) {
-            Ok(answer) => {
-                if answer.fatal {
-                    // Its successor creates its context while the caller reads this answer.
-                    self.stop();
-                    self.start();
-                }
-                let mut output = answer.rest;
-                output.outputs = arrays;
-                Reply {
-                    output,
-                    timing: answer.timing,
-                    peaks: answer.peaks,
-                }
-            }
-            Err(e) => failed(
-                Kind::LaunchError,
-                format!("bad answer from the GPU worker: {e}"),
-            ),
-        }
-    }
-
-    /// A diagnostic for a worker that died `when`, with the last line it wrote to stderr; the
-    /// worker is reaped.
-    fn died(&mut self, when: &str) -> Diagnostic {
-        let Some(mut live) = self.live.take() else {
-            return Diagnostic::new(Kind::LaunchError, "the GPU worker is not running");
-        };
-        let _ = live.child.kill();
-        let status = live.child.wait();
-        let stderr = live.stderr.join().unwrap_or_default();
-        let status = status.map_or_else(|e| e.to_string(), |s| s.to_string());
-        Diagnostic::new(
-            Kind::LaunchError,
-            format!(
-                "the GPU worker died ({status}) {when}: {}",
-                stderr.trim().lines().last().unwrap_or("no message")
-            ),
-        )
-    }
-
-    /// Stops the worker process, if one runs. It is reaped on a thread of its own: a process
-    /// whose CUDA context faulted can take a while to be torn down by the driver, and nothing
-    /// here needs to wait for that.
-    pub fn stop(&mut self) {
-        if let Some(mut live) = self.live.take() {
-            let _ = live.child.kill();
-            std::thread::spawn(move || live.child.wait());
-        }
-    }
-}
-
-impl Drop for Worker {
-    fn drop(&mut self) {
-        self.stop();
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pool::Worker;
     use spec::job::Launch;
+    use std::path::PathBuf;
+    use std::time::Duration;
 
     #[test]
     fn inputs_travel_beside_the_request_and_come_back_in_place() {

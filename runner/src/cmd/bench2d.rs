@@ -19,7 +19,7 @@ use anyhow::anyhow;
 use colored::Colorize;
 use gpu::Device;
 use gpu::bench::{Peaks, Plan};
-use gpu::worker::Worker;
+use gpu::pool::Worker;
 use serde::Serialize;
 use spec::Puzzle;
 use std::path::PathBuf;

@@ -12,7 +12,8 @@
 
 use crate::engine;
 use fuzz::{self, Case, Recorded};
-use gpu::worker::{KernelRun, Request, Worker};
+use gpu::pool::Worker;
+use gpu::worker::{KernelRun, Request};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;

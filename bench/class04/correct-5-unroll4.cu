@@ -1,0 +1,22 @@
+// correct: unrolled by four, then the rest
+extern "C" __global__ void conv1d(const float* input, const float* kernel, float* output, int input_size, int kernel_size)
+{
+    extern __shared__ float tile[];
+    int output_size = input_size - kernel_size + 1;
+    int first = blockIdx.x * TPB;
+    for (int k = threadIdx.x; k < TPB + kernel_size - 1; k += TPB) {
+        int g = first + k;
+        tile[k] = g < input_size ? input[g] : 0.0f;
+    }
+    __syncthreads();
+    int i = first + threadIdx.x;
+    if (i >= output_size) return;
+    float sum = 0.0f;
+    int j = 0;
+    for (; j + 4 <= kernel_size; j += 4) {
+        sum += tile[threadIdx.x + j] * kernel[j] + tile[threadIdx.x + j + 1] * kernel[j + 1]
+             + tile[threadIdx.x + j + 2] * kernel[j + 2] + tile[threadIdx.x + j + 3] * kernel[j + 3];
+    }
+    for (; j < kernel_size; j++) sum += tile[threadIdx.x + j] * kernel[j];
+    output[i] = sum;
+}

@@ -1,0 +1,10 @@
+// correct: a grid-stride loop over the outputs
+extern "C" __global__ void conv1d(const float* input, const float* kernel, float* output, int input_size, int kernel_size)
+{
+    int n = input_size - kernel_size + 1;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        float sum = 0.0f;
+        for (int j = 0; j < kernel_size; j++) sum += input[i + j] * kernel[j];
+        output[i] = sum;
+    }
+}

@@ -1,0 +1,411 @@
+//! GPU workers that outlive a check: a few per user and GPU, found through Unix sockets in the
+//! cache folder.
+//!
+//! A worker (the runner's hidden `gpu-worker --socket PATH`) creates its CUDA context once and
+//! keeps its compiled modules and its full-scale cases ([`crate::resident`]) from one check to the
+//! next; it exits after [`idle`] (a minute) without a request, and with it everything it held on
+//! the device. There are [`SLOTS`] slots, each a socket, a lock file and a log: a client takes a
+//! slot's lock for one request (`flock`, released by the kernel if the client dies), connects,
+//! starting the slot's worker if none answers, sends its request and waits at most its limit. The
+//! lock makes a worker serve one client at a time, so a kernel that runs too long can be stopped
+//! by killing its worker without touching another client's; a worker idle past its minute exits
+//! only while it can take its own slot's lock, so no client is left connecting to a worker that
+//! is going away. [`Worker::start`] keeps two slots' workers alive, so the request after a fault
+//! or a timeout goes to a warm spare while the slot that lost its worker starts a new one.
+//! `grade`'s threads share the slots: each request takes whichever is free.
+
+use crate::Device;
+use crate::resident::{Hooks, Resident};
+use crate::wire::{self, Frame};
+use crate::worker::{Answer, Hello, Reply, Request, diagnosed, failed};
+use spec::diag::{Diagnostic, Kind};
+use std::fs::File;
+use std::io::ErrorKind;
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Workers per user and GPU: at most this many CUDA contexts stay on the device (about 650 MiB
+/// each on an H200, measured by `bench/latency.sh`).
+pub const SLOTS: usize = 4;
+/// Workers [`Worker::start`] keeps alive: one to use and a spare.
+const WARM: usize = 2;
+/// How long a new worker may take to say hello (NVRTC loaded, CUDA context created).
+const STARTUP: Duration = Duration::from_secs(60);
+
+/// How long a worker waits for a request before it exits (`CONV_WORKBOOK_WORKER_IDLE` seconds
+/// overrides the minute).
+pub fn idle() -> Duration {
+    let secs = std::env::var("CONV_WORKBOOK_WORKER_IDLE")
+        .ok()
+        .and_then(|s| s.parse::<f64>().ok())
+        .filter(|s| *s > 0.0)
+        .unwrap_or(60.0);
+    Duration::from_secs_f64(secs)
+}
+
+/// A handle on the slots' workers for `exe args..`; nothing starts until [`Worker::start`] or a
+/// call. Dropping it leaves the workers to their idle minute.
+pub struct Worker {
+    exe: PathBuf,
+    args: Vec<String>,
+    /// Socket, lock and log paths of a slot, without their extension.
+    stem: PathBuf,
+    /// The slot of the last request: its worker keeps that check's full cases.
+    last: usize,
+    /// What the last hello said: `Ok(None)` before any hello.
+    device: Result<Option<Device>, Diagnostic>,
+    said_hello: bool,
+}
+
+/// One slot taken: its lock held while connected.
+struct Taken {
+    slot: usize,
+    _lock: File,
+    stream: UnixStream,
+    pid: u32,
+}
+
+impl Worker {
+    pub fn new(exe: PathBuf, args: &[&str]) -> Worker {
+        // Workers of another build of the runner, or for another GPU, are others'.
+        let built = std::fs::metadata(&exe)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |t| t.as_nanos());
+        let gpu = std::env::var("CUDA_VISIBLE_DEVICES").unwrap_or_default();
+        let key = fnv(format!("{}|{built}|{gpu}", exe.display()).as_bytes());
+        let stem = toolchain::nvrtc::cache_dir()
+            .join("workers")
+            .join(format!("{key:012x}"));
+        Worker {
+            exe,
+            args: args.iter().map(|a| a.to_string()).collect(),
+            stem,
+            last: 0,
+            device: Ok(None),
+            said_hello: false,
+        }
+    }
+
+    fn path(&self, slot: usize, ext: &str) -> PathBuf {
+        self.stem.with_extension(format!("{slot}.{ext}"))
+    }
+
+    /// Makes sure two slots have a worker (one to use, a spare), without waiting for them to be
+    /// ready: they create their CUDA contexts while the caller does other work.
+    pub fn start(&mut self) {
+        if self.device.is_err() {
+            return;
+        }
+        for slot in 0..WARM {
+            let Some(lock) = self.try_lock(slot) else {
+                continue; // in use, so alive
+            };
+            if !self.alive(slot)
+                && let Err(d) = self.spawn(slot)
+            {
+                self.device = Err(d);
+                return;
+            }
+            drop(lock);
+        }
+    }
+
+    /// Whether slot `slot`'s worker process runs (it may still be creating its context).
+    fn alive(&self, slot: usize) -> bool {
+        let pid = std::fs::read_to_string(self.path(slot, "pid")).unwrap_or_default();
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim()));
+        // The state follows the command's closing parenthesis; a zombie has exited.
+        stat.is_ok_and(|s| {
+            s.rsplit_once(") ")
+                .is_some_and(|(_, rest)| !rest.starts_with('Z'))
+        })
+    }
+
+    fn try_lock(&self, slot: usize) -> Option<File> {
+        let _ = std::fs::create_dir_all(self.stem.parent()?);
+        let file = File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(self.path(slot, "lock"))
+            .ok()?;
+        file.try_lock().ok().map(|()| file)
+    }
+
+    /// Starts slot `slot`'s worker (its lock held by the caller).
+    fn spawn(&self, slot: usize) -> Result<(), Diagnostic> {
+        let sock = self.path(slot, "sock");
+        let _ = std::fs::remove_file(&sock);
+        let log = File::create(self.path(slot, "log"));
+        let stderr = log.map_or_else(|_| Stdio::null(), Stdio::from);
+        Command::new(&self.exe)
+            .args(&self.args)
+            .arg("--socket")
+            .arg(&sock)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(stderr)
+            .process_group(0) // a Ctrl-C to the check does not reach it
+            .spawn()
+            .map(|mut child| {
+                let _ = std::fs::write(self.path(slot, "pid"), child.id().to_string());
+                // Reaped when it exits, if this process still runs then.
+                std::thread::spawn(move || child.wait());
+            })
+            .map_err(|e| {
+                Diagnostic::new(
+                    Kind::LaunchError,
+                    format!("could not start the GPU worker: {e}"),
+                )
+            })
+    }
+
+    /// Takes a free slot (the last one used if it is free), connected to its worker and past its
+    /// hello.
+    fn take(&mut self) -> Result<Taken, Diagnostic> {
+        let order: Vec<usize> = std::iter::once(self.last)
+            .chain((0..SLOTS).filter(|&s| s != self.last))
+            .collect();
+        loop {
+            for &slot in &order {
+                let Some(lock) = self.try_lock(slot) else {
+                    continue;
+                };
+                self.last = slot;
+                return self.connect(slot, lock);
+            }
+            std::thread::sleep(Duration::from_millis(3));
+        }
+    }
+
+    fn connect(&mut self, slot: usize, lock: File) -> Result<Taken, Diagnostic> {
+        let sock = self.path(slot, "sock");
+        let mut stream = match UnixStream::connect(&sock) {
+            Ok(s) => s,
+            Err(_) => {
+                // A worker still creating its context has not opened its socket yet.
+                if !self.alive(slot) {
+                    self.spawn(slot)?;
+                }
+                let since = Instant::now();
+                loop {
+                    if let Ok(s) = UnixStream::connect(&sock) {
+                        break s;
+                    }
+                    if since.elapsed() > STARTUP || !self.alive(slot) {
+                        return Err(Diagnostic::new(
+                            Kind::LaunchError,
+                            format!(
+                                "the GPU worker did not start within {} s: {}",
+                                STARTUP.as_secs(),
+                                self.last_words(slot)
+                            ),
+                        ));
+                    }
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+            }
+        };
+        let _ = stream.set_read_timeout(Some(STARTUP));
+        let hello = wire::read(&mut stream)
+            .map_err(|_| self.died(slot, "before saying hello"))
+            .and_then(|f| {
+                serde_json::from_slice::<Hello>(&f.header).map_err(|e| {
+                    Diagnostic::new(
+                        Kind::LaunchError,
+                        format!("bad hello from the GPU worker: {e}"),
+                    )
+                })
+            })?;
+        self.said_hello = true;
+        match hello.device {
+            Some(device) => self.device = Ok(Some(device)),
+            None => {
+                self.device = match hello.problem {
+                    Some(d) if d.kind == Kind::NvrtcMissing => Err(d),
+                    _ => Ok(None),
+                };
+                return Err(Diagnostic::new(
+                    Kind::LaunchError,
+                    "there is no GPU to run on",
+                ));
+            }
+        }
+        Ok(Taken {
+            slot,
+            _lock: lock,
+            stream,
+            pid: hello.pid,
+        })
+    }
+
+    /// The device the workers found (asking one if none has said yet); `Ok(None)` when it found
+    /// none, `Err` when it could not start or answer.
+    pub fn device(&mut self) -> Result<Option<Device>, Diagnostic> {
+        // A worker that said hello set `device` itself, even when it found no GPU.
+        if !self.said_hello
+            && self.device.is_ok()
+            && let Err(d) = self.take()
+            && !self.said_hello
+        {
+            self.device = Err(d);
+        }
+        self.device.clone()
+    }
+
+    /// Runs `request` in a worker, waiting at most `limit` for the answer. A worker that does
+    /// not answer in time is killed, and its slot starts another.
+    pub fn call(&mut self, request: &Request, limit: Duration) -> Reply {
+        if let Err(d) = &self.device {
+            return diagnosed(d.clone());
+        }
+        let mut taken = match self.take() {
+            Ok(t) => t,
+            Err(d) => return diagnosed(d),
+        };
+        if wire::write(&mut taken.stream, &request.to_frame()).is_err() {
+            return diagnosed(self.died(taken.slot, "while taking a request"));
+        }
+        let _ = taken.stream.set_read_timeout(Some(limit));
+        let frame = match wire::read(&mut taken.stream) {
+            Ok(frame) => frame,
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+                self.replace(&taken);
+                return failed(
+                    Kind::Timeout,
+                    format!(
+                        "the kernel did not finish within {:.1} s on the GPU and was stopped: look for a loop whose \
+                         condition never changes, or a __syncthreads() that some threads never reach",
+                        limit.as_secs_f64()
+                    ),
+                );
+            }
+            Err(_) => {
+                let d = self.died(taken.slot, "before answering");
+                self.replace(&taken);
+                return diagnosed(d);
+            }
+        };
+        match serde_json::from_slice::<Answer>(&frame.header) {
+            Ok(answer) => {
+                if answer.fatal {
+                    // It exits; a successor starts while the caller reads this answer, and the
+                    // next request goes to the spare.
+                    self.replace(&taken);
+                }
+                answer.reply(frame.arrays)
+            }
+            Err(e) => failed(
+                Kind::LaunchError,
+                format!("bad answer from the GPU worker: {e}"),
+            ),
+        }
+    }
+
+    /// Stops `taken`'s worker (it may still be running a kernel) and starts another in its slot.
+    fn replace(&mut self, taken: &Taken) {
+        if taken.pid > 0 {
+            // The pid is the worker's own, from its hello; the slot's lock, held, keeps any other
+            // client from starting another in its place.
+            let _ = Command::new("kill")
+                .args(["-KILL", &taken.pid.to_string()])
+                .stderr(Stdio::null())
+                .status();
+        }
+        let _ = self.spawn(taken.slot);
+        self.last = (taken.slot + 1) % WARM;
+    }
+
+    /// Kept for callers that end a session early: the workers outlive it by design.
+    pub fn stop(&mut self) {}
+
+    fn last_words(&self, slot: usize) -> String {
+        let log = std::fs::read_to_string(self.path(slot, "log")).unwrap_or_default();
+        log.trim()
+            .lines()
+            .last()
+            .unwrap_or("no message")
+            .to_string()
+    }
+
+    /// A diagnostic for a worker that died `when`, with the last line it wrote to its log.
+    fn died(&self, slot: usize, when: &str) -> Diagnostic {
+        Diagnostic::new(
+            Kind::LaunchError,
+            format!("the GPU worker died {when}: {}", self.last_words(slot)),
+        )
+    }
+}
+
+/// Worker side: serves one client at a time on `socket` until a request leaves the CUDA context
+/// unusable, or until [`idle`] passes without a client while its slot's lock is free.
+pub fn serve_socket(socket: &Path, hooks: Hooks) -> std::io::Result<()> {
+    let mut capture = crate::capture::stdout().ok();
+    let hello = crate::worker::hello();
+    let _ = std::fs::remove_file(socket);
+    let listener = UnixListener::bind(socket)?;
+    let (tx, clients) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            if tx.send(stream).is_err() {
+                return;
+            }
+        }
+    });
+    let mut resident = Resident::default();
+    let lock = socket.with_extension("lock");
+    loop {
+        let stream = match clients.recv_timeout(idle()) {
+            Ok(Ok(stream)) => stream,
+            Ok(Err(_)) => continue,
+            Err(_) => {
+                let free = File::options()
+                    .write(true)
+                    .open(&lock)
+                    .is_ok_and(|f| f.try_lock().is_ok());
+                if free {
+                    let _ = std::fs::remove_file(socket);
+                    return Ok(());
+                }
+                continue;
+            }
+        };
+        if serve_client(stream, &hello, &mut capture, &hooks, &mut resident) {
+            return Ok(()); // its context is unusable; the client removes the socket
+        }
+    }
+}
+
+/// Answers one client's requests; true when the CUDA context is unusable.
+fn serve_client(
+    mut stream: UnixStream,
+    hello: &Hello,
+    capture: &mut Option<crate::capture::Capture>,
+    hooks: &Hooks,
+    resident: &mut Resident,
+) -> bool {
+    if wire::write(&mut stream, &Frame::new(hello, vec![])).is_err() || hello.device.is_none() {
+        return false;
+    }
+    loop {
+        let Ok(frame) = wire::read(&mut stream) else {
+            return false;
+        };
+        let (answer, fatal) = crate::worker::answer(frame, capture, hooks, resident);
+        if wire::write(&mut stream, &answer).is_err() || fatal {
+            return fatal;
+        }
+    }
+}
+
+/// FNV-1a of `bytes`.
+fn fnv(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
