@@ -35,6 +35,8 @@ pub enum Finding {
         width: u32,
         first: Access,
         second: Access,
+        /// `first` is a `cp.async` copy still in flight (`inflight`), not landed.
+        flight: bool,
     },
     GlobalRace {
         buf: usize,

@@ -32,6 +32,7 @@ mod float;
 #[cfg(test)]
 mod gpu_facts;
 mod half;
+mod inflight;
 pub mod ir;
 mod lex;
 mod mbar_decode;
