@@ -27,5 +27,5 @@ pub mod wire;
 pub mod worker;
 
 pub use diag::{Diagnostic, Kind};
-pub use job::{Arg, Budget, ConstUpload, Job, Launch, RunOutput};
+pub use job::{Arg, Budget, ConstUpload, Job, Launch, RunOutput, TENSOR_CORE_BUDGET};
 pub use spec::{Case, DeclaredLaunch, Param, ParamType, Puzzle, Scale, Tolerance};

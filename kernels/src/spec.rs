@@ -195,6 +195,10 @@ impl Puzzle {
                 (case.job.output_pitch()).map_or(case.expected.len(), |p| p.rows * p.cols);
             let per_output = case.job.work / outputs.max(1) as u64;
             case.job.work = case.job.work.max(covered * per_output);
+            // And a budget per output counts the outputs those blocks cover.
+            if let Some(b) = case.job.budget.as_mut().filter(|b| b.outputs != 0) {
+                b.outputs = b.outputs.max(covered);
+            }
         };
         match declared.rule {
             LaunchRule::Linear => {

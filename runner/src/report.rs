@@ -227,18 +227,46 @@ fn printed(outcome: &Outcome) -> String {
 
 /// Per simulated case, each thread's highest global access counts against the case's budget.
 pub fn stats(outcome: &Outcome, budget_of: &dyn Fn(&str) -> Option<kernels::Budget>) -> String {
-    let of = |n: Option<u32>| n.map(|n| format!("/{n}")).unwrap_or_default();
+    let of = |n: Option<u32>| {
+        n.filter(|&n| n != kernels::Budget::NO_LIMIT)
+            .map(|n| format!("/{n}"))
+            .unwrap_or_default()
+    };
+    let cases: Vec<_> = outcome
+        .cases
+        .iter()
+        .filter(|c| c.shrunk_from.is_none())
+        .filter_map(|c| Some((c, c.stats?, budget_of(&c.name))))
+        .collect();
+    // Multiply-adds on the FP32 units per output, where a budget (puzzles 11, 12) limits them.
+    let fma = cases
+        .iter()
+        .any(|(_, s, _)| s.fp32_fma_per_output.is_some());
     let mut out = format!(
-        "{:<28}{:>10}{:>10}  (most by any one thread)\n",
-        "case", "reads", "writes"
-    );
-    for c in outcome.cases.iter().filter(|c| c.shrunk_from.is_none()) {
-        if let Some(s) = c.stats {
-            let budget = budget_of(&c.name);
-            let reads = format!("{}{}", s.max_reads, of(budget.map(|b| b.reads)));
-            let writes = format!("{}{}", s.max_writes, of(budget.map(|b| b.writes)));
-            out += &format!("{:<28}{reads:>10}{writes:>10}\n", c.name);
+        "{:<28}{:>10}{:>10}{}  (most by any one thread{})\n",
+        "case",
+        "reads",
+        "writes",
+        if fma {
+            format!("{:>14}", "fp32 fma")
+        } else {
+            String::new()
+        },
+        if fma {
+            "; fma: FP32 multiply-adds per output"
+        } else {
+            ""
         }
+    );
+    for (c, s, budget) in cases {
+        let reads = format!("{}{}", s.max_reads, of(budget.map(|b| b.reads)));
+        let writes = format!("{}{}", s.max_writes, of(budget.map(|b| b.writes)));
+        let per_output = s.fp32_fma_per_output.map(|n| {
+            let limit = budget.and_then(|b| b.fp32_fma_per_output);
+            format!("{:>14}", format!("{n}{}", of(limit)))
+        });
+        let per_output = per_output.unwrap_or_default();
+        out += &format!("{:<28}{reads:>10}{writes:>10}{per_output}\n", c.name);
     }
     out
 }

@@ -107,6 +107,11 @@ pub struct Checks {
     pub(super) pitches: Vec<Option<Pitch>>,
     pub(super) reads: Vec<u32>,
     pub(super) writes: Vec<u32>,
+    /// Whether the budget limits multiply-adds on the FP32 units, how many lanes executed one
+    /// (`fma.f32`), and the latest such instruction (`check_global::Checks::fma`).
+    pub(super) count_fma: bool,
+    pub(super) fp32_fmas: u64,
+    pub(super) fma_inst: u32,
     pub stats: AccessStats,
     pub kept: Vec<Kept>,
 }
@@ -163,6 +168,9 @@ impl Checks {
             pitches: vec![None; lens.len()],
             reads: vec![0; tpb as usize],
             writes: vec![0; tpb as usize],
+            count_fma: on && budget.is_some_and(|b| b.fp32_fma_per_output.is_some()),
+            fp32_fmas: 0,
+            fma_inst: 0,
             stats: AccessStats::default(),
             kept: vec![],
         }

@@ -264,7 +264,6 @@ pub fn finding_diagnostic(k: &Kept, n: &Names<'_>) -> Diagnostic {
             };
             let op = |x: &Access| n.prog.insts.get(x.inst as usize).map(|i| &i.op);
             let copy = |x: &Access| x.write && matches!(op(x), Some(Op::CpAsync { .. }));
-            let copied = copy(first) || copy(second);
             let bulk = |x: &Access, load: bool| matches!(op(x), Some(Op::Bulk(b)) if matches!(**b, BulkOp::Load { .. } | BulkOp::TensorLoad { .. }) == load);
             const LANDS: &str = "a `cp.async` copy lands at any moment between its issue and the `cp.async.wait_group` (or `wait_all`) of its own thread that covers it";
             let msg = if copy(first) && *flight {
@@ -395,6 +394,16 @@ pub fn finding_diagnostic(k: &Kept, n: &Names<'_>) -> Diagnostic {
                 Diagnostic::new(Kind::BudgetExceeded, msg).in_thread(b, t),
                 at.inst,
             )
+        }
+        Finding::FmaOverBudget {
+            per_output,
+            limit,
+            inst,
+        } => {
+            let msg = format!(
+                "the kernel makes {per_output} multiply-adds per output on the FP32 units (`fma.f32`, as here), and this puzzle allows {limit}, what an epilogue needs: its multiply-adds belong on the tensor cores, through `mma.sync` in tf32 (or wmma, or wgmma on sm_90a); the budget is in the chapter's \"Contract and launch\""
+            );
+            (Diagnostic::new(Kind::BudgetExceeded, msg), *inst)
         }
         Finding::ReadUnwritten {
             buf,
