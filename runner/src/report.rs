@@ -4,7 +4,7 @@
 //! a diff of expected against yours around the first mismatch (values lined up), the diagnostics
 //! at their file and line, then the hint command and the chapter.
 
-use crate::engine::{CaseResult, Outcome, QuickTiming};
+use crate::engine::{Backend, CaseResult, Outcome, QuickTiming};
 use crate::registry;
 use colored::Colorize;
 use kernels::Kind;
@@ -63,7 +63,11 @@ pub fn human(outcome: &Outcome) -> String {
         }
         match registry::next(&outcome.puzzle) {
             Some(next) => out += &format!("Next: {runner} check {}\n", next.id),
-            None => out += &format!("That was the last puzzle: measure it with {runner} bench.\n"),
+            // `runner bench` times on a GPU, so it is offered only where one ran the cases.
+            None if outcome.backends.contains(&Backend::Gpu) => {
+                out += &format!("That was the last puzzle: measure it with {runner} bench.\n")
+            }
+            None => out += "That was the last puzzle.\n",
         }
         return out;
     }
