@@ -4,7 +4,7 @@
 //! a diff of expected against yours around the first mismatch (values lined up), the diagnostics
 //! at their file and line, then the hint command and the chapter.
 
-use crate::engine::{CaseResult, Outcome, QuickTiming};
+use crate::engine::{Backend, CaseResult, Outcome, QuickTiming};
 use crate::registry;
 use colored::Colorize;
 use similar::{DiffTag, TextDiff};
@@ -63,7 +63,11 @@ pub fn human(outcome: &Outcome) -> String {
         }
         match registry::next(&outcome.puzzle) {
             Some(next) => out += &format!("Next: {runner} check {}\n", next.id),
-            None => out += &format!("That was the last puzzle: measure it with {runner} bench.\n"),
+            // `runner bench` times on a GPU, so it is offered only where one ran the cases.
+            None if outcome.backends.contains(&Backend::Gpu) => {
+                out += &format!("That was the last puzzle: measure it with {runner} bench.\n")
+            }
+            None => out += "That was the last puzzle.\n",
         }
         return out;
     }
@@ -239,18 +243,46 @@ fn printed(outcome: &Outcome) -> String {
 
 /// Per simulated case, each thread's highest global access counts against the case's budget.
 pub fn stats(outcome: &Outcome, budget_of: &dyn Fn(&str) -> Option<spec::Budget>) -> String {
-    let of = |n: Option<u32>| n.map(|n| format!("/{n}")).unwrap_or_default();
+    let of = |n: Option<u32>| {
+        n.filter(|&n| n != spec::Budget::NO_LIMIT)
+            .map(|n| format!("/{n}"))
+            .unwrap_or_default()
+    };
+    let cases: Vec<_> = outcome
+        .cases
+        .iter()
+        .filter(|c| c.shrunk_from.is_none())
+        .filter_map(|c| Some((c, c.stats?, budget_of(&c.name))))
+        .collect();
+    // Multiply-adds on the FP32 units per output, where a budget (puzzles 11, 12) limits them.
+    let fma = cases
+        .iter()
+        .any(|(_, s, _)| s.fp32_fma_per_output.is_some());
     let mut out = format!(
-        "{:<28}{:>10}{:>10}  (most by any one thread)\n",
-        "case", "reads", "writes"
-    );
-    for c in outcome.cases.iter().filter(|c| c.shrunk_from.is_none()) {
-        if let Some(s) = c.stats {
-            let budget = budget_of(&c.name);
-            let reads = format!("{}{}", s.max_reads, of(budget.map(|b| b.reads)));
-            let writes = format!("{}{}", s.max_writes, of(budget.map(|b| b.writes)));
-            out += &format!("{:<28}{reads:>10}{writes:>10}\n", c.name);
+        "{:<28}{:>10}{:>10}{}  (most by any one thread{})\n",
+        "case",
+        "reads",
+        "writes",
+        if fma {
+            format!("{:>14}", "fp32 fma")
+        } else {
+            String::new()
+        },
+        if fma {
+            "; fma: FP32 multiply-adds per output"
+        } else {
+            ""
         }
+    );
+    for (c, s, budget) in cases {
+        let reads = format!("{}{}", s.max_reads, of(budget.map(|b| b.reads)));
+        let writes = format!("{}{}", s.max_writes, of(budget.map(|b| b.writes)));
+        let per_output = s.fp32_fma_per_output.map(|n| {
+            let limit = budget.and_then(|b| b.fp32_fma_per_output);
+            format!("{:>14}", format!("{n}{}", of(limit)))
+        });
+        let per_output = per_output.unwrap_or_default();
+        out += &format!("{:<28}{reads:>10}{writes:>10}{per_output}\n", c.name);
     }
     out
 }

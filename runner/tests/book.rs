@@ -12,3 +12,24 @@ fn book_console_blocks() {
         .env("WORKBOOK_STATE", "/nonexistent/state.json")
         .case("../book/src/**/*.md");
 }
+
+/// The introduction's table of diagnostic kinds names each kind in one row.
+#[test]
+fn the_table_of_kinds_lists_each_kind_once() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../book/src/introduction.md");
+    let text = std::fs::read_to_string(path).unwrap();
+    let table = text
+        .split("### The diagnostic kinds")
+        .nth(1)
+        .and_then(|t| t.split("\n### ").next())
+        .expect("the section of kinds");
+    let kinds: Vec<&str> = table
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `")?.split('`').next())
+        .collect();
+    assert!(kinds.len() > 10, "{kinds:?}");
+    for k in &kinds {
+        let rows = kinds.iter().filter(|x| x == &k).count();
+        assert_eq!(rows, 1, "`{k}` has {rows} rows in the table of kinds");
+    }
+}

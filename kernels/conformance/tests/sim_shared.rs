@@ -126,7 +126,12 @@ fn p03_cp_async_without_a_wait_races_with_the_copy() {
         has(
             &d,
             Kind::Race,
-            &["writes `tile[", "lands only when its own thread waits"]
+            &[
+                "reads `",
+                "while the `cp.async` copy that thread",
+                "may still be writing it",
+                "lands at any moment between its issue and the `cp.async.wait_group`"
+            ]
         ),
         "{d:#?}"
     );

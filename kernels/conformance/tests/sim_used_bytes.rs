@@ -119,7 +119,12 @@ fn global(pragma: &str, reads: u32) -> Vec<spec::Diagnostic> {
             },
         ],
         constants: vec![],
-        budget: Some(Budget { reads, writes: 3 }),
+        budget: Some(Budget {
+            reads,
+            writes: 3,
+            fp32_fma_per_output: None,
+            outputs: 0,
+        }),
         work: 1,
     };
     let out = sim::run(&ptx, &job);

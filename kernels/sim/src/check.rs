@@ -108,12 +108,19 @@ pub struct Checks {
     /// committed bulk groups.
     bulk_reads: Vec<BulkRead>,
     bulk_groups: Vec<u32>,
+    /// The shared words under `cp.async` copies in flight (`inflight`).
+    flight: crate::inflight::InFlight,
     pub(super) globals: Vec<Vec<Elem>>,
     pub(super) track_reads: Vec<bool>,
     /// Per buffer, its shape when it is a pitched output (writes into its padding are findings).
     pub(super) pitches: Vec<Option<Pitch>>,
     pub(super) reads: Vec<u32>,
     pub(super) writes: Vec<u32>,
+    /// Whether the budget limits multiply-adds on the FP32 units, how many lanes executed one
+    /// (`fma.f32`), and the latest such instruction (`check_global::Checks::fma`).
+    pub(super) count_fma: bool,
+    pub(super) fp32_fmas: u64,
+    pub(super) fma_inst: u32,
     pub stats: AccessStats,
     pub kept: Vec<Kept>,
 }
@@ -164,11 +171,15 @@ impl Checks {
             mbar_touch: None,
             bulk_reads: vec![],
             bulk_groups: vec![0; tpb as usize],
+            flight: Default::default(),
             globals,
             track_reads: outputs.to_vec(),
             pitches: vec![None; lens.len()],
             reads: vec![0; tpb as usize],
             writes: vec![0; tpb as usize],
+            count_fma: on && budget.is_some_and(|b| b.fp32_fma_per_output.is_some()),
+            fp32_fmas: 0,
+            fma_inst: 0,
             stats: AccessStats::default(),
             kept: vec![],
         }
@@ -212,6 +223,7 @@ impl Checks {
         self.mbar_touch = None;
         self.bulk_reads.clear();
         self.bulk_groups.iter_mut().for_each(|g| *g = 0);
+        self.flight.reset();
         self.reads.iter_mut().for_each(|r| *r = 0);
         self.writes.iter_mut().for_each(|w| *w = 0);
     }
@@ -366,6 +378,7 @@ impl Checks {
                 inst,
                 write: true,
             },
+            flight: false,
         });
     }
 
@@ -373,6 +386,9 @@ impl Checks {
     #[inline]
     pub fn shared(&mut self, at: usize, n: usize, tid: u32, inst: u32, kind: Acc) {
         let end = at + n.max(1);
+        if self.flight.any() && kind != Acc::Quiet && self.in_flight(at, end, tid, inst, kind) {
+            return;
+        }
         if !self.bulk_reads.is_empty() && matches!(kind, Acc::Write | Acc::Atomic) {
             self.bulk_overwrite(at as u32, end as u32, tid, inst);
         }
@@ -485,6 +501,7 @@ impl Checks {
                 width,
                 first,
                 second: me,
+                flight: false,
             });
         }
         uninit || race.is_some()
@@ -495,24 +512,7 @@ impl Checks {
         let (at, tid, inst) = (o.at, o.tid, o.inst);
         let (t, e, q, c) = (tid + 1, self.epoch, self.seq(tid), self.order.stamp(tid));
         let s0 = *self.shadow(at);
-        let after = |x: u32, seq: u32, clk: u32| x == t || self.ordered(x - 1, tid, (seq, clk));
-        let reader = [(s0.r, s0.r_clk), (s0.r2, s0.r2_clk)]
-            .into_iter()
-            .find(|&(r, clk)| s0.r_epoch == e && r != 0 && !after(r, s0.r_seq, clk))
-            .map(|(r, _)| r);
-        let other = if s0.w_epoch == e && !after(s0.w, s0.w_seq, s0.w_clk) {
-            Some(Access {
-                thread: s0.w - 1,
-                inst: s0.w_inst,
-                write: true,
-            })
-        } else {
-            reader.map(|r| Access {
-                thread: r - 1,
-                inst: s0.r_inst,
-                write: false,
-            })
-        };
+        let other = self.write_conflict(&s0, tid);
         let s = self.shadow(at);
         (s.w, s.w_inst, s.w_epoch, s.w_seq, s.w_clk) = (t, inst, e, q, c);
         if o.quiet {
@@ -530,8 +530,106 @@ impl Checks {
                     inst,
                     write: true,
                 },
+                flight: false,
             });
         }
         other.is_some()
+    }
+
+    /// The earlier access of this epoch to shadow `s0` that a write by thread `tid` now is not
+    /// ordered after, if any (a write before a read).
+    fn write_conflict(&self, s0: &Word, tid: u32) -> Option<Access> {
+        let (t, e) = (tid + 1, self.epoch);
+        let after = |x: u32, seq: u32, clk: u32| x == t || self.ordered(x - 1, tid, (seq, clk));
+        if s0.w_epoch == e && !after(s0.w, s0.w_seq, s0.w_clk) {
+            return Some(Access {
+                thread: s0.w - 1,
+                inst: s0.w_inst,
+                write: true,
+            });
+        }
+        [(s0.r, s0.r_clk), (s0.r2, s0.r2_clk)]
+            .into_iter()
+            .find(|&(r, clk)| s0.r_epoch == e && r != 0 && !after(r, s0.r_seq, clk))
+            .map(|(r, _)| Access {
+                thread: r - 1,
+                inst: s0.r_inst,
+                write: false,
+            })
+    }
+
+    /// `cp.async` `inst` of thread `tid` issued a copy into shared bytes `[at, at + n)`: the
+    /// copy may write them from now on, so an access of this epoch it is not ordered after is a
+    /// race (a stage refilled while other threads still read it), and the words are in flight
+    /// until the copy lands (`inflight`).
+    pub(super) fn async_issue(&mut self, at: usize, n: usize, tid: u32, inst: u32) {
+        if !self.on {
+            return;
+        }
+        let copy = Access {
+            thread: tid,
+            inst,
+            write: true,
+        };
+        let words = self.shared.len();
+        let mut told = false;
+        for word in at / 4..(at + n).div_ceil(4).min(words) {
+            let s = self.shared[word];
+            let found = if s.split == 0 {
+                self.write_conflict(&s, tid)
+            } else {
+                let first = s.split - 1;
+                (first..first + 4).find_map(|b| self.write_conflict(&self.bytes[b as usize], tid))
+            };
+            let other = self.flight.issue(word, words, tid, inst);
+            let first = found.or(other.map(|(thread, inst)| Access {
+                thread,
+                inst,
+                write: true,
+            }));
+            if let (Some(first), false) = (first, told) {
+                told = true;
+                let block = self.block;
+                self.report(Finding::SharedRace {
+                    block,
+                    byte: word as u32 * 4,
+                    width: n as u32,
+                    first,
+                    second: copy,
+                    flight: false,
+                });
+            }
+        }
+    }
+
+    /// An access of shared bytes `[at, end)` while copies are in flight: true if it touches a
+    /// word another thread's copy may still be writing (a race, reported with the copy first).
+    #[inline(never)]
+    fn in_flight(&mut self, at: usize, end: usize, tid: u32, inst: u32, kind: Acc) -> bool {
+        let write = matches!(kind, Acc::Write | Acc::Atomic);
+        let Some((thread, copy)) = self
+            .flight
+            .touch((at / 4, end.div_ceil(4)), tid, inst, write)
+        else {
+            return false;
+        };
+        let block = self.block;
+        self.report(Finding::SharedRace {
+            block,
+            byte: at as u32,
+            width: (end - at) as u32,
+            first: Access {
+                thread,
+                inst: copy,
+                write: true,
+            },
+            second: Access {
+                thread: tid,
+                inst,
+                write,
+            },
+            flight: true,
+        });
+        true
     }
 }

@@ -30,7 +30,7 @@ impl Checks {
             }
             Acc::Quiet => return,
         };
-        if let Some(limit) = limit.filter(|&l| count == l + 1) {
+        if let Some(limit) = limit.filter(|&l| count == l.saturating_add(1)) {
             self.report(Finding::OverBudget {
                 at: me,
                 limit,
@@ -130,9 +130,38 @@ impl Checks {
     }
 
     /// After the launch: output buffers with elements nobody wrote (`outputs`: region indices).
+    /// Lanes `exec` executed the multiply-add on the FP32 units at `inst`.
+    #[inline]
+    pub(super) fn fma(&mut self, inst: usize, exec: u32) {
+        self.fp32_fmas += u64::from(exec.count_ones());
+        self.fma_inst = inst as u32;
+    }
+
     pub fn finish(&mut self, outputs: &[usize], threads: u64) {
         if !self.on {
             return;
+        }
+        if let Some(b) = self.budget
+            && let Some(limit) = b.fp32_fma_per_output
+        {
+            let elems: u64 = match b.outputs {
+                0 => outputs
+                    .iter()
+                    .filter_map(|&b| self.globals.get(b))
+                    .map(|e| e.len() as u64)
+                    .sum(),
+                n => n,
+            };
+            let per_output = self.fp32_fmas.div_ceil(elems.max(1)) as u32;
+            self.stats.fp32_fma_per_output = Some(per_output);
+            if per_output > limit {
+                let inst = self.fma_inst;
+                self.report(Finding::FmaOverBudget {
+                    per_output,
+                    limit,
+                    inst,
+                });
+            }
         }
         for &buf in outputs {
             let Some(elems) = self.globals.get(buf) else {

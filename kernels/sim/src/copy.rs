@@ -4,9 +4,11 @@
 //! writes) and keeps them with the warp, tagged with the thread's open group; `commit_group`
 //! closes that group, and `wait_group n` (or `wait_all`) writes the thread's copies of every group
 //! but the `n` most recently committed into shared memory, as that thread's stores at the copy's
-//! own instruction. So the checks see them the way a GPU makes them visible: a thread that reads
-//! its own copy before waiting reads what was there before, and another thread reading it
-//! without the wait and a barrier in between races with the copy, at the copy's line. A thread
+//! own instruction. The checks hold the rest of the window in which a GPU may land them
+//! (`inflight`): from its issue on, a copy's destination is written as far as other threads are
+//! concerned, so another thread touching it before the wait and a barrier (or in the epoch of
+//! the issue, not ordered before it) races with the copy, at both lines. A thread that reads its
+//! own copy before waiting reads what was there before. A thread
 //! that exits with copies outstanding has them land then (a GPU finishes them as well).
 
 use crate::fault::Located;
@@ -79,6 +81,10 @@ impl Machine<'_> {
             return Err(self.copy_fault((mem, write), pc, w, l));
         }
         for (l, bytes) in copies {
+            // A `.shared` address is the byte offset in the block's shared memory.
+            let tid = w.first_tid + l as u32;
+            self.chk
+                .async_issue(dsts[l] as usize, size as usize, tid, pc as u32);
             w.copies.push(Pending {
                 lane: l as u8,
                 group: w.groups[l],

@@ -234,6 +234,18 @@ impl Machine<'_> {
                         if self.chk.mbar_touch.is_some() {
                             return Err(self.mbar_touched(w));
                         }
+                        if self.chk.count_fma
+                            && matches!(
+                                op,
+                                Op::Tern {
+                                    op: Tern::Fma,
+                                    ty: Ty::F32,
+                                    ..
+                                }
+                            )
+                        {
+                            self.chk.fma(pc, exec);
+                        }
                     }
                     w.pc += 1;
                 }

@@ -247,6 +247,7 @@ pub fn finding_diagnostic(k: &Kept, n: &Names<'_>) -> Diagnostic {
             width,
             first,
             second,
+            flight,
         } => {
             let what = shared_name(n.prog, *byte, *width);
             let (a, b) = (t3(n.thread(first.thread)), t3(n.thread(second.thread)));
@@ -263,14 +264,22 @@ pub fn finding_diagnostic(k: &Kept, n: &Names<'_>) -> Diagnostic {
                 ),
             };
             let op = |x: &Access| n.prog.insts.get(x.inst as usize).map(|i| &i.op);
-            let copied = first.write != second.write
-                && [first, second]
-                    .iter()
-                    .any(|x| x.write && matches!(op(x), Some(Op::CpAsync { .. })));
+            let copy = |x: &Access| x.write && matches!(op(x), Some(Op::CpAsync { .. }));
             let bulk = |x: &Access, load: bool| matches!(op(x), Some(Op::Bulk(b)) if matches!(**b, BulkOp::Load { .. } | BulkOp::TensorLoad { .. }) == load);
-            let msg = if copied {
+            const LANDS: &str = "a `cp.async` copy lands at any moment between its issue and the `cp.async.wait_group` (or `wait_all`) of its own thread that covers it";
+            let msg = if copy(first) && *flight {
+                let does = if second.write { "writes" } else { "reads" };
+                format!(
+                    "thread {b} {does} {what} (line {lb}) while the `cp.async` copy that thread {a} issued (line {la}) may still be writing it: {LANDS}, so touch the bytes only after that wait and a __syncthreads(), and refill a buffer only after a __syncthreads() that follows every read of its old contents (in a double buffer, the barrier at the end of each step)"
+                )
+            } else if copy(first) && !second.write {
                 format!(
                     "{msg}. The write is a `cp.async` copy, which lands only when its own thread waits for it: `cp.async.wait_group` (or `wait_all`), then __syncthreads(), then read"
+                )
+            } else if copy(second) {
+                let did = if first.write { "wrote" } else { "read" };
+                format!(
+                    "the `cp.async` copy that thread {b} issued (line {lb}) may write {what} while thread {a} {did} it (line {la}) with no __syncthreads() in between: {LANDS}, from its issue on, so refill a buffer only after a __syncthreads() that follows every read of its old contents (in a double buffer, the barrier at the end of each step), and read a copy only after that wait and a __syncthreads()"
                 )
             } else if first.write && !second.write && bulk(first, true) {
                 format!(
@@ -288,9 +297,15 @@ pub fn finding_diagnostic(k: &Kept, n: &Names<'_>) -> Diagnostic {
                 msg
             };
             let block = Names::coords(n.grid, *block);
+            // A race with a copy is placed at the copy, whose window the fix closes.
+            let at = if copy(first) && *flight {
+                first
+            } else {
+                second
+            };
             (
-                Diagnostic::new(Kind::Race, msg).in_thread(block, n.thread(second.thread)),
-                second.inst,
+                Diagnostic::new(Kind::Race, msg).in_thread(block, n.thread(at.thread)),
+                at.inst,
             )
         }
         Finding::GlobalRace {
@@ -380,6 +395,16 @@ pub fn finding_diagnostic(k: &Kept, n: &Names<'_>) -> Diagnostic {
                 Diagnostic::new(Kind::BudgetExceeded, msg).in_thread(b, t),
                 at.inst,
             )
+        }
+        Finding::FmaOverBudget {
+            per_output,
+            limit,
+            inst,
+        } => {
+            let msg = format!(
+                "the kernel makes {per_output} multiply-adds per output on the FP32 units (`fma.f32`, as here), and this puzzle allows {limit}, what an epilogue needs: its multiply-adds belong on the tensor cores, through `mma.sync` in tf32 (or wmma, or wgmma on sm_90a); the budget is in the chapter's \"Contract and launch\""
+            );
+            (Diagnostic::new(Kind::BudgetExceeded, msg), *inst)
         }
         Finding::ReadUnwritten {
             buf,

@@ -36,6 +36,8 @@ pub enum Finding {
         width: u32,
         first: Access,
         second: Access,
+        /// `first` is a `cp.async` copy still in flight (`inflight`), not landed.
+        flight: bool,
     },
     GlobalRace {
         buf: usize,
@@ -55,6 +57,13 @@ pub enum Finding {
         /// The buffer and element of the access past the budget.
         buf: usize,
         index: usize,
+    },
+    /// More multiply-adds on the FP32 units per output (rounded up) than the budget's `limit`;
+    /// `inst`: the `fma.f32` executed most recently.
+    FmaOverBudget {
+        per_output: u32,
+        limit: u32,
+        inst: u32,
     },
     Unwritten {
         buf: usize,
@@ -98,6 +107,7 @@ impl Finding {
             Finding::Uninit { reader, .. } => (1, line(reader.inst), 0),
             Finding::OverBudget { at, .. } => (2, line(at.inst), u32::from(at.write)),
             Finding::Unwritten { buf, .. } => (3, *buf as u32, 0),
+            Finding::FmaOverBudget { .. } => (6, 0, 0),
             Finding::Padding { at, .. } => (4, line(at.inst), 0),
             Finding::ReadUnwritten { at, .. } => (5, line(at.inst), 0),
         }

@@ -36,6 +36,7 @@ mod float;
 #[cfg(test)]
 mod gpu_facts;
 mod half;
+mod inflight;
 mod lanes;
 mod machine;
 mod mbarrier;

@@ -165,7 +165,9 @@ pub(super) fn finding_mark(k: &Kept, l: &Launched<'_>) -> Option<Mark> {
         }
         Finding::ReadUnwritten { buf, index, at, .. } => one(MarkKind::Uninit, *buf, *index, at),
         Finding::Padding { buf, index, at, .. } => one(MarkKind::Padding, *buf, *index, at),
-        Finding::OverBudget { .. } | Finding::Unwritten { .. } => return None,
+        Finding::OverBudget { .. } | Finding::FmaOverBudget { .. } | Finding::Unwritten { .. } => {
+            return None;
+        }
     })
 }
 

@@ -146,11 +146,53 @@ pub struct ConstUpload {
     pub data: Vec<f32>,
 }
 
-/// Global-memory accesses allowed to each thread (puzzles 02 and 03 set one).
+/// What a kernel may spend, checked by the simulator: global-memory accesses per thread
+/// (puzzles 02 to 05 set them; [`Budget::NO_LIMIT`] for none), and multiply-adds on the FP32 units
+/// per output (puzzles 11 and 12, whose multiply-adds belong on the tensor cores).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Budget {
     pub reads: u32,
     pub writes: u32,
+    /// `fma.f32` (and `mad.f32`) lane-executions of the launch per output, rounded up.
+    #[serde(default)]
+    pub fp32_fma_per_output: Option<u32>,
+    /// The outputs that count for `fp32_fma_per_output`: those of the whole blocks the launch
+    /// runs (a tile's epilogue runs past the last output too); 0: the output buffers' length.
+    #[serde(default)]
+    pub outputs: u64,
+}
+
+/// The budget of the tensor-core puzzles (11 and 12): 8 multiply-adds per output on the FP32
+/// units, what an epilogue needs (a scale, a bias, or a K remainder of fewer than 8 done in
+/// FP32), where a kernel that does the product there makes one per term (`kernel_size` or
+/// `KR * KC * IC` per output).
+pub const TENSOR_CORE_BUDGET: Budget = Budget::fp32_fma(8);
+
+impl Job {
+    /// Sets the tensor-core budget on this job of `k` multiply-adds per output, counted over its
+    /// `work / k` outputs (which [`crate::spec::Puzzle::resolve_launch`] raises to those of the
+    /// whole blocks the declared launch runs).
+    pub fn tensor_core_budget(&mut self, k: u64) {
+        self.budget = Some(Budget {
+            outputs: self.work / k.max(1),
+            ..TENSOR_CORE_BUDGET
+        });
+    }
+}
+
+impl Budget {
+    /// A per-thread count that is not limited.
+    pub const NO_LIMIT: u32 = u32::MAX;
+
+    /// Only multiply-adds on the FP32 units limited, to `limit` per output.
+    pub const fn fp32_fma(limit: u32) -> Self {
+        Budget {
+            reads: Self::NO_LIMIT,
+            writes: Self::NO_LIMIT,
+            fp32_fma_per_output: Some(limit),
+            outputs: 0,
+        }
+    }
 }
 
 /// One launch of one kernel.
@@ -199,6 +241,9 @@ impl Job {
 pub struct AccessStats {
     pub max_reads: u32,
     pub max_writes: u32,
+    /// Multiply-adds on the FP32 units per output, rounded up, where the budget limits them.
+    #[serde(default)]
+    pub fp32_fma_per_output: Option<u32>,
 }
 
 /// What a backend gives back for one job.

@@ -21,7 +21,7 @@ pub mod shape;
 pub mod tile_shape;
 
 pub use diag::{Diagnostic, Kind};
-pub use job::{Arg, Budget, ConstUpload, Job, Launch, RunOutput};
+pub use job::{Arg, Budget, ConstUpload, Job, Launch, RunOutput, TENSOR_CORE_BUDGET};
 pub use refcache::cache_dir;
 
 use crate::gemm_shape::GemmShape;
@@ -212,6 +212,10 @@ impl Puzzle {
                 (case.job.output_pitch()).map_or(case.expected.len(), |p| p.rows * p.cols);
             let per_output = case.job.work / outputs.max(1) as u64;
             case.job.work = case.job.work.max(covered * per_output);
+            // And a budget per output counts the outputs those blocks cover.
+            if let Some(b) = case.job.budget.as_mut().filter(|b| b.outputs != 0) {
+                b.outputs = b.outputs.max(covered);
+            }
         };
         match declared.rule {
             LaunchRule::Linear => {

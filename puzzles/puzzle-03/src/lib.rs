@@ -15,6 +15,8 @@ const SHAPE: Shape = Shape {
     budget: Some(Budget {
         reads: 3,
         writes: 1,
+        fp32_fma_per_output: None,
+        outputs: 0,
     }),
 };
 

@@ -24,7 +24,8 @@ pub mod cases;
 pub mod layout;
 
 use layout::{Layout, Plan};
-use spec::{Param, ParamType, Puzzle, Tolerance};
+use spec::Budget;
+use spec::{Case, Param, ParamType, Puzzle, Tolerance};
 
 /// The judge's interface, fixed for puzzles 04 to 08.
 pub const PARAMS: &[Param] = &[
@@ -100,10 +101,36 @@ pub fn spec() -> Puzzle {
         ],
         budget: None,
         tolerance: TOLERANCE,
-        cases: |scale| cases::cases(&PLAN, 40, scale),
+        cases: |scale| {
+            let mut cases = cases::cases(&PLAN, 40, scale);
+            for c in &mut cases {
+                tile_budget(c, |share, taps| taps + 2 * share + SLACK);
+            }
+            cases
+        },
         shrink: Some(cases::shrink),
         declared_launch: None,
     }
+}
+
+/// Global reads a thread of puzzle 04 may make past its taps and twice its share of the tile:
+/// room for loads of another shape (a float4 tile whose partial quad is read as 3 floats, and a
+/// scalar tail: `runner/tests/fixtures/variants/puzzle-04.float4-tile.cu`, 3 past one share).
+pub const SLACK: u32 = 3;
+
+/// Sets `case`'s budget of global accesses per thread: one write, and `reads(share, taps)`
+/// reads, where `share` is the thread's share of the tile, `ceil((TPB + kernel_size - 1) /
+/// TPB)`, and `taps` is `kernel_size`. A kernel without a tile reads `kernel_size` inputs per
+/// output, and that is what the budget stops.
+pub fn tile_budget(case: &mut Case, reads: impl Fn(u32, u32) -> u32) {
+    let tpb = case.job.launch.block[0].max(1);
+    let k = case.job.scalar("kernel_size").unwrap_or(1).max(1) as u32;
+    case.job.budget = Some(Budget {
+        reads: reads((tpb + k - 1).div_ceil(tpb), k),
+        writes: 1,
+        fp32_fma_per_output: None,
+        outputs: 0,
+    });
 }
 
 /// Sums `input[i..][..kernel.len()] * kernel` in float32, in the order a kernel does: one

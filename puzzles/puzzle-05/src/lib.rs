@@ -12,8 +12,7 @@
 
 use puzzle_04::cases;
 use puzzle_04::layout::{Layout, Plan};
-use spec::Budget;
-use spec::{Case, Puzzle, Scale};
+use spec::{Puzzle, Scale};
 
 const PLAN: Plan = Plan {
     small: |tpb| Layout::Tile {
@@ -43,22 +42,15 @@ pub fn spec() -> Puzzle {
         tolerance: puzzle_04::TOLERANCE,
         cases: |scale: Scale| {
             let mut cases = cases::cases(&PLAN, 50, scale);
-            cases.iter_mut().for_each(with_budget);
+            for c in &mut cases {
+                // The thread's share of the tile and not one read of `kernel` more.
+                puzzle_04::tile_budget(c, |share, _| share);
+            }
             cases
         },
         shrink: Some(cases::shrink),
         declared_launch: None,
     }
-}
-
-/// Sets `case`'s budget: the thread's share of the tile, one write.
-fn with_budget(case: &mut Case) {
-    let tpb = case.job.launch.block[0].max(1);
-    let k = case.job.scalar("kernel_size").unwrap_or(1).max(1) as u32;
-    case.job.budget = Some(Budget {
-        reads: (tpb + k - 1).div_ceil(tpb),
-        writes: 1,
-    });
 }
 
 #[cfg(test)]

@@ -30,6 +30,7 @@
 pub mod cases;
 
 use rayon::prelude::*;
+use spec::TENSOR_CORE_BUDGET;
 use spec::{DeclaredLaunch, LaunchRule, Param, ParamType, Puzzle, Tolerance};
 
 /// The array the kernel declares its launch in.
@@ -167,11 +168,21 @@ pub fn spec() -> Puzzle {
             "Get the indexing right before the speed: one thread per output (m, o) with m = blockIdx.x * BLOCK_M + ..., o = blockIdx.y * BLOCK_N + ...; pixel m is (b, r, c) with c = m % output_cols, r = m / output_cols % output_rows, b = m / (output_cols * output_rows), and element k of its window is tap (i, j) = (k / (KC * IC), k / IC % KC), channel k % IC: input[((b * input_rows + r + i) * input_cols + c + j) * IC + ch] times weight[k * OC + o].",
             "Stage the product through shared memory a K tile at a time: BLOCK_M rows of im2col and BLOCK_N columns of the weight, BLOCK_K wide (a multiple of 8). Zero what lies past M, OC or K (K = KR * KC * IC is rarely a multiple of BLOCK_K: 3 channels and a 3x3 kernel give 27), and __syncthreads() both after the tile is written and before it is overwritten.",
             "On tensor cores a warp computes a 16 x 8 block per `mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32`: lane l holds A at rows l/4 and l/4 + 8, columns l%4 and l%4 + 4; B at k = l%4 and l%4 + 4, column l/4; and C at rows l/4 and l/4 + 8, columns 2 * (l%4) and 2 * (l%4) + 1. Round each float to tf32 with `cvt.rna.tf32.f32` as you load the fragment.",
-            "For speed, give each warp a 32 x 32 (or 64 x 32) block of the tile so each fragment is reused by several mma's, pad shared rows (a row of BLOCK_K + 4 floats) so the fragment loads hit 32 different banks, and load the next K tile with cp.async while the tensor cores work on this one (two buffers, cp.async.wait_group and one barrier per K tile).",
+            "For speed, give each warp a 64 x 32 (or 64 x 64) block of the tile, 4 x 4 (or 4 x 8) mma tiles, so each fragment is reused by several mma's, pad shared rows (a row of BLOCK_K + 4 floats) so the fragment loads hit 32 different banks, and load the next K tile with cp.async while the tensor cores work on this one (two buffers, cp.async.wait_group and one barrier per K tile).",
         ],
-        budget: None,
+        budget: Some(TENSOR_CORE_BUDGET),
         tolerance: TOLERANCE,
-        cases: cases::cases,
+        cases: |scale| {
+            let mut cases = cases::cases(scale);
+            for c in &mut cases {
+                let k = ["kernel_rows", "kernel_cols", "input_channels"]
+                    .iter()
+                    .map(|n| c.job.scalar(n).unwrap_or(1).max(1) as u64)
+                    .product();
+                c.job.tensor_core_budget(k);
+            }
+            cases
+        },
         shrink: Some(cases::shrink),
         declared_launch: Some(DeclaredLaunch {
             symbol: SHAPE_SYMBOL,

@@ -312,3 +312,22 @@ fn a_skipped_channel_or_tap_fails_every_case() {
         }
     }
 }
+
+/// Hint 4 and the chapter's tip 3 give a warp the same tiles.
+#[test]
+fn hint_4_and_tip_3_agree_on_the_warp_tile() {
+    let hint = crate::spec().hints[3];
+    let chapter = include_str!("../../../book/src/puzzle-11.md");
+    let tip = chapter
+        .split("Tip 3: the speed")
+        .nth(1)
+        .and_then(|t| t.split("</details>").next())
+        .expect("tip 3");
+    for words in ["64 x 32", "64 x 64", "4 x 4", "4 x 8"] {
+        assert!(
+            hint.contains(words) && tip.contains(words),
+            "{words}:\n{hint}\n{tip}"
+        );
+    }
+    assert!(!hint.contains("32 x 32"), "{hint}");
+}

@@ -3,8 +3,10 @@
 //! Puzzle 08's problem again, with everything puzzle 08 fixed left as it was: the signature, the
 //! `launch_shape[3] = {THREADS, OUTPUTS_PER_BLOCK, SHARED_BYTES}` declaration
 //! ([`spec::LaunchRule::Linear`]), the cases (puzzle 04's, with puzzle 08's seed) and the
-//! tolerance. Only the title, the hints and the chapter are new: the spec is puzzle 08's with
-//! those fields replaced, so the two cannot drift apart.
+//! tolerance. Only the title, the hints, the chapter and the budget are new: the spec is puzzle
+//! 08's with those fields replaced, so the two cannot drift apart. The budget
+//! ([`spec::TENSOR_CORE_BUDGET`]) holds the lesson: a kernel that does its multiply-adds on the
+//! FP32 units, as puzzle 08 does, gets `budget_exceeded`.
 //!
 //! What changes is the arithmetic the learner is expected to use: the output cut into rows, each
 //! block of outputs a product of a Toeplitz matrix of the taps with shifted input rows, on
@@ -12,6 +14,7 @@
 //! three products keep puzzle 08's tolerance (`runner/tests/broken12.rs`: plain tf32 does not).
 
 use spec::Puzzle;
+use spec::TENSOR_CORE_BUDGET;
 
 pub fn spec() -> Puzzle {
     Puzzle {
@@ -25,6 +28,15 @@ pub fn spec() -> Puzzle {
             "Plain tf32 keeps 11 bits of each float: 2047 such products miss puzzle 08's tolerance. Split x = hi + lo with hi = cvt.rna.tf32(x), lo = cvt.rna.tf32(x - hi), and add hi*hi + hi*lo + lo*hi (lo*lo is below 2^-22 of the product).",
             "Split once, when staging into shared memory: store {hi(x[p]), hi(x[p + 1]), lo(x[p]), lo(x[p + 1])} as one float4, and a B fragment is one 16-byte load. Pad each row of B inputs by 4 slots so that the 8 rows one load reads fall in different banks.",
         ],
+        budget: Some(TENSOR_CORE_BUDGET),
+        cases: |scale| {
+            let mut cases = (puzzle_08::spec().cases)(scale);
+            for c in &mut cases {
+                let k = c.job.scalar("kernel_size").unwrap_or(1).max(1) as u64;
+                c.job.tensor_core_budget(k);
+            }
+            cases
+        },
         ..puzzle_08::spec()
     }
 }

@@ -225,7 +225,8 @@ fn lengths(job: &spec::Job) -> Vec<Extent> {
 /// The `runner show` command that draws a diagnostic found by `rerun` (a `runner check` command
 /// line) in case `case` at block `block`.
 pub fn command(rerun: &str, case: &str, block: [u32; 3]) -> String {
-    let rest = rerun.strip_prefix("runner check").unwrap_or(rerun);
+    // The runner as typed (`runner`, or `runner --root DIR`), then the check's own arguments.
+    let (runner, rest) = rerun.split_once(" check ").unwrap_or(("runner", rerun));
     let mut words = rest.split_whitespace();
     let mut kept = vec![];
     while let Some(w) = words.next() {
@@ -240,5 +241,27 @@ pub fn command(rerun: &str, case: &str, block: [u32; 3]) -> String {
         [x, y, 0] => format!("{x},{y}"),
         [x, y, z] => format!("{x},{y},{z}"),
     };
-    format!("runner show {} --case {case} --block {at}", kept.join(" "))
+    format!(
+        "{runner} show {} --case {case} --block {at}",
+        kept.join(" ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::command;
+
+    #[test]
+    fn the_drawing_command_keeps_the_root_before_show() {
+        let rerun =
+            "runner --root ../wb check puzzle-11 --kernel k.cu --case edge-1x1 --backend sim";
+        assert_eq!(
+            command(rerun, "edge-1x1", [3, 1, 0]),
+            "runner --root ../wb show puzzle-11 --kernel k.cu --case edge-1x1 --block 3,1"
+        );
+        assert_eq!(
+            command("runner check puzzle-02", "example", [0, 0, 0]),
+            "runner show puzzle-02 --case example --block 0"
+        );
+    }
 }

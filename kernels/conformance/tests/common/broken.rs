@@ -36,6 +36,8 @@ pub const P02: Shape = Shape {
     budget: Some(Budget {
         reads: 2,
         writes: 1,
+        fp32_fma_per_output: None,
+        outputs: 0,
     }),
 };
 pub const P03: Shape = Shape {
@@ -47,6 +49,8 @@ pub const P03: Shape = Shape {
     budget: Some(Budget {
         reads: 3,
         writes: 1,
+        fp32_fma_per_output: None,
+        outputs: 0,
     }),
 };
 
