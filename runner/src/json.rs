@@ -64,6 +64,9 @@ struct CaseView<'a> {
     printed: &'a [spec::job::Printed],
     #[serde(skip_serializing_if = "spec::job::is_zero")]
     printed_more: u64,
+    /// Why the case never ran (an earlier case timed out): a failed case all the same.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    not_run: Option<&'a str>,
 }
 
 /// The JSON text of `outcome`, checked against `puzzle` (whose cases give a failing case's inputs).
@@ -93,6 +96,7 @@ pub fn render(outcome: &Outcome, puzzle: &Puzzle, style: Style) -> String {
                 shrunk_from: c.shrunk_from.as_deref(),
                 printed: &c.printed,
                 printed_more: c.printed_more,
+                not_run: c.not_run.as_deref(),
             }
         })
         .collect();

@@ -76,3 +76,20 @@ fn a_failing_case_carries_its_inputs() {
     );
     assert!(case.get("output").is_some(), "{text}");
 }
+
+#[test]
+fn cases_a_timeout_kept_from_running_are_failed_cases_with_their_reason() {
+    let text = check(&["--kernel", "runner/tests/fixtures/endless.cu"]);
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let cases = json["cases"].as_array().unwrap();
+    assert!(cases.len() > 1, "every case is listed: {text}");
+    assert!(cases.iter().all(|c| c["passed"] == false), "{text}");
+    assert!(
+        cases[0].get("not_run").is_none(),
+        "the first case ran: {text}"
+    );
+    for c in &cases[1..] {
+        let why = c["not_run"].as_str().unwrap_or_default();
+        assert!(why.contains("timed out before it"), "{c}");
+    }
+}

@@ -192,6 +192,27 @@ pub fn load(location: &Location) -> Result<String, Error> {
     Ok(format!("{what} (NVRTC {}.{})", version.0, version.1))
 }
 
+/// Makes NVRTC's builtins resident in this process, once: where NVRTC was loaded by path they
+/// already are (`load`); where it was found by soname (cudarc's own lookup, or
+/// `Location::LoaderPath`), NVRTC opens them by soname at its first compile, which needs the
+/// loader's cache (`/etc/ld.so.cache`) that a compile confined by `sandbox` cannot read. Opened
+/// here first, NVRTC's own open finds them loaded. Best effort: a failure is NVRTC's to report.
+pub fn preload_builtins() {
+    static DONE: OnceLock<()> = OnceLock::new();
+    DONE.get_or_init(|| {
+        if loaded_path().is_some() {
+            return;
+        }
+        use libloading::os::unix::{Library, RTLD_GLOBAL, RTLD_NOW};
+        let soname = format!("{}-builtins.so.13.0", SONAME.trim_end_matches(".so.13"));
+        // SAFETY: the builtins' initializers have no preconditions; the handle is leaked on
+        // purpose, so that they stay loaded for NVRTC.
+        if let Ok(handle) = unsafe { Library::open(Some(&soname), RTLD_NOW | RTLD_GLOBAL) } {
+            std::mem::forget(handle);
+        }
+    });
+}
+
 /// The NVRTC library loaded, where it was loaded by path.
 pub(crate) fn loaded_path() -> Option<PathBuf> {
     let path = PathBuf::from(LOADED.get()?.as_ref().ok()?);

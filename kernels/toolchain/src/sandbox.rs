@@ -47,6 +47,7 @@ pub fn confined<T: Send>(
     source: &crate::source::Source<'_>,
     compile: impl FnOnce() -> T + Send,
 ) -> T {
+    crate::library::preload_builtins();
     let mut readable = compiler_folders(&crate::headers::include_dirs(source.code));
     readable.push(crate::include_guard::folder_of(source.file));
     run(&readable, compile)
