@@ -17,6 +17,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 use toolchain::nvrtc::{self, Compiled, Source, Target};
 
+pub use crate::outcome::fold;
 pub use crate::outcome::{Backend, BackendChoice, CaseResult, Outcome, QuickTiming};
 
 /// What to check and how.
@@ -407,15 +408,6 @@ fn dedup(diagnostics: &mut Vec<Diagnostic>) {
         }
     }
     *diagnostics = kept;
-}
-
-/// The first `n` of `names`, then how many more: `a, b, c and 4 more`.
-pub fn fold(names: &[String], n: usize) -> String {
-    if names.len() <= n {
-        names.join(", ")
-    } else {
-        format!("{} and {} more", names[..n].join(", "), names.len() - n)
-    }
 }
 
 /// The outcome of a check that stopped before any case ran (the file did not compile, say).

@@ -23,6 +23,7 @@ mod profile;
 mod registry;
 mod remote;
 mod report;
+mod resident;
 mod scan;
 mod shrink;
 mod source_text;
@@ -135,8 +136,8 @@ fn main() -> ExitCode {
         Command::Release(args) => cmd::release::execute(args),
         Command::Fuzz(args) => cmd::fuzz::execute(args),
         Command::GpuWorker { socket } => match socket {
-            Some(path) => gpu::pool::serve_socket(&path, remote::HOOKS),
-            None => gpu::worker::serve(remote::HOOKS),
+            Some(path) => gpu::pool::serve_socket(&path, resident::HOOKS),
+            None => gpu::worker::serve(resident::HOOKS),
         }
         .map(|()| ExitCode::SUCCESS)
         .map_err(Into::into),

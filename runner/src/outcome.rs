@@ -151,3 +151,12 @@ pub struct Agreement {
     /// Largest difference in units in the last place over all elements.
     pub max_ulp: u32,
 }
+
+/// The first `n` of `names`, then how many more: `a, b, c and 4 more`.
+pub fn fold(names: &[String], n: usize) -> String {
+    if names.len() <= n {
+        names.join(", ")
+    } else {
+        format!("{} and {} more", names[..n].join(", "), names.len() - n)
+    }
+}

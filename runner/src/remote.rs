@@ -1,28 +1,16 @@
-//! The runner's half of the full-scale cases the GPU worker keeps (`gpu::resident`): what the
-//! worker is lent (the registry and this judge), and the summary that comes back.
-//!
-//! The worker is this same binary, so it judges a full case with [`judge::judge`] itself, cuts a
-//! wrong one to its smallest failing size as `check` does, and draws the diff the report would
-//! draw; the summary carries the case's result without its arrays (hundreds of megabytes), the
-//! diagnostics, the diff's text, and the shrunk case whole (it is small). The report and `--json`
-//! read it as they read a case judged here, so verdicts and messages are the same either way
-//! (`same_verdicts_and_messages_as_the_host_path` below checks it on every case).
-
-use crate::engine::{self, Backend, CaseResult};
-use crate::judge::judge_with;
+//! The full-scale cases the GPU worker keeps (`gpu::resident`), from the checking side: the
+//! request that runs and judges one case there, and the summary that comes back (the case's
+//! result without its arrays, hundreds of megabytes; the diagnostics; the diff's text; the
+//! shrunk case whole, it is small). The report and `--json` read it as they read a case judged
+//! here. The worker's side, the judge it is lent, is `resident`.
+use crate::outcome::{Backend, CaseResult};
 use gpu::pool::Worker;
-use gpu::resident::{FullRun, Hooks};
+use gpu::resident::FullRun;
 use gpu::worker;
 use serde::{Deserialize, Serialize};
 use spec::{Case, Diagnostic, Puzzle, RunOutput};
 use std::cell::RefCell;
 use std::time::Duration;
-
-/// What the worker is lent.
-pub const HOOKS: Hooks = Hooks {
-    puzzle: |id| crate::registry::find(id).ok(),
-    judge: judge_full,
-};
 
 /// A judged case on the wire: the result's fields the report reads but `--json` leaves out travel
 /// beside it.
@@ -68,47 +56,22 @@ pub type Judged = (
     Option<(CaseResult, Vec<Diagnostic>)>,
 );
 
+/// The worker's summary of a judged full case (the result's arrays left out by the caller).
+pub fn summary(
+    case: (CaseResult, Vec<Diagnostic>),
+    shrunk: Option<(CaseResult, Vec<Diagnostic>)>,
+) -> serde_json::Value {
+    let summary = Summary {
+        case: Wire::new(case.0, case.1),
+        shrunk: shrunk.map(|(r, d)| Wire::new(r, d)),
+    };
+    serde_json::to_value(summary).expect("a summary serializes")
+}
+
 /// Reads the worker's summary.
 pub fn read(value: serde_json::Value) -> Result<Judged, String> {
     let s: Summary = serde_json::from_value(value).map_err(|e| e.to_string())?;
     Ok((s.case.back(), s.shrunk.map(Wire::back)))
-}
-
-/// Worker side: judges `out` on `case` as `check` would, and summarizes it.
-fn judge_full(
-    puzzle: &Puzzle,
-    run: &FullRun,
-    case: &mut Case,
-    out: RunOutput,
-) -> serde_json::Value {
-    colored::control::set_override(run.color);
-    let (mut result, diagnostics) = judge_with(puzzle, case, Backend::Gpu, out, false);
-    let mut on_gpu = |c: &Case| match engine::with_declared_launch(puzzle, &run.code, &run.file, c)
-    {
-        Ok(own) => {
-            let source = toolchain::nvrtc::Source {
-                code: &run.code,
-                file: &run.file,
-                macros: &own.macros,
-            };
-            (gpu::execute(&source, &own.job), own)
-        }
-        Err(d) => (RunOutput::failed(d), c.clone()),
-    };
-    let shrunk = (run.shrink && crate::shrink::shrinkable(case, &result, &diagnostics))
-        .then(|| crate::shrink::shrink_failure(puzzle, case, Backend::Gpu, &mut on_gpu))
-        .flatten();
-    // The diff reads the reference, lent for it.
-    result.expected = std::mem::take(&mut case.expected);
-    result.diff = crate::report::diff_of(&result, &puzzle.tolerance);
-    case.expected = std::mem::take(&mut result.expected);
-    result.output = vec![];
-    result.expected = vec![];
-    let summary = Summary {
-        case: Wire::new(result, diagnostics),
-        shrunk: shrunk.map(|(r, d)| Wire::new(r, d)),
-    };
-    serde_json::to_value(summary).expect("a summary serializes")
 }
 
 /// Runs and judges full case `case` of `puzzle` in the GPU worker (`shrink`: cut it smaller
@@ -147,90 +110,5 @@ pub fn call(
             crate::judge::judge(puzzle, case, Backend::Gpu, reply.output),
             None,
         ),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::judge::judge;
-
-    /// Outputs a kernel might give for `case`: the reference rounded to float, the same with a
-    /// wrong and an unwritten element, and (2D) a changed padding element.
-    fn outputs(case: &Case) -> Vec<Vec<f32>> {
-        let right: Vec<f32> = case.expected.iter().map(|&e| e as f32).collect();
-        let mut wrong = right.clone();
-        let n = wrong.len();
-        let image: Vec<usize> = (0..n)
-            .filter(|&i| !case.job.output_pitch().is_some_and(|p| p.is_padding(i)))
-            .collect();
-        wrong[image[image.len() / 2]] += 3.0;
-        wrong[image[image.len() - 1]] = f32::NAN;
-        let mut all = vec![right, wrong];
-        if let Some(p) = case.job.output_pitch().filter(|p| p.stride > p.cols) {
-            let mut padded = all[0].clone();
-            padded[p.cols] = 1.0;
-            all.push(padded);
-        }
-        all
-    }
-
-    fn output_is_right(r: &CaseResult) -> bool {
-        r.first_mismatch.is_none()
-    }
-
-    #[test]
-    fn same_verdicts_and_messages_as_the_host_path() {
-        colored::control::set_override(false);
-        let mut compared = 0;
-        for puzzle in crate::registry::all() {
-            for case in (puzzle.cases)(spec::Scale::Small) {
-                for output in outputs(&case) {
-                    let out = RunOutput {
-                        outputs: vec![output],
-                        ..RunOutput::default()
-                    };
-                    let (host, host_diags) = judge(&puzzle, &case, Backend::Gpu, out.clone());
-                    let run = FullRun {
-                        code: String::new(),
-                        file: "k.cu".into(),
-                        puzzle: puzzle.id.into(),
-                        case: case.name.clone(),
-                        shrink: false,
-                        color: false,
-                    };
-                    let mut case = case.clone();
-                    let summary = judge_full(&puzzle, &run, &mut case, out);
-                    let ((remote, diags), shrunk) = read(summary).expect("reads back");
-                    assert!(shrunk.is_none());
-                    let at = format!("{} {}", puzzle.id, case.name);
-                    assert_eq!(remote.passed, host.passed, "{at}");
-                    assert_eq!(remote.max_abs_err, host.max_abs_err, "{at}");
-                    assert_eq!(remote.first_mismatch, host.first_mismatch, "{at}");
-                    assert_eq!(remote.pitch, host.pitch, "{at}");
-                    assert_eq!(diags, host_diags, "{at}");
-                    assert!(!host.passed || output_is_right(&host), "{at}");
-                    assert!(remote.output.is_empty() && remote.expected.is_empty());
-                    let human = |r: CaseResult, d: Vec<Diagnostic>| {
-                        crate::report::human(&engine::Outcome {
-                            puzzle: puzzle.id.into(),
-                            file: "k.cu".into(),
-                            passed: r.passed && d.is_empty(),
-                            backends: vec![Backend::Gpu],
-                            cases: vec![r],
-                            diagnostics: d,
-                            warnings: vec![],
-                            backend_agreement: None,
-                            full_case: None,
-                            notes: vec![],
-                            rerun: String::new(),
-                        })
-                    };
-                    assert_eq!(human(remote, diags), human(host, host_diags), "{at}");
-                    compared += 1;
-                }
-            }
-        }
-        assert!(compared > 200, "{compared}");
     }
 }

@@ -4,7 +4,7 @@
 //! a diff of expected against yours around the first mismatch (values lined up), the diagnostics
 //! at their file and line, then the hint command and the chapter.
 
-use crate::engine::{Backend, CaseResult, Outcome, QuickTiming};
+use crate::outcome::{Backend, CaseResult, Outcome, QuickTiming, fold};
 use crate::registry;
 use colored::Colorize;
 use similar::{DiffTag, TextDiff};
@@ -235,7 +235,7 @@ fn printed(outcome: &Outcome) -> String {
             .collect();
         out += &format!(
             "  printed in other cases too: {} (--case NAME shows one)\n",
-            crate::engine::fold(&names, 4)
+            fold(&names, 4)
         );
     }
     out
