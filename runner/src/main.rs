@@ -136,7 +136,7 @@ fn main() -> ExitCode {
         Command::Release(args) => cmd::release::execute(args),
         Command::Fuzz(args) => cmd::fuzz::execute(args),
         Command::GpuWorker { socket } => match socket {
-            Some(path) => gpu::pool::serve_socket(&path, resident::HOOKS),
+            Some(path) => gpu::worker::serve_socket(&path, resident::HOOKS),
             None => gpu::worker::serve(resident::HOOKS),
         }
         .map(|()| ExitCode::SUCCESS)

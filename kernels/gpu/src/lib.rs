@@ -2,7 +2,9 @@
 //!
 //! [`device`] detects a device, compiles a CUBIN for its arch, launches and reads back;
 //! [`worker`] is the child process that owns the CUDA context, spoken to over [`wire`], so that
-//! an illegal address or an endless loop ends the child, not the learner's session;
+//! an illegal address or an endless loop ends the child, not the learner's session; `message`
+//! holds what a check and its worker say to each other, and [`pool`] keeps workers alive across
+//! checks, [`resident`] the full-scale cases inside them;
 //! [`gpu_faults`] turns what a fault left behind into diagnostics; [`bench`] times kernels with
 //! device events and measures the device's peaks; `capture` keeps a kernel's `printf`.
 //!
@@ -13,6 +15,7 @@ pub mod bench;
 mod capture;
 mod device;
 pub mod gpu_faults;
+pub mod message;
 pub mod pool;
 pub mod resident;
 pub mod wire;

@@ -15,15 +15,14 @@
 //! `grade`'s threads share the slots: each request takes whichever is free.
 
 use crate::Device;
-use crate::resident::{Hooks, Resident};
-use crate::wire::{self, Frame};
-use crate::worker::{Answer, Hello, Reply, Request, diagnosed, failed};
+use crate::message::{Answer, Hello, Reply, Request, diagnosed, failed};
+use crate::wire::{self};
 use spec::diag::{Diagnostic, Kind};
 use std::fs::File;
 use std::io::ErrorKind;
-use std::os::unix::net::{UnixListener, UnixStream};
+use std::os::unix::net::UnixStream;
 use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -339,67 +338,6 @@ impl Worker {
             Kind::LaunchError,
             format!("the GPU worker died {when}: {}", self.last_words(slot)),
         )
-    }
-}
-
-/// Worker side: serves one client at a time on `socket` until a request leaves the CUDA context
-/// unusable, or until [`idle`] passes without a client while its slot's lock is free.
-pub fn serve_socket(socket: &Path, hooks: Hooks) -> std::io::Result<()> {
-    let mut capture = crate::capture::stdout().ok();
-    let hello = crate::worker::hello();
-    let _ = std::fs::remove_file(socket);
-    let listener = UnixListener::bind(socket)?;
-    let (tx, clients) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            if tx.send(stream).is_err() {
-                return;
-            }
-        }
-    });
-    let mut resident = Resident::default();
-    let lock = socket.with_extension("lock");
-    loop {
-        let stream = match clients.recv_timeout(idle()) {
-            Ok(Ok(stream)) => stream,
-            Ok(Err(_)) => continue,
-            Err(_) => {
-                let free = File::options()
-                    .write(true)
-                    .open(&lock)
-                    .is_ok_and(|f| f.try_lock().is_ok());
-                if free {
-                    let _ = std::fs::remove_file(socket);
-                    return Ok(());
-                }
-                continue;
-            }
-        };
-        if serve_client(stream, &hello, &mut capture, &hooks, &mut resident) {
-            return Ok(()); // its context is unusable; the client removes the socket
-        }
-    }
-}
-
-/// Answers one client's requests; true when the CUDA context is unusable.
-fn serve_client(
-    mut stream: UnixStream,
-    hello: &Hello,
-    capture: &mut Option<crate::capture::Capture>,
-    hooks: &Hooks,
-    resident: &mut Resident,
-) -> bool {
-    if wire::write(&mut stream, &Frame::new(hello, vec![])).is_err() || hello.device.is_none() {
-        return false;
-    }
-    loop {
-        let Ok(frame) = wire::read(&mut stream) else {
-            return false;
-        };
-        let (answer, fatal) = crate::worker::answer(frame, capture, hooks, resident);
-        if wire::write(&mut stream, &answer).is_err() || fatal {
-            return fatal;
-        }
     }
 }
 

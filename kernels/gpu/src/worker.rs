@@ -15,142 +15,17 @@
 //! fresh child for the next request. If the child does not answer within the limit it is killed
 //! and the request gets a `timeout` diagnostic; if it dies, a `launch_error`.
 
-use crate::Device;
-use crate::bench::{Peaks, Plan, Timing};
-use crate::resident::{FullRun, Hooks, Judged, Resident, Stub};
+use crate::message::{Answer, Hello, diagnosed, failed};
+pub use crate::message::{KernelRun, Reply, Request};
+use crate::resident::{Hooks, Judged, Resident};
 use crate::wire::{self, Frame};
-use serde::{Deserialize, Serialize};
+
 use spec::diag::{Diagnostic, Kind};
-use spec::job::{Arg, Job, RunOutput};
+use std::fs::File;
 use std::io::Write;
-use toolchain::nvrtc::{self, Source};
-
-/// A kernel for the worker: the learner's source, the macros to compile it with, and the launch.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct KernelRun {
-    pub code: String,
-    pub file: String,
-    pub macros: Vec<(String, String)>,
-    pub job: Job,
-}
-
-impl KernelRun {
-    fn source(&self) -> Source<'_> {
-        Source {
-            code: &self.code,
-            file: &self.file,
-            macros: &self.macros,
-        }
-    }
-}
-
-/// What the worker is asked to do: run a kernel once (a check), time many launches of it (a
-/// benchmark), or measure the device's limits.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub enum Request {
-    Run(KernelRun),
-    Bench(KernelRun, Plan),
-    /// Measure the FMA rate and copy bandwidth.
-    Peaks,
-    /// The full-scale cases of a puzzle, as the worker keeps them (see [`crate::resident`]).
-    Describe(String),
-    /// Run and judge one of the worker's full-scale cases.
-    Full(FullRun),
-}
-
-impl Request {
-    fn job_mut(&mut self) -> Option<&mut Job> {
-        match self {
-            Request::Run(run) | Request::Bench(run, _) => Some(&mut run.job),
-            Request::Peaks | Request::Describe(_) | Request::Full(_) => None,
-        }
-    }
-
-    /// The request as a frame: the input arrays travel as raw bits beside the JSON.
-    pub(crate) fn to_frame(&self) -> Frame {
-        let mut bare = self.clone();
-        let arrays = bare.job_mut().map(take_inputs).unwrap_or_default();
-        Frame::new(&bare, arrays)
-    }
-
-    fn from_frame(frame: Frame) -> serde_json::Result<Request> {
-        let mut req: Request = serde_json::from_slice(&frame.header)?;
-        if let Some(job) = req.job_mut() {
-            put_inputs(job, frame.arrays);
-        }
-        Ok(req)
-    }
-}
-
-/// Moves every input's data out of `job`, in argument order.
-fn take_inputs(job: &mut Job) -> Vec<Vec<f32>> {
-    let inputs = job.args.iter_mut().filter_map(|a| match a {
-        Arg::Input { data, .. } => Some(std::mem::take(data)),
-        _ => None,
-    });
-    inputs.collect()
-}
-
-/// Puts back what [`take_inputs`] moved out.
-fn put_inputs(job: &mut Job, arrays: Vec<Vec<f32>>) {
-    let inputs = job.args.iter_mut().filter_map(|a| match a {
-        Arg::Input { data, .. } => Some(data),
-        _ => None,
-    });
-    for (data, array) in inputs.zip(arrays) {
-        *data = array;
-    }
-}
-
-/// The worker's answer. `output` carries diagnostics for every task.
-#[derive(Clone, Debug, Default)]
-pub struct Reply {
-    pub output: RunOutput,
-    pub timing: Option<Timing>,
-    pub peaks: Option<Peaks>,
-    /// A [`Request::Full`]'s summary, as the runner's judge wrote it in the worker.
-    pub judged: Option<serde_json::Value>,
-    /// A [`Request::Describe`]'s cases.
-    pub stubs: Vec<Stub>,
-}
-
-/// The reply on the wire: the outputs travel as arrays beside it. `fatal`: the worker's CUDA
-/// context is unusable after this request, and the worker exits after answering.
-#[derive(Serialize, Deserialize)]
-pub(crate) struct Answer {
-    rest: RunOutput,
-    timing: Option<Timing>,
-    peaks: Option<Peaks>,
-    judged: Option<serde_json::Value>,
-    stubs: Vec<Stub>,
-    pub(crate) fatal: bool,
-}
-
-impl Answer {
-    /// The reply this answer and its arrays make.
-    pub(crate) fn reply(self, arrays: Vec<Vec<f32>>) -> Reply {
-        let mut output = self.rest;
-        output.outputs = arrays;
-        Reply {
-            output,
-            timing: self.timing,
-            peaks: self.peaks,
-            judged: self.judged,
-            stubs: self.stubs,
-        }
-    }
-}
-
-/// The worker's first message.
-#[derive(Serialize, Deserialize)]
-pub(crate) struct Hello {
-    pub(crate) device: Option<Device>,
-    /// Why there is no device to use (NVRTC missing, no GPU).
-    pub(crate) problem: Option<Diagnostic>,
-    /// The worker's process id (a worker that outlives its check is stopped by it).
-    #[serde(default)]
-    pub(crate) pid: u32,
-}
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::Path;
+use toolchain::nvrtc;
 
 /// What the kernel printed is read back up to this many bytes per request (`RunOutput::print`
 /// keeps fewer).
@@ -299,20 +174,6 @@ pub(crate) fn hello() -> Hello {
     }
 }
 
-pub(crate) fn failed(kind: Kind, message: String) -> Reply {
-    diagnosed(Diagnostic::new(kind, message))
-}
-
-pub(crate) fn diagnosed(d: Diagnostic) -> Reply {
-    Reply {
-        output: RunOutput {
-            diagnostics: vec![d],
-            ..RunOutput::default()
-        },
-        ..Reply::default()
-    }
-}
-
 fn run_here(req: &Request) -> Reply {
     match req {
         Request::Run(run) => Reply {
@@ -345,11 +206,72 @@ fn run_here(req: &Request) -> Reply {
     }
 }
 
+/// Worker side: serves one client at a time on `socket` until a request leaves the CUDA context
+/// unusable, or until [`idle`] passes without a client while its slot's lock is free.
+pub fn serve_socket(socket: &Path, hooks: Hooks) -> std::io::Result<()> {
+    let mut capture = crate::capture::stdout().ok();
+    let hello = hello();
+    let _ = std::fs::remove_file(socket);
+    let listener = UnixListener::bind(socket)?;
+    let (tx, clients) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            if tx.send(stream).is_err() {
+                return;
+            }
+        }
+    });
+    let mut resident = Resident::default();
+    let lock = socket.with_extension("lock");
+    loop {
+        let stream = match clients.recv_timeout(crate::pool::idle()) {
+            Ok(Ok(stream)) => stream,
+            Ok(Err(_)) => continue,
+            Err(_) => {
+                let free = File::options()
+                    .write(true)
+                    .open(&lock)
+                    .is_ok_and(|f| f.try_lock().is_ok());
+                if free {
+                    let _ = std::fs::remove_file(socket);
+                    return Ok(());
+                }
+                continue;
+            }
+        };
+        if serve_client(stream, &hello, &mut capture, &hooks, &mut resident) {
+            return Ok(()); // its context is unusable; the client removes the socket
+        }
+    }
+}
+
+/// Answers one client's requests; true when the CUDA context is unusable.
+fn serve_client(
+    mut stream: UnixStream,
+    hello: &Hello,
+    capture: &mut Option<crate::capture::Capture>,
+    hooks: &Hooks,
+    resident: &mut Resident,
+) -> bool {
+    if wire::write(&mut stream, &Frame::new(hello, vec![])).is_err() || hello.device.is_none() {
+        return false;
+    }
+    loop {
+        let Ok(frame) = wire::read(&mut stream) else {
+            return false;
+        };
+        let (answer, fatal) = answer(frame, capture, hooks, resident);
+        if wire::write(&mut stream, &answer).is_err() || fatal {
+            return fatal;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::pool::Worker;
-    use spec::job::Launch;
+    use spec::job::{Arg, Job, Launch};
     use std::path::PathBuf;
     use std::time::Duration;
 
