@@ -59,3 +59,20 @@ fn solution_excerpts_are_folded_in_every_chapter() {
     }
     assert!(chapters >= 12, "{chapters} chapters");
 }
+
+/// "The code to complete" includes the learner's own `kernel.cu`, so once it is edited the built
+/// chapter shows their code, not the skeleton: every chapter says so where it shows the file.
+#[test]
+fn the_code_to_complete_says_it_is_the_learners_file() {
+    for n in 1..=12 {
+        let path = format!("{}/../book/src/puzzle-{n:02}.md", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        let section = text
+            .split("## The code to complete")
+            .nth(1)
+            .and_then(|s| s.split("```cpp").next())
+            .unwrap_or_else(|| panic!("{path}: no section"));
+        let file = format!("`puzzles/puzzle-{n:02}/kernel.cu`, as it was when the book was built");
+        assert!(section.contains(&file), "{path}: {section}");
+    }
+}
