@@ -65,7 +65,10 @@ fn solution_excerpts_are_folded_in_every_chapter() {
 #[test]
 fn the_code_to_complete_says_it_is_the_learners_file() {
     for n in 1..=12 {
-        let path = format!("{}/../book/src/puzzle-{n:02}.md", env!("CARGO_MANIFEST_DIR"));
+        let path = format!(
+            "{}/../book/src/puzzle-{n:02}.md",
+            env!("CARGO_MANIFEST_DIR")
+        );
         let text = std::fs::read_to_string(&path).unwrap();
         let section = text
             .split("## The code to complete")
