@@ -7,6 +7,7 @@
 //! character after the cell, `!` a race, `?` a read of a shared word nobody wrote, `X` an access
 //! out of bounds (drawn past the array's end where it fell there), `P` a write into a pitched
 //! output's padding, and each mark is also a sentence under the picture with its threads and lines.
+//! A 2D buffer is drawn by image rows, each under its label.
 
 use crate::touches::{Cell, Placed, Touches};
 use colored::Colorize;
@@ -160,9 +161,45 @@ fn area(t: &Touches, a: usize, p: usize) -> String {
         || t.marks
             .iter()
             .any(|m| m.area == a && m.phase == p && m.write);
-    let mut row = lo;
-    while row <= hi {
-        let end = (row + per_row - 1).min(hi);
+    // A 2D buffer (puzzles 09 and 10) is drawn by image rows, each under its label, in the
+    // columns this phase touched (a long row goes on in more grid rows).
+    let image = ar.columns.filter(|&c| c > 0).map(|c| c as i64);
+    let mut segments = vec![];
+    match image {
+        Some(c) => {
+            let touched = cells.keys().copied().chain(
+                (t.marks.iter())
+                    .filter(|m| m.area == a && m.phase == p)
+                    .map(|m| m.index),
+            );
+            let touched: Vec<i64> = touched.filter(|i| (lo..=hi).contains(i)).collect();
+            let first = touched.iter().map(|i| i.rem_euclid(c)).min().unwrap_or(0);
+            let last = touched
+                .iter()
+                .map(|i| i.rem_euclid(c))
+                .max()
+                .unwrap_or(c - 1);
+            for r in lo.div_euclid(c)..=hi.div_euclid(c) {
+                let mut at = r * c + first;
+                let label = format!("   image row {r} (columns {first}..{})\n", last + 1);
+                segments.push((at, (at + per_row - 1).min(r * c + last), Some(label)));
+                at += per_row;
+                while at <= r * c + last {
+                    segments.push((at, (at + per_row - 1).min(r * c + last), None));
+                    at += per_row;
+                }
+            }
+        }
+        None => {
+            let mut row = lo;
+            while row <= hi {
+                segments.push((row, (row + per_row - 1).min(hi), None));
+                row += per_row;
+            }
+        }
+    }
+    for (row, end, label) in segments {
+        out += &label.unwrap_or_default();
         let pad = |s: String| format!("{s:>width$}");
         out += "     ";
         out += &(row..=end).map(|i| pad(i.to_string())).collect::<String>();
@@ -188,7 +225,6 @@ fn area(t: &Touches, a: usize, p: usize) -> String {
             }
             out += "\n";
         }
-        row = end + 1;
     }
     if t.span(a).is_some_and(|(_, h)| h > hi) {
         out += &format!(

@@ -254,22 +254,40 @@ pub fn stats(outcome: &Outcome, budget_of: &dyn Fn(&str) -> Option<spec::Budget>
         .filter(|c| c.shrunk_from.is_none())
         .filter_map(|c| Some((c, c.stats?, budget_of(&c.name))))
         .collect();
-    // Multiply-adds on the FP32 units per output, where a budget (puzzles 11, 12) limits them.
+    // Multiply-adds on the FP32 units per output, where a budget (puzzles 11, 12) limits them,
+    // and shared reads per multiply-add, where one (puzzle 06) limits those.
     let fma = cases
         .iter()
         .any(|(_, s, _)| s.fp32_fma_per_output.is_some());
+    let shared = cases.iter().any(|(_, s, _)| s.shared_reads_fmas.is_some());
+    let staged = cases.iter().any(|(_, s, _)| s.staged_reads.is_some());
+    let column = |on: bool, name: &str| {
+        if on {
+            format!("{name:>w$}", w = 14.max(name.len()))
+        } else {
+            String::new()
+        }
+    };
     let mut out = format!(
-        "{:<28}{:>10}{:>10}{}  (most by any one thread{})\n",
+        "{:<28}{:>10}{:>10}{}{}{}  (most by any one thread{}{}{})\n",
         "case",
         "reads",
         "writes",
-        if fma {
-            format!("{:>14}", "fp32 fma")
-        } else {
-            String::new()
-        },
+        column(fma, "fp32 fma"),
+        column(shared, "shared/fma"),
+        column(staged, "  input/output"),
         if fma {
             "; fma: FP32 multiply-adds per output"
+        } else {
+            ""
+        },
+        if shared {
+            "; shared/fma: shared reads per multiply-add, of the launch"
+        } else {
+            ""
+        },
+        if staged {
+            "; input/output: reads of input per output, of the launch"
         } else {
             ""
         }
@@ -282,7 +300,24 @@ pub fn stats(outcome: &Outcome, budget_of: &dyn Fn(&str) -> Option<spec::Budget>
             format!("{:>14}", format!("{n}{}", of(limit)))
         });
         let per_output = per_output.unwrap_or_default();
-        out += &format!("{:<28}{reads:>10}{writes:>10}{per_output}\n", c.name);
+        let ratio = |r: u64, f: u64| format!("{:.2}", r as f64 / f.max(1) as f64);
+        let per_fma = s.shared_reads_fmas.map(|(r, f)| {
+            let limit = budget.and_then(|b| b.shared_reads_per_fma);
+            let limit = limit.map(|(lr, lf)| format!("/{}", ratio(lr.into(), lf.into())));
+            format!("{:>14}", ratio(r, f) + &limit.unwrap_or_default())
+        });
+        let per_fma = per_fma.unwrap_or_default();
+        let per_out = s.staged_reads.map(|(r, allowed, outs)| {
+            format!(
+                "{:>16}",
+                format!("{}/{}", ratio(r, outs), ratio(allowed, outs))
+            )
+        });
+        let per_out = per_out.unwrap_or_default();
+        out += &format!(
+            "{:<28}{reads:>10}{writes:>10}{per_output}{per_fma}{per_out}\n",
+            c.name
+        );
     }
     out
 }

@@ -33,3 +33,49 @@ fn the_table_of_kinds_lists_each_kind_once() {
         assert_eq!(rows, 1, "`{k}` has {rows} rows in the table of kinds");
     }
 }
+
+/// Every chapter's excerpts of a solution are folded (`<details>`), so a learner reading a chapter
+/// top to bottom meets no solution code unasked; chapter 12's excerpts were once open.
+#[test]
+fn solution_excerpts_are_folded_in_every_chapter() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../book/src");
+    let mut chapters = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !name.starts_with("puzzle-") || !name.ends_with(".md") {
+            continue;
+        }
+        chapters += 1;
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut depth = 0i32;
+        for (n, line) in text.lines().enumerate() {
+            depth += line.matches("<details>").count() as i32;
+            depth -= line.matches("</details>").count() as i32;
+            if line.contains("{{#include ../../solutions/") {
+                assert!(depth > 0, "{name}:{}: an open solution excerpt", n + 1);
+            }
+        }
+    }
+    assert!(chapters >= 12, "{chapters} chapters");
+}
+
+/// "The code to complete" includes the learner's own `kernel.cu`, so once it is edited the built
+/// chapter shows their code, not the skeleton: every chapter says so where it shows the file.
+#[test]
+fn the_code_to_complete_says_it_is_the_learners_file() {
+    for n in 1..=12 {
+        let path = format!(
+            "{}/../book/src/puzzle-{n:02}.md",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let text = std::fs::read_to_string(&path).unwrap();
+        let section = text
+            .split("## The code to complete")
+            .nth(1)
+            .and_then(|s| s.split("```cpp").next())
+            .unwrap_or_else(|| panic!("{path}: no section"));
+        let file = format!("`puzzles/puzzle-{n:02}/kernel.cu`, as it was when the book was built");
+        assert!(section.contains(&file), "{path}: {section}");
+    }
+}

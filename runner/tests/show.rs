@@ -72,6 +72,11 @@ fn padding_writes_of_a_2d_output() {
         show(&["puzzle-09", "--kernel", kernel, "--buffer", "output"]).0,
         "the default case and block are the diagnostic's"
     );
+    // Drawn by image rows: each of the block's rows under its label, its 8 columns in one grid row.
+    assert!(
+        pic.contains("image row 1 (columns 32..40)\n       72  73"),
+        "{pic}"
+    );
     insta::assert_snapshot!(pic);
 }
 

@@ -124,6 +124,8 @@ fn global(pragma: &str, reads: u32) -> Vec<spec::Diagnostic> {
             writes: 3,
             fp32_fma_per_output: None,
             outputs: 0,
+            shared_reads_per_fma: None,
+            staged_reads: None,
         }),
         work: 1,
     };

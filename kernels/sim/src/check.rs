@@ -121,6 +121,17 @@ pub struct Checks {
     pub(super) count_fma: bool,
     pub(super) fp32_fmas: u64,
     pub(super) fma_inst: u32,
+    /// Whether the budget limits shared reads per multiply-add (puzzle 06), how many lanes
+    /// read shared memory, and the latest such read (`check_global::Checks::finish`).
+    pub(super) count_shared: bool,
+    pub(super) shared_reads: u64,
+    pub(super) shared_inst: u32,
+    /// The buffer whose reads the budget limits (puzzle 10's input; `usize::MAX`: none), its
+    /// reads, the latest, and the floats of dynamic shared memory of the blocks run so far.
+    pub(super) staged_buf: usize,
+    pub(super) staged_reads: u64,
+    pub(super) staged_inst: u32,
+    pub(super) staged_words: u64,
     pub stats: AccessStats,
     pub kept: Vec<Kept>,
 }
@@ -177,9 +188,22 @@ impl Checks {
             pitches: vec![None; lens.len()],
             reads: vec![0; tpb as usize],
             writes: vec![0; tpb as usize],
-            count_fma: on && budget.is_some_and(|b| b.fp32_fma_per_output.is_some()),
+            count_fma: on
+                && budget.is_some_and(|b| {
+                    b.fp32_fma_per_output.is_some() || b.shared_reads_per_fma.is_some()
+                }),
             fp32_fmas: 0,
             fma_inst: 0,
+            count_shared: on && budget.is_some_and(|b| b.shared_reads_per_fma.is_some()),
+            shared_reads: 0,
+            shared_inst: 0,
+            staged_buf: match budget.and_then(|b| b.staged_reads) {
+                Some((buf, _, _)) if on => buf as usize,
+                _ => usize::MAX,
+            },
+            staged_reads: 0,
+            staged_inst: 0,
+            staged_words: 0,
             stats: AccessStats::default(),
             kept: vec![],
         }
@@ -212,6 +236,7 @@ impl Checks {
         }
         self.block = linear;
         self.epoch = 1;
+        self.staged_words += (shared_bytes / 4) as u64;
         self.shared.clear();
         self.shared
             .resize(shared_bytes.div_ceil(4), Word::default());
@@ -386,6 +411,10 @@ impl Checks {
     #[inline]
     pub fn shared(&mut self, at: usize, n: usize, tid: u32, inst: u32, kind: Acc) {
         let end = at + n.max(1);
+        if self.count_shared && kind == Acc::Read {
+            self.shared_reads += 1;
+            self.shared_inst = inst;
+        }
         if self.flight.any() && kind != Acc::Quiet && self.in_flight(at, end, tid, inst, kind) {
             return;
         }

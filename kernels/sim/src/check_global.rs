@@ -21,6 +21,10 @@ impl Checks {
         let t = tid as usize;
         let (count, limit) = match kind {
             Acc::Read => {
+                if buf == self.staged_buf {
+                    self.staged_reads += 1;
+                    self.staged_inst = inst;
+                }
                 self.reads[t] += 1;
                 (self.reads[t], self.budget.map(|b| b.reads))
             }
@@ -137,6 +141,15 @@ impl Checks {
         self.fma_inst = inst as u32;
     }
 
+    /// The elements of the output buffers, a pitched one's padding left out.
+    fn output_elems(&self, outputs: &[usize]) -> u64 {
+        let elems = |b: usize| match self.pitches.get(b).copied().flatten() {
+            Some(p) => (p.rows * p.cols) as u64,
+            None => self.globals.get(b).map_or(0, |e| e.len() as u64),
+        };
+        outputs.iter().map(|&b| elems(b)).sum()
+    }
+
     pub fn finish(&mut self, outputs: &[usize], threads: u64) {
         if !self.on {
             return;
@@ -159,6 +172,33 @@ impl Checks {
                 self.report(Finding::FmaOverBudget {
                     per_output,
                     limit,
+                    inst,
+                });
+            }
+        }
+        if let Some((reads, fmas)) = self.budget.and_then(|b| b.shared_reads_per_fma) {
+            let made = (self.shared_reads, self.fp32_fmas);
+            self.stats.shared_reads_fmas = Some(made);
+            if made.0 * u64::from(fmas) > made.1 * u64::from(reads) {
+                let inst = self.shared_inst;
+                self.report(Finding::SharedOverBudget {
+                    made,
+                    limit: (reads, fmas),
+                    inst,
+                });
+            }
+        }
+        if let Some((buf, num, den)) = self.budget.and_then(|b| b.staged_reads) {
+            let allowed = self.staged_words * u64::from(num) / u64::from(den.max(1));
+            let outs = self.output_elems(outputs);
+            self.stats.staged_reads = Some((self.staged_reads, allowed, outs));
+            if self.staged_reads > allowed {
+                let inst = self.staged_inst;
+                self.report(Finding::StagedOverBudget {
+                    buf: buf as usize,
+                    reads: self.staged_reads,
+                    allowed,
+                    outputs: outs,
                     inst,
                 });
             }

@@ -406,6 +406,35 @@ pub fn finding_diagnostic(k: &Kept, n: &Names<'_>) -> Diagnostic {
             );
             (Diagnostic::new(Kind::BudgetExceeded, msg), *inst)
         }
+        Finding::SharedOverBudget {
+            made: (reads, fmas),
+            limit: (lr, lf),
+            inst,
+        } => {
+            let per = |r: u64, f: u64| r as f64 / f.max(1) as f64;
+            let msg = format!(
+                "the kernel reads shared memory {reads} times for {fmas} multiply-adds ({:.2} per multiply-add, the latest read here), and this puzzle allows {:.2}, the share of a register window (the lesson of register blocking): keep OUTPUTS_PER_THREAD inputs in registers so that each shared read feeds OUTPUTS_PER_THREAD multiply-adds; the budget is in the chapter's \"Contract and launch\"",
+                per(*reads, *fmas),
+                per(u64::from(*lr), u64::from(*lf)),
+            );
+            (Diagnostic::new(Kind::BudgetExceeded, msg), *inst)
+        }
+        Finding::StagedOverBudget {
+            buf,
+            reads,
+            allowed,
+            outputs,
+            inst,
+        } => {
+            let per = |r: u64| r as f64 / (*outputs).max(1) as f64;
+            let msg = format!(
+                "the kernel reads `{}` {reads} times for {outputs} outputs ({:.2} per output, the latest read here), and this puzzle allows {allowed} ({:.2} per output), the blocks' staged regions and a quarter more (the lesson of staging the tile once): load each block's (TILE_ROWS + kernel_rows - 1) x (TILE_COLS + kernel_cols - 1) region into shared memory once and read the window from there; the budget is in the chapter's \"Contract and launch\"",
+                n.buffer(*buf),
+                per(*reads),
+                per(*allowed),
+            );
+            (Diagnostic::new(Kind::BudgetExceeded, msg), *inst)
+        }
         Finding::ReadUnwritten {
             buf,
             index,

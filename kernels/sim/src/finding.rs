@@ -65,6 +65,22 @@ pub enum Finding {
         limit: u32,
         inst: u32,
     },
+    /// More shared reads per FP32 multiply-add than the budget's ratio `limit` (reads, fmas);
+    /// `made`: the launch's (shared reads, multiply-adds); `inst`: the latest shared read.
+    SharedOverBudget {
+        made: (u64, u64),
+        limit: (u32, u32),
+        inst: u32,
+    },
+    /// More reads of buffer `buf` (the input of puzzle 10) than the budget `allowed` from the
+    /// blocks' staged regions; `outputs`: the output elements; `inst`: the latest read.
+    StagedOverBudget {
+        buf: usize,
+        reads: u64,
+        allowed: u64,
+        outputs: u64,
+        inst: u32,
+    },
     Unwritten {
         buf: usize,
         count: usize,
@@ -108,6 +124,8 @@ impl Finding {
             Finding::OverBudget { at, .. } => (2, line(at.inst), u32::from(at.write)),
             Finding::Unwritten { buf, .. } => (3, *buf as u32, 0),
             Finding::FmaOverBudget { .. } => (6, 0, 0),
+            Finding::SharedOverBudget { .. } => (7, 0, 0),
+            Finding::StagedOverBudget { .. } => (8, 0, 0),
             Finding::Padding { at, .. } => (4, line(at.inst), 0),
             Finding::ReadUnwritten { at, .. } => (5, line(at.inst), 0),
         }

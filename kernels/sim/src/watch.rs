@@ -165,7 +165,11 @@ pub(super) fn finding_mark(k: &Kept, l: &Launched<'_>) -> Option<Mark> {
         }
         Finding::ReadUnwritten { buf, index, at, .. } => one(MarkKind::Uninit, *buf, *index, at),
         Finding::Padding { buf, index, at, .. } => one(MarkKind::Padding, *buf, *index, at),
-        Finding::OverBudget { .. } | Finding::FmaOverBudget { .. } | Finding::Unwritten { .. } => {
+        Finding::OverBudget { .. }
+        | Finding::FmaOverBudget { .. }
+        | Finding::SharedOverBudget { .. }
+        | Finding::StagedOverBudget { .. }
+        | Finding::Unwritten { .. } => {
             return None;
         }
     })

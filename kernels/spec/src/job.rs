@@ -160,6 +160,14 @@ pub struct Budget {
     /// runs (a tile's epilogue runs past the last output too); 0: the output buffers' length.
     #[serde(default)]
     pub outputs: u64,
+    /// Shared-memory reads the launch may make per multiply-add on the FP32 units, as a ratio
+    /// `(reads, fmas)`: `reads * fmas_made <= fmas * reads_made` (puzzle 06's register window).
+    #[serde(default)]
+    pub shared_reads_per_fma: Option<(u32, u32)>,
+    /// Reads of one buffer the launch may make, `(buffer, num, den)`: `num / den` per float of
+    /// the dynamic shared memory of the blocks it runs (puzzle 10's staged region).
+    #[serde(default)]
+    pub staged_reads: Option<(u32, u32, u32)>,
 }
 
 /// The budget of the tensor-core puzzles (11 and 12): 8 multiply-adds per output on the FP32
@@ -191,6 +199,8 @@ impl Budget {
             writes: Self::NO_LIMIT,
             fp32_fma_per_output: Some(limit),
             outputs: 0,
+            shared_reads_per_fma: None,
+            staged_reads: None,
         }
     }
 }
@@ -244,6 +254,13 @@ pub struct AccessStats {
     /// Multiply-adds on the FP32 units per output, rounded up, where the budget limits them.
     #[serde(default)]
     pub fp32_fma_per_output: Option<u32>,
+    /// The launch's shared-memory reads and FP32 multiply-adds, where the budget limits them.
+    #[serde(default)]
+    pub shared_reads_fmas: Option<(u64, u64)>,
+    /// The staged buffer's reads, the floats its budget allows, and the outputs, where a budget
+    /// limits them.
+    #[serde(default)]
+    pub staged_reads: Option<(u64, u64, u64)>,
 }
 
 /// What a backend gives back for one job.

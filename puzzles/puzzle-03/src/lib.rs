@@ -17,6 +17,8 @@ const SHAPE: Shape = Shape {
         writes: 1,
         fp32_fma_per_output: None,
         outputs: 0,
+        shared_reads_per_fma: None,
+        staged_reads: None,
     }),
 };
 

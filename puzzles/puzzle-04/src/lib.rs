@@ -130,6 +130,8 @@ pub fn tile_budget(case: &mut Case, reads: impl Fn(u32, u32) -> u32) {
         writes: 1,
         fp32_fma_per_output: None,
         outputs: 0,
+        shared_reads_per_fma: None,
+        staged_reads: None,
     });
 }
 

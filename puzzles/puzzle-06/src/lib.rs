@@ -8,7 +8,7 @@
 
 use puzzle_04::cases;
 use puzzle_04::layout::{Layout, Plan};
-use spec::{Puzzle, Scale};
+use spec::{Budget, Case, Puzzle, Scale};
 
 /// Small cases: 8 threads of 2 outputs, 32 of 4, 64 of 8 for the hints 8, 32 and 128.
 fn small(tpb: u32) -> Layout {
@@ -46,10 +46,34 @@ pub fn spec() -> Puzzle {
         ],
         budget: None,
         tolerance: puzzle_04::TOLERANCE,
-        cases: |scale: Scale| cases::cases(&PLAN, 60, scale),
+        cases: |scale: Scale| {
+            let mut cases = cases::cases(&PLAN, 60, scale);
+            cases.iter_mut().for_each(window_budget);
+            cases
+        },
         shrink: Some(cases::shrink),
         declared_launch: None,
     }
+}
+
+/// Sets `case`'s budget of shared reads per multiply-add: a register window of R outputs reads
+/// `kernel_size + R - 1` inputs for its `kernel_size * R` multiply-adds, and the budget allows a
+/// quarter more (room for a window loaded another way). A kernel that reads each input from
+/// shared memory for each multiply-add makes one read per multiply-add, over the budget wherever
+/// `kernel_size` and R are both above 1 (with R = 2 and 2 taps it allows 15 reads per 16).
+pub fn window_budget(case: &mut Case) {
+    let Layout::Registers { per_thread: r, .. } = Layout::of(case) else {
+        return;
+    };
+    let k = case.job.scalar("kernel_size").unwrap_or(1).max(1) as u32;
+    case.job.budget = Some(Budget {
+        reads: Budget::NO_LIMIT,
+        writes: Budget::NO_LIMIT,
+        fp32_fma_per_output: None,
+        outputs: 0,
+        shared_reads_per_fma: Some((5 * (k + r - 1), 4 * k * r)),
+        staged_reads: None,
+    });
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@
 //! the cases carry a placeholder launch of no blocks. No macros are defined.
 
 use puzzle_09::cases::{self, Layout};
-use spec::{DeclaredLaunch, LaunchRule, Puzzle, Scale};
+use spec::{Budget, DeclaredLaunch, LaunchRule, Puzzle, Scale};
 
 /// The array the kernel declares its launch in.
 pub const SHAPE_SYMBOL: &str = "launch_shape";
@@ -35,7 +35,13 @@ pub fn spec() -> Puzzle {
         ],
         budget: None,
         tolerance: puzzle_09::TOLERANCE,
-        cases: |scale: Scale| cases::cases(|_, _| Layout::Declared, Layout::Declared, 100, scale),
+        cases: |scale: Scale| {
+            let mut cases = cases::cases(|_, _| Layout::Declared, Layout::Declared, 100, scale);
+            for c in &mut cases {
+                c.job.budget = Some(STAGED_BUDGET);
+            }
+            cases
+        },
         shrink: Some(cases::shrink),
         declared_launch: Some(DeclaredLaunch {
             symbol: SHAPE_SYMBOL,
@@ -43,6 +49,19 @@ pub fn spec() -> Puzzle {
         }),
     }
 }
+
+/// Reads of `input` (buffer 0) a launch may make: the floats of the blocks' staged regions (the
+/// dynamic shared memory the declared launch gives each block) and a quarter more, room for a
+/// region loaded in overlapping pieces. A kernel that reads its window from `input` reads
+/// `kernel_rows * kernel_cols` inputs per output.
+pub const STAGED_BUDGET: Budget = Budget {
+    reads: Budget::NO_LIMIT,
+    writes: Budget::NO_LIMIT,
+    fp32_fma_per_output: None,
+    outputs: 0,
+    shared_reads_per_fma: None,
+    staged_reads: Some((0, 5, 4)),
+};
 
 #[cfg(test)]
 mod tests {

@@ -331,3 +331,23 @@ fn hint_4_and_tip_3_agree_on_the_warp_tile() {
     }
     assert!(!hint.contains("32 x 32"), "{hint}");
 }
+
+/// The skeleton gives the inline-asm helpers puzzle 12's skeleton gives (`cvt.rna.tf32` and
+/// `mma.sync` m16n8k8), word for word, so that chapter 11's first tensor-core kernel does not
+/// start from the PTX manual.
+#[test]
+fn the_skeleton_gives_puzzle_12s_tensor_core_helpers() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let read = |p: &str| std::fs::read_to_string(format!("{dir}/{p}/kernel.cu")).unwrap();
+    let (p11, p12) = (read("puzzle-11"), read("puzzle-12"));
+    let start = p12
+        .find("// x rounded to tf32")
+        .expect("puzzle 12's tf32 helper");
+    let end = p12.find("// ANCHOR: signature").unwrap();
+    let helpers = &p12[start..end];
+    assert!(helpers.contains("cvt.rna.tf32.f32") && helpers.contains("mma.sync.aligned.m16n8k8"));
+    assert!(
+        p11.contains(helpers),
+        "puzzle 11's skeleton lacks puzzle 12's helpers"
+    );
+}

@@ -38,6 +38,8 @@ pub const P02: Shape = Shape {
         writes: 1,
         fp32_fma_per_output: None,
         outputs: 0,
+        shared_reads_per_fma: None,
+        staged_reads: None,
     }),
 };
 pub const P03: Shape = Shape {
@@ -51,6 +53,8 @@ pub const P03: Shape = Shape {
         writes: 1,
         fp32_fma_per_output: None,
         outputs: 0,
+        shared_reads_per_fma: None,
+        staged_reads: None,
     }),
 };
 
