@@ -301,6 +301,9 @@ pub struct Program {
     pub static_shared: u64,
     pub dyn_shared_offset: u64,
     pub dyn_shared_name: Option<String>,
+    /// The learner's `__shared__` declarations read from the CUDA source (`declared`), where
+    /// the caller gave them: they name an array's elements in its declared type and shape.
+    pub declared: Vec<crate::declared::SharedDecl>,
     /// The shared array each access instruction is attributed to (`provenance`).
     pub access_array: Vec<u32>,
     pub consts: Vec<Symbol>,
