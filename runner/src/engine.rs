@@ -337,11 +337,23 @@ pub fn with_declared_launch(
     Ok(own)
 }
 
+/// The simulator's options for `code` compiled with `macros`: the checks, with the learner's
+/// `__shared__` declarations so that findings name arrays in their declared type and shape.
+pub fn sim_options(code: &str, macros: &[(String, String)]) -> sim::SimOptions {
+    sim::SimOptions {
+        shared: ptx::declared::parse(code, macros),
+        ..sim::SimOptions::default()
+    }
+}
+
 /// One case on the simulator, with the launch the kernel declares where it declares one.
 fn run_on_sim(puzzle: &Puzzle, code: &str, file: &str, case: &Case) -> (RunOutput, Case) {
     match with_declared_launch(puzzle, code, file, case) {
         Ok(own) => match ptx(code, file, &own.macros) {
-            Ok(ptx) => (sim::run(&ptx, &own.job), own),
+            Ok(ptx) => (
+                sim::run_with(&ptx, &own.job, &sim_options(code, &own.macros)),
+                own,
+            ),
             Err(d) => (RunOutput::failed(d), own),
         },
         Err(d) => (RunOutput::failed(d), case.clone()),

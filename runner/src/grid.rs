@@ -8,7 +8,9 @@
 //! image, NaN with the runner's poison bits is an element nobody wrote; any other NaN was
 //! computed, and only the input's padding holds NaN, so the kernel read past the end of a row.
 //! Where the wrong values are what the contract gives with the input's rows taken
-//! `input_cols` apart instead of `input_stride`, the diagnosis says the stride was ignored.
+//! `input_cols` apart instead of `input_stride`, the diagnosis says the stride was ignored; where
+//! the output's rows landed `output_cols` apart (every element up to `rows * output_cols` written,
+//! none after), `padding_written` says the store's index ignores `output_stride`.
 
 use crate::outcome::CaseResult;
 use colored::Colorize;
@@ -54,6 +56,32 @@ pub fn padding_written(p: Pitch, output: &[f32]) -> Option<Diagnostic> {
             p.cols
         ),
     ))
+}
+
+/// Whether `output` is what a store indexed `r * output_cols + c` leaves in a pitched output:
+/// its first `rows * cols` elements all written (padding included) and every later one as the
+/// runner left it, so the rows landed `output_cols` apart instead of `output_stride`.
+pub fn rows_packed(p: Pitch, output: &[f32]) -> bool {
+    let (n, end) = (p.rows * p.cols, p.rows * p.stride);
+    if p.stride <= p.cols || p.rows < 2 || output.len() < end {
+        return false;
+    }
+    let untouched = |i: usize| {
+        if p.is_padding(i) {
+            output[i].to_bits() == PADDING_SENTINEL.to_bits()
+        } else {
+            poisoned(output[i])
+        }
+    };
+    (0..n).all(|i| !untouched(i)) && (n..end).all(untouched)
+}
+
+/// The sentence for a store whose rows land `output_cols` apart ([`rows_packed`]).
+pub fn packed_sentence(p: Pitch) -> String {
+    format!(
+        "the store's index ignores output_stride: the output's rows landed output_cols ({}) elements apart instead of output_stride ({}), so the first rows spill into the padding and the last rows of the buffer stay unwritten; index the output as output[r * output_stride + c]",
+        p.cols, p.stride
+    )
 }
 
 /// A sentence on the likely cause of wrong values at `wrong` (image elements), when the data says.
@@ -275,5 +303,27 @@ mod tests {
             "the input's padding"
         );
         assert_eq!(place(P, 7), "(row 1, col 2)");
+    }
+
+    #[test]
+    fn rows_landing_output_cols_apart_are_recognized() {
+        assert!(!rows_packed(P, &intact()));
+        // Before the launch: the image poisoned, the padding the sentinel.
+        let fresh: Vec<f32> = intact()
+            .iter()
+            .map(|&v| if v == 1.0 { f32::NAN } else { v })
+            .collect();
+        let mut packed = fresh.clone();
+        packed[..6].fill(1.0);
+        assert!(rows_packed(P, &packed));
+        // A stray padding write beside rows written in place is not that pattern.
+        let mut stray = intact();
+        stray[3] = 2.0;
+        assert!(!rows_packed(P, &stray));
+        assert!(!rows_packed(P, &fresh));
+        assert!(
+            packed_sentence(P)
+                .contains("output_cols (3) elements apart instead of output_stride (5)")
+        );
     }
 }

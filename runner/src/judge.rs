@@ -147,6 +147,17 @@ pub fn judge_with(
     {
         diagnostics.push(d);
     }
+    // A padding write that is the whole output packed at output_cols says why, not where.
+    if let Some(p) = pitch.filter(|_| complete)
+        && grid::rows_packed(p, &output)
+    {
+        for d in diagnostics
+            .iter_mut()
+            .filter(|d| d.kind == Kind::PaddingWritten)
+        {
+            d.message = grid::packed_sentence(p);
+        }
+    }
     let passed = complete && mismatches.is_empty() && diagnostics.is_empty();
     let result = CaseResult {
         name: case.name.clone(),
@@ -195,7 +206,12 @@ fn listing(case: &Case, indices: &[usize], detail: impl Fn(usize) -> String) -> 
                 .unwrap_or_default();
             let at = match (case.job.output_pitch(), gemm_place(case, i)) {
                 (Some(p), _) => grid::place(p, i),
-                (None, Some((m, o))) => format!("[{i}] (pixel {m}, channel {o})"),
+                (None, Some((m, o))) => match image_place(case, m) {
+                    Some((b, r, c)) => {
+                        format!("[{i}] (image {b}, row {r}, column {c}, channel {o})")
+                    }
+                    None => format!("[{i}] (pixel {m}, channel {o})"),
+                },
                 (None, None) => format!("[{i}]"),
             };
             format!("{at}{}{who}", detail(i))
@@ -213,6 +229,18 @@ fn gemm_place(case: &Case, i: usize) -> Option<(usize, usize)> {
     case.block_tile?;
     let n = case.job.scalar("output_channels")?.max(1) as usize;
     Some((i / n, i % n))
+}
+
+/// (image, row, column) of output pixel `m` of a valid convolution over NHWC images (puzzle
+/// 11), where the case's sizes account for the whole output.
+fn image_place(case: &Case, m: usize) -> Option<(usize, usize, usize)> {
+    let s = |n: &str| case.job.scalar(n).and_then(|v| usize::try_from(v).ok());
+    let rows = (s("input_rows")? + 1).checked_sub(s("kernel_rows")?)?;
+    let cols = (s("input_cols")? + 1).checked_sub(s("kernel_cols")?)?;
+    let (batch, oc) = (s("batch")?, s("output_channels")?);
+    let len = case.job.args.iter().find_map(|a| a.output_len())?;
+    (rows > 0 && cols > 0 && batch * rows * cols * oc == len)
+        .then(|| (m / (rows * cols), m / cols % rows, m % cols))
 }
 
 /// The block and thread that own output `i` under the puzzle's launch rule: for a 1D launch the

@@ -31,7 +31,8 @@ fn broken(name: &str, edits: &[(&str, &str)]) -> (PathBuf, bool, Vec<Value>) {
 }
 
 /// Every diagnostic is a wrong output (no crash, race or uninitialized read: the kernel is sound,
-/// its arithmetic is not), and the first names the pixel, the channel and the block's tile.
+/// its arithmetic is not), and the first names the output by (image, row, column, channel) and
+/// the block's tile.
 fn only_wrong_outputs(name: &str, edits: &[(&str, &str)]) -> Vec<Value> {
     let (_, passed, d) = broken(name, edits);
     assert!(!passed, "{name} passes");
@@ -41,7 +42,7 @@ fn only_wrong_outputs(name: &str, edits: &[(&str, &str)]) -> Vec<Value> {
     );
     let first = message(&d[0]);
     assert!(
-        first.contains("(pixel 0, channel 0)") && first.contains("(block (0,0))"),
+        first.contains("(image 0, row 0, column 0, channel 0)") && first.contains("(block (0,0))"),
         "{name}: {first}"
     );
     assert_eq!(d[0]["block"], serde_json::json!([0, 0, 0]), "{name}");

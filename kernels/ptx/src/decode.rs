@@ -343,7 +343,7 @@ pub fn body(cx: &mut Ctx, entry: &Entry) -> Result<(), DecodeError> {
             *a = dyn_at;
         }
     }
-    let (mut file, mut line, mut call, mut pragma) = (0u32, 0u32, 0u32, None);
+    let (mut file, mut line, mut call, mut call_file, mut pragma) = (0u32, 0u32, 0u32, 0u32, None);
     (next, cx.label_scopes) = (0, vec![0]);
     // The registers each instruction names, and those `wgmma.mma_async` uses asynchronously.
     // Only a function with a `wgmma` collects them.
@@ -387,7 +387,8 @@ pub fn body(cx: &mut Ctx, entry: &Entry) -> Result<(), DecodeError> {
                 file: f,
                 line: l,
                 call: c,
-            } => (file, line, call) = (*f, *l, *c),
+                call_file: cf,
+            } => (file, line, call, call_file) = (*f, *l, *c, *cf),
             Stmt::Instr {
                 guard,
                 opcode,
@@ -416,6 +417,7 @@ pub fn body(cx: &mut Ctx, entry: &Entry) -> Result<(), DecodeError> {
                     file,
                     line,
                     call,
+                    call_file,
                     text,
                     wgmma_sync: false,
                 });

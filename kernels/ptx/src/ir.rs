@@ -264,8 +264,11 @@ pub struct Inst {
     /// `.file` index and learner line (0 when there was no `.loc`).
     pub file: u32,
     pub line: u32,
-    /// Where `line` is in a function NVRTC inlined: the line of the call (0: not inlined).
+    /// Where `line` is in a function NVRTC inlined: the line of the call (0: not inlined), and
+    /// the `.file` index of the call (a header's function called from the learner's file has
+    /// the learner's file here, the header's in `file`).
     pub call: u32,
+    pub call_file: u32,
     /// The PTX text of the instruction, for diagnostics.
     pub text: u32,
     /// Whether it is not a `wgmma` and names a register that a `wgmma.mma_async` of its
@@ -301,6 +304,9 @@ pub struct Program {
     pub static_shared: u64,
     pub dyn_shared_offset: u64,
     pub dyn_shared_name: Option<String>,
+    /// The learner's `__shared__` declarations read from the CUDA source (`declared`), where
+    /// the caller gave them: they name an array's elements in its declared type and shape.
+    pub declared: Vec<crate::declared::SharedDecl>,
     /// The shared array each access instruction is attributed to (`provenance`).
     pub access_array: Vec<u32>,
     pub consts: Vec<Symbol>,

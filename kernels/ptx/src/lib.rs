@@ -15,6 +15,7 @@ pub mod addr;
 pub mod bulk;
 pub mod call;
 pub mod copy;
+pub mod declared;
 pub mod decode;
 pub mod ir;
 mod lex;

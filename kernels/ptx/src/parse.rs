@@ -58,11 +58,12 @@ pub enum Stmt {
     Var(Var),
     Label(String),
     /// `.loc file line col{, function_name f, inlined_at file2 line2 col2}`: `call` is the line
-    /// of the call a function was inlined at, when it is in the same file.
+    /// of the call a function was inlined at (0: none), `call_file` its file.
     Loc {
         file: u32,
         line: u32,
         call: u32,
+        call_file: u32,
     },
     Instr {
         guard: Option<(String, bool)>,

@@ -114,14 +114,15 @@ impl Parser {
                     let l = rest.get(1).and_then(|s| s.parse().ok()).unwrap_or(0);
                     let at = rest.iter().position(|s| s == "inlined_at");
                     let num = |k: usize| at.and_then(|a| rest.get(a + k)?.parse::<u32>().ok());
-                    let call = match (num(1), num(2)) {
-                        (Some(f), Some(c)) if f == file => c,
-                        _ => 0,
+                    let (call_file, call) = match (num(1), num(2)) {
+                        (Some(f), Some(c)) => (f, c),
+                        _ => (0, 0),
                     };
                     out.push(Stmt::Loc {
                         file,
                         line: l,
                         call,
+                        call_file,
                     });
                 }
                 Tok::Word(w) if w == ".pragma" => {

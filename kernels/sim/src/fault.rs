@@ -197,8 +197,10 @@ impl Names<'_> {
         let tpb = self.block.iter().product::<u32>().max(1);
         (Self::coords(self.grid, g / tpb), self.thread(g % tpb))
     }
-    fn line(&self, inst: u32) -> u32 {
-        self.prog.insts.get(inst as usize).map_or(0, |i| i.line)
+    /// Instruction `inst`'s line for a sentence: the learner's call where it is in a header's
+    /// function (`76, in `mma.hpp` line 415`).
+    fn line(&self, inst: u32) -> String {
+        self.prog.learner_line(inst)
     }
     fn located(&self, d: Diagnostic, inst: u32) -> Diagnostic {
         match self.prog.insts.get(inst as usize) {

@@ -141,28 +141,78 @@ pub struct Kept {
     pub hidden: u32,
 }
 
-/// The name of shared byte `byte` as the learner declared it: `tile[12]`, or the byte offset.
-/// The learner's name of shared byte `byte` read or written `width` bytes at a time:
-/// `array[index]` with elements of that width (4 where it is not known).
+/// The learner's name of shared byte `byte` read or written `width` bytes at a time: in the
+/// array's declared type and shape where the source's declaration is known and fits the bytes
+/// (`sm[2600].x`, `As[1][0][0]`), else `array[index]` with elements of that width.
 pub fn shared_name(prog: &Program, byte: u32, width: u32) -> String {
     let b = u64::from(byte);
     let named = prog
         .shared
         .iter()
         .find(|s| s.offset <= b && b < s.offset + s.size)
-        .map(|s| (s.name.as_str(), s.offset))
+        .map(|s| (s.name.as_str(), s.offset, Some(s.size)))
         .or_else(|| {
             prog.dyn_shared_name
                 .as_deref()
                 .filter(|_| b >= prog.dyn_shared_offset)
-                .map(|n| (n, prog.dyn_shared_offset))
+                .map(|n| (n, prog.dyn_shared_offset, None))
         });
     match named {
-        Some((name, at)) => format!(
-            "`{}[{}]`",
-            local_name(name),
-            (b - at) / u64::from(width.clamp(1, 16))
-        ),
+        Some((name, at, size)) => {
+            let name = local_name(name);
+            match declared(prog, name, size) {
+                Some(d) => format!("`{}`", d.element(b - at, width)),
+                None => format!("`{name}[{}]`", (b - at) / u64::from(width.clamp(1, 16))),
+            }
+        }
         None => format!("shared byte {byte}"),
+    }
+}
+
+/// The source's declaration of shared array `name` of `size` bytes (`None` for the dynamic
+/// array), where it agrees with the PTX: a static one of the same bytes, an `extern` one
+/// unsized.
+pub fn declared<'p>(
+    prog: &'p Program,
+    name: &str,
+    size: Option<u64>,
+) -> Option<&'p ptx::declared::SharedDecl> {
+    let d = prog.declared.iter().find(|d| d.name == name)?;
+    match size {
+        Some(bytes) => (d.bytes() == Some(bytes)).then_some(d),
+        None => (d.dims.first() == Some(&None)).then_some(d),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ptx::ir::{Space, Symbol};
+
+    #[test]
+    fn shared_bytes_are_named_in_the_declared_type_and_shape_where_it_fits() {
+        let mut prog = Program {
+            dyn_shared_name: Some("sm".into()),
+            dyn_shared_offset: 2 * 16 * 17 * 4,
+            shared: vec![Symbol {
+                name: "_ZZ1kE2As".into(),
+                space: Space::Shared,
+                offset: 0,
+                size: 2 * 16 * 17 * 4,
+            }],
+            ..Program::default()
+        };
+        let sm = 2 * 16 * 17 * 4;
+        assert_eq!(shared_name(&prog, sm + 2600 * 8, 4), "`sm[5200]`");
+        assert_eq!(shared_name(&prog, 16 * 17 * 4, 4), "`As[272]`");
+        prog.declared = ptx::declared::parse(
+            "extern __shared__ float2 sm[]; __shared__ float As[2][16][17];",
+            &[],
+        );
+        assert_eq!(shared_name(&prog, sm + 2600 * 8, 4), "`sm[2600].x`");
+        assert_eq!(shared_name(&prog, 16 * 17 * 4, 4), "`As[1][0][0]`");
+        // A declaration whose bytes disagree with the PTX's is not trusted.
+        prog.declared = ptx::declared::parse("__shared__ float As[2][16][16];", &[]);
+        assert_eq!(shared_name(&prog, 16 * 17 * 4, 4), "`As[272]`");
     }
 }

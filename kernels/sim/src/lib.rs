@@ -78,6 +78,10 @@ pub struct SimOptions {
     /// block 0); `runner profile` gives the H100's 132, so that such a kernel spreads its work
     /// over as many blocks as it does on that GPU.
     pub sms: u32,
+    /// The learner's `__shared__` declarations (`ptx::declared::parse` of the CUDA source), so
+    /// that a diagnostic names `sm[2600].x` rather than the 4-byte word `sm[5200]`; empty where
+    /// the source is not known.
+    pub shared: Vec<ptx::declared::SharedDecl>,
 }
 
 impl Default for SimOptions {
@@ -86,6 +90,7 @@ impl Default for SimOptions {
             budget: None,
             checks: true,
             sms: 1,
+            shared: Vec::new(),
         }
     }
 }
@@ -149,7 +154,7 @@ fn run_inner(
     at: &std::cell::Cell<Option<usize>>,
 ) -> RunOutput {
     let start = Instant::now();
-    let prog = match decode::decode(ptx, &job.kernel) {
+    let mut prog = match decode::decode(ptx, &job.kernel) {
         Ok(p) => p,
         Err(decode::DecodeError::NotFound { kernel, found }) => {
             let msg = format!(
@@ -167,6 +172,7 @@ fn run_inner(
             return failed(Diagnostic::new(Kind::UnsupportedInstruction, msg), 0.0);
         }
     };
+    prog.declared = opts.shared.clone();
     if let Err(msg) = setup::limits(&prog) {
         return failed(Diagnostic::new(Kind::LaunchError, msg), 0.0);
     }

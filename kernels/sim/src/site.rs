@@ -3,7 +3,9 @@
 //! function together with the call it was inlined at (`inlined_at file line col`, the immediate
 //! call only). A diagnostic stays at the inner line (that is where the instruction is), and says
 //! which call it came through, so that a wait in a helper called from three places names the one
-//! that hangs. A call in another file (a header) is left out.
+//! that hangs. An instruction of a header's function (wmma's `crt/mma.hpp`, `cuda_fp16.h`)
+//! inlined into the learner's file is placed at the learner's call, with the header's line as a
+//! note: the learner cannot change the header, only the call.
 
 use ptx::ir::{Inst, Program};
 use spec::diag::Diagnostic;
@@ -14,6 +16,9 @@ pub trait Locate {
     fn locate(&self, d: Diagnostic, inst: &Inst) -> Diagnostic;
     /// Instruction `pc`'s learner line for a sentence.
     fn site(&self, pc: u32) -> String;
+    /// Instruction `pc`'s line, or where it is in a header's function the learner's call with
+    /// the header's line (`76, in `mma.hpp` line 415`).
+    fn learner_line(&self, pc: u32) -> String;
 }
 
 impl Locate for Program {
@@ -24,8 +29,19 @@ impl Locate for Program {
         if inst.line == 0 {
             return d;
         }
+        if let Some(header) = self.header(inst) {
+            let note = format!("line {} of {header}", inst.line);
+            if !d.message.contains(&note) {
+                d.message += &format!(" ({note}, which line {} calls)", inst.call);
+            }
+            return d.at_line(self.file_name(inst.call_file), inst.call);
+        }
         let called = format!("called on line {}", inst.call);
-        if inst.call > 0 && inst.call != inst.line && !d.message.contains(&called) {
+        if inst.call > 0
+            && inst.call_file == inst.file
+            && inst.call != inst.line
+            && !d.message.contains(&called)
+        {
             d.message += &format!(" (line {} is in a function {called})", inst.line);
         }
         d.at_line(self.file_name(inst.file), inst.line)
@@ -35,13 +51,43 @@ impl Locate for Program {
     /// line 527` where NVRTC inlined it.
     fn site(&self, pc: u32) -> String {
         match self.insts.get(pc as usize) {
-            Some(i) if i.call > 0 && i.call != i.line => {
+            Some(i) if let Some(header) = self.header(i) => {
+                format!("{}, in {header} line {}", i.call, i.line)
+            }
+            Some(i) if i.call > 0 && i.call_file == i.file && i.call != i.line => {
                 format!("{}, in a function called on line {}", i.line, i.call)
             }
             Some(i) => i.line.to_string(),
             None => "0".to_string(),
         }
     }
+
+    fn learner_line(&self, pc: u32) -> String {
+        match self.insts.get(pc as usize) {
+            Some(i) if let Some(header) = self.header(i) => {
+                format!("{}, in {header} line {}", i.call, i.line)
+            }
+            Some(i) => i.line.to_string(),
+            None => "0".to_string(),
+        }
+    }
+}
+
+impl Headed for Program {
+    fn header(&self, inst: &Inst) -> Option<String> {
+        if inst.call == 0 || inst.call_file == inst.file {
+            return None;
+        }
+        let path = self.file_name(inst.file);
+        let name = path.rsplit('/').next().unwrap_or(&path);
+        Some(format!("`{name}`"))
+    }
+}
+
+/// The header an instruction is in, where NVRTC inlined it from a call in another file.
+trait Headed {
+    /// `` `mma.hpp` `` for an instruction of a header's function called from another file.
+    fn header(&self, inst: &Inst) -> Option<String>;
 }
 
 #[cfg(test)]
@@ -70,10 +116,10 @@ ret;
 "#;
 
     #[test]
-    fn an_inlined_line_names_its_call_in_the_same_file_only() {
+    fn an_inlined_line_names_its_call_and_a_header_line_is_placed_at_the_learners_call() {
         let prog = decode(PTX, "k").expect("decodes");
         let calls: Vec<(u32, u32)> = prog.insts.iter().map(|i| (i.line, i.call)).collect();
-        assert_eq!(&calls[..3], &[(7, 0), (3, 9), (4, 0)]);
+        assert_eq!(&calls[..3], &[(7, 0), (3, 9), (4, 2)]);
         assert_eq!(prog.site(0), "7");
         assert_eq!(prog.site(1), "3, in a function called on line 9");
         let d = prog.locate(Diagnostic::new(Kind::Race, "a race"), &prog.insts[1]);
@@ -83,5 +129,19 @@ ret;
         );
         let plain = prog.locate(Diagnostic::new(Kind::Race, "a race"), &prog.insts[0]);
         assert_eq!((plain.message.as_str(), plain.line), ("a race", Some(7)));
+        assert_eq!(prog.learner_line(0), "7");
+        assert_eq!(prog.learner_line(2), "2, in `helper.h` line 4");
+        assert_eq!(prog.site(2), "2, in `helper.h` line 4");
+        let header = prog.locate(Diagnostic::new(Kind::Race, "a race"), &prog.insts[2]);
+        assert_eq!(
+            (header.message.as_str(), header.line),
+            ("a race (line 4 of `helper.h`, which line 2 calls)", Some(2))
+        );
+        assert!(
+            header
+                .file
+                .as_deref()
+                .is_some_and(|f| f.ends_with("kernel.cu"))
+        );
     }
 }

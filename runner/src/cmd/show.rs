@@ -60,7 +60,8 @@ struct Ran {
 fn run(puzzle: &Puzzle, code: &str, file: &str, case: &Case) -> Result<Ran, Diagnostic> {
     let case = engine::with_declared_launch(puzzle, code, file, case)?;
     let ptx = engine::ptx(code, file, &case.macros)?;
-    let out: RunOutput = sim::run(&ptx, &case.job);
+    let opts = engine::sim_options(code, &case.macros);
+    let out: RunOutput = sim::run_with(&ptx, &case.job, &opts);
     let (result, diagnostics) = judge::judge(puzzle, &case, Backend::Sim, out);
     Ok(Ran {
         passed: result.passed,
