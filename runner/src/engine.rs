@@ -17,6 +17,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 use toolchain::nvrtc::{self, Compiled, Source, Target};
 
+use crate::outcome::dedup;
 pub use crate::outcome::fold;
 pub use crate::outcome::{Backend, BackendChoice, CaseResult, Outcome, QuickTiming};
 
@@ -77,7 +78,7 @@ fn evaluate_text(
     let mut full = None;
     if let Some(only) = &req.only_case {
         if want_gpu && !cases.iter().any(|c| &c.name == only) {
-            full = Some(full_cases(puzzle, gpu));
+            full = Some(crate::remote::full_cases(puzzle, gpu));
             cases.extend(full.clone().into_iter().flatten());
         }
         let names: Vec<String> = cases.iter().map(|c| c.name.clone()).collect();
@@ -129,7 +130,10 @@ fn evaluate_text(
                 };
                 let mut cases = cases.clone();
                 if req.only_case.is_none() {
-                    cases.extend(full.clone().unwrap_or_else(|| full_cases(puzzle, gpu)));
+                    cases.extend(
+                        full.clone()
+                            .unwrap_or_else(|| crate::remote::full_cases(puzzle, gpu)),
+                    );
                 }
                 // The full cases' requests and the small ones' share the worker.
                 let gpu = std::cell::RefCell::new(gpu);
@@ -285,20 +289,6 @@ fn run_backend(
 /// Runs and judges a full case in the GPU worker (the bool: whether to cut it smaller).
 type Remote<'a> = &'a mut dyn FnMut(&Case, bool) -> crate::remote::Judged;
 
-/// The full-scale cases of `puzzle` as the GPU worker keeps them (none where it has none).
-fn full_cases(puzzle: &Puzzle, gpu: &mut Worker) -> Vec<Case> {
-    // The first check builds them (and, on a new machine, their references): minutes at most.
-    let reply = gpu.call(
-        &worker::Request::Describe(puzzle.id.to_string()),
-        Duration::from_secs(900),
-    );
-    reply
-        .stubs
-        .into_iter()
-        .map(gpu::resident::case_of)
-        .collect()
-}
-
 fn in_case(mut d: Diagnostic, case: &str) -> Diagnostic {
     d.case = Some(case.to_string());
     d
@@ -382,44 +372,6 @@ pub fn ptx(code: &str, file: &str, macros: &[(String, String)]) -> Result<String
         Compiled::Ptx(ptx) => Ok(ptx),
         Compiled::Cubin(_) => unreachable!("a PTX target gives PTX"),
     }
-}
-
-/// Keeps the first diagnostics of each kind (one per source line, at most `KEEP`), and says how
-/// many more of that kind there were.
-fn dedup(diagnostics: &mut Vec<Diagnostic>) {
-    const KEEP: usize = 2;
-    let mut kept: Vec<Diagnostic> = vec![];
-    // Per kind: the other cases where it was seen again.
-    let mut again: Vec<(Kind, Vec<String>)> = vec![];
-    for d in diagnostics.drain(..) {
-        let same_kind = kept.iter().filter(|k| k.kind == d.kind).count();
-        let same_place = kept.iter().any(|k| {
-            k.kind == d.kind && ((k.line.is_some() && k.line == d.line) || k.message == d.message)
-        });
-        if same_kind < KEEP && !same_place {
-            kept.push(d);
-            continue;
-        }
-        let case = d.case.unwrap_or_default();
-        match again.iter_mut().find(|(k, _)| *k == d.kind) {
-            Some((_, cases)) if !cases.contains(&case) => cases.push(case),
-            Some(_) => {}
-            None => again.push((d.kind, vec![case])),
-        }
-    }
-    for (kind, mut cases) in again {
-        let last = kept
-            .iter_mut()
-            .rev()
-            .find(|k| k.kind == kind)
-            .expect("a kept one of each repeated kind");
-        // Its own case is where it is reported, not another one it was seen in.
-        cases.retain(|c| Some(c) != last.case.as_ref());
-        if !cases.is_empty() {
-            last.message += &format!(" [also in case {}]", fold(&cases, 3));
-        }
-    }
-    *diagnostics = kept;
 }
 
 /// The outcome of a check that stopped before any case ran (the file did not compile, say).

@@ -4,7 +4,7 @@
 //! `grade`, `--json`) print them. This module imports none of those: it sits below them all.
 
 use serde::{Deserialize, Serialize};
-use spec::{Case, Diagnostic};
+use spec::{Case, Diagnostic, Kind};
 use std::collections::HashMap;
 
 /// Which backends a check may use.
@@ -159,4 +159,42 @@ pub fn fold(names: &[String], n: usize) -> String {
     } else {
         format!("{} and {} more", names[..n].join(", "), names.len() - n)
     }
+}
+
+/// Keeps the first diagnostics of each kind (one per source line, at most `KEEP`), and says how
+/// many more of that kind there were.
+pub fn dedup(diagnostics: &mut Vec<Diagnostic>) {
+    const KEEP: usize = 2;
+    let mut kept: Vec<Diagnostic> = vec![];
+    // Per kind: the other cases where it was seen again.
+    let mut again: Vec<(Kind, Vec<String>)> = vec![];
+    for d in diagnostics.drain(..) {
+        let same_kind = kept.iter().filter(|k| k.kind == d.kind).count();
+        let same_place = kept.iter().any(|k| {
+            k.kind == d.kind && ((k.line.is_some() && k.line == d.line) || k.message == d.message)
+        });
+        if same_kind < KEEP && !same_place {
+            kept.push(d);
+            continue;
+        }
+        let case = d.case.unwrap_or_default();
+        match again.iter_mut().find(|(k, _)| *k == d.kind) {
+            Some((_, cases)) if !cases.contains(&case) => cases.push(case),
+            Some(_) => {}
+            None => again.push((d.kind, vec![case])),
+        }
+    }
+    for (kind, mut cases) in again {
+        let last = kept
+            .iter_mut()
+            .rev()
+            .find(|k| k.kind == kind)
+            .expect("a kept one of each repeated kind");
+        // Its own case is where it is reported, not another one it was seen in.
+        cases.retain(|c| Some(c) != last.case.as_ref());
+        if !cases.is_empty() {
+            last.message += &format!(" [also in case {}]", fold(&cases, 3));
+        }
+    }
+    *diagnostics = kept;
 }

@@ -112,3 +112,17 @@ pub fn call(
         ),
     }
 }
+
+/// The full-scale cases of `puzzle` as the GPU worker keeps them (none where it has none).
+pub fn full_cases(puzzle: &Puzzle, gpu: &mut Worker) -> Vec<Case> {
+    // The first check builds them (and, on a new machine, their references): minutes at most.
+    let reply = gpu.call(
+        &worker::Request::Describe(puzzle.id.to_string()),
+        Duration::from_secs(900),
+    );
+    reply
+        .stubs
+        .into_iter()
+        .map(gpu::resident::case_of)
+        .collect()
+}

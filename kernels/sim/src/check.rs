@@ -23,29 +23,29 @@ use spec::job::{AccessStats, Budget, Pitch};
 /// Distinct findings kept per kind (a finding is distinct by its kind and instructions).
 pub const CAP: usize = 3;
 /// Reads of never-written shared words waiting for their epoch to end.
-const PENDING_CAP: usize = 4096;
+pub(super) const PENDING_CAP: usize = 4096;
 pub(super) const ATOMIC: u32 = u32::MAX;
 
 /// Shadow of one shared 4-byte word. Thread fields hold the block-linear id plus one (0: none).
 #[derive(Clone, Copy, Default)]
-struct Word {
-    w: u32,
-    w_inst: u32,
-    w_epoch: u32,
-    r: u32,
-    r2: u32,
-    r_inst: u32,
-    r_epoch: u32,
+pub(super) struct Word {
+    pub(super) w: u32,
+    pub(super) w_inst: u32,
+    pub(super) w_epoch: u32,
+    pub(super) r: u32,
+    pub(super) r2: u32,
+    pub(super) r_inst: u32,
+    pub(super) r_epoch: u32,
     /// The writer's (the latest reader's) warp `__syncwarp()` count at the access.
-    w_seq: u32,
-    r_seq: u32,
+    pub(super) w_seq: u32,
+    pub(super) r_seq: u32,
     /// The writer's and the two readers' warp clock stamps (`order`).
-    w_clk: u32,
-    r_clk: u32,
-    r2_clk: u32,
+    pub(super) w_clk: u32,
+    pub(super) r_clk: u32,
+    pub(super) r2_clk: u32,
     /// 0, or 1 + the index in `Checks::bytes` of this word's four byte shadows, once an
     /// access touched part of it.
-    split: u32,
+    pub(super) split: u32,
 }
 
 /// Shadow of one global 4-byte element. Thread fields hold the launch-linear id plus one.
@@ -60,26 +60,26 @@ pub(super) struct Elem {
 
 /// Which shadow an access goes to: a whole word's, or one byte's of a split word.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Shadow {
+pub(super) enum Shadow {
     Word(u32),
     Byte(u32),
 }
 
 /// A read of never-written shared memory held until its epoch ends: shadow, (byte, width),
 /// epoch, reader, and the reader's `__syncwarp()` count and clock stamp.
-type Pending = (Shadow, (u32, u32), u32, Access, (u32, u32));
+pub(super) type Pending = (Shadow, (u32, u32), u32, Access, (u32, u32));
 
 /// One access as one shadow sees it: the shadow, its first byte, the access's width in bytes
 /// (findings index the array by it), the thread and instruction, and whether a finding is
 /// already told for this access (`quiet`: found, not reported again).
 #[derive(Clone, Copy)]
-struct One {
-    at: Shadow,
-    byte: u32,
-    width: u32,
-    tid: u32,
-    inst: u32,
-    quiet: bool,
+pub(super) struct One {
+    pub(super) at: Shadow,
+    pub(super) byte: u32,
+    pub(super) width: u32,
+    pub(super) tid: u32,
+    pub(super) inst: u32,
+    pub(super) quiet: bool,
 }
 
 /// The checks of one launch.
@@ -90,14 +90,14 @@ pub struct Checks {
     pub(super) budget: Option<Budget>,
     pub(super) tpb: u32,
     pub(super) block: u32,
-    epoch: u32,
-    shared: Vec<Word>,
+    pub(super) epoch: u32,
+    pub(super) shared: Vec<Word>,
     /// The byte shadows of split words, four per word.
-    bytes: Vec<Word>,
-    pending: Vec<Pending>,
+    pub(super) bytes: Vec<Word>,
+    pub(super) pending: Vec<Pending>,
     /// `__syncwarp()`s executed per warp of the block, and the latest each thread executed.
-    warp_seq: Vec<u32>,
-    lane_seq: Vec<u32>,
+    pub(super) warp_seq: Vec<u32>,
+    pub(super) lane_seq: Vec<u32>,
     /// Happens-before through named barriers and `mbarrier` phases.
     pub(super) order: crate::order::Order,
     /// The shared bytes `[lo, hi)` of initialized `mbarrier` objects, and the first ordinary
@@ -106,10 +106,10 @@ pub struct Checks {
     pub(super) mbar_touch: Option<(u32, u32, bool)>,
     /// The shared sources of bulk stores still being read (`bulk`), and each thread's count of
     /// committed bulk groups.
-    bulk_reads: Vec<BulkRead>,
-    bulk_groups: Vec<u32>,
+    pub(super) bulk_reads: Vec<BulkRead>,
+    pub(super) bulk_groups: Vec<u32>,
     /// The shared words under `cp.async` copies in flight (`inflight`).
-    flight: crate::inflight::InFlight,
+    pub(super) flight: crate::inflight::InFlight,
     pub(super) globals: Vec<Vec<Elem>>,
     pub(super) track_reads: Vec<bool>,
     /// Per buffer, its shape when it is a pitched output (writes into its padding are findings).
@@ -139,12 +139,12 @@ pub struct Checks {
 /// The shared source `[lo, hi)` of a bulk store by thread `tid` at `inst`, in its bulk group
 /// `group` (0: not committed yet).
 #[derive(Clone, Copy)]
-struct BulkRead {
-    lo: u32,
-    hi: u32,
-    tid: u32,
-    inst: u32,
-    group: u32,
+pub(super) struct BulkRead {
+    pub(super) lo: u32,
+    pub(super) hi: u32,
+    pub(super) tid: u32,
+    pub(super) inst: u32,
+    pub(super) group: u32,
 }
 
 impl Checks {
@@ -279,7 +279,7 @@ impl Checks {
 
     /// The warp `__syncwarp()` count of thread `tid` now.
     #[inline]
-    fn seq(&self, tid: u32) -> u32 {
+    pub(super) fn seq(&self, tid: u32) -> u32 {
         self.warp_seq.get(tid as usize / 32).copied().unwrap_or(0)
     }
 
@@ -288,7 +288,7 @@ impl Checks {
     /// and both past a later `__syncwarp()`, or ordered by a named barrier or an `mbarrier`
     /// phase between their warps (`order`).
     #[inline]
-    fn ordered(&self, a: u32, b: u32, (seq, clk): (u32, u32)) -> bool {
+    pub(super) fn ordered(&self, a: u32, b: u32, (seq, clk): (u32, u32)) -> bool {
         let passed = |t: u32| self.lane_seq.get(t as usize).is_some_and(|&s| s > seq);
         a / 32 == b / 32 && passed(a) && passed(b) || self.order.before(a, clk, b)
     }
@@ -325,7 +325,7 @@ impl Checks {
         }
     }
 
-    fn shadow(&mut self, at: Shadow) -> &mut Word {
+    pub(super) fn shadow(&mut self, at: Shadow) -> &mut Word {
         match at {
             Shadow::Word(w) => &mut self.shared[w as usize],
             Shadow::Byte(b) => &mut self.bytes[b as usize],
@@ -334,7 +334,7 @@ impl Checks {
 
     /// The index of the first byte shadow of `word`, splitting it (each byte starting with the
     /// word's history, which a whole-word access made for all four bytes).
-    fn split(&mut self, word: usize) -> u32 {
+    pub(super) fn split(&mut self, word: usize) -> u32 {
         let s = self.shared[word];
         if s.split != 0 {
             return s.split - 1;
@@ -343,322 +343,5 @@ impl Checks {
         self.bytes.extend([s; 4]);
         self.shared[word].split = first + 1;
         first
-    }
-
-    /// Bulk store `inst` of thread `tid` reads shared bytes `[lo, hi)` until its group is
-    /// waited for (`bulk`): the thread's open group.
-    pub(super) fn bulk_read(&mut self, lo: u32, hi: u32, tid: u32, inst: u32) {
-        self.bulk_reads.push(BulkRead {
-            lo,
-            hi,
-            tid,
-            inst,
-            group: 0,
-        });
-    }
-
-    /// `cp.async.bulk.commit_group` by thread `tid`: its open group is committed.
-    pub(super) fn bulk_commit(&mut self, tid: u32) {
-        let Some(n) = self.bulk_groups.get_mut(tid as usize) else {
-            return;
-        };
-        *n += 1;
-        let n = *n;
-        for r in self
-            .bulk_reads
-            .iter_mut()
-            .filter(|r| r.tid == tid && r.group == 0)
-        {
-            r.group = n;
-        }
-    }
-
-    /// `cp.async.bulk.wait_group{.read} keep` by thread `tid`: its committed groups but the
-    /// `keep` latest are done reading.
-    pub(super) fn bulk_wait(&mut self, tid: u32, keep: u32) {
-        let n = self.bulk_groups.get(tid as usize).copied().unwrap_or(0);
-        self.bulk_reads
-            .retain(|r| r.tid != tid || r.group == 0 || r.group + keep > n);
-    }
-
-    /// A write of shared bytes `[lo, hi)` by thread `tid` at `inst` into the source of a bulk
-    /// store still being read: a race with the store (reported once per store).
-    fn bulk_overwrite(&mut self, lo: u32, hi: u32, tid: u32, inst: u32) {
-        let Some(i) = self.bulk_reads.iter().position(|r| lo < r.hi && r.lo < hi) else {
-            return;
-        };
-        let r = self.bulk_reads.swap_remove(i);
-        let block = self.block;
-        self.report(Finding::SharedRace {
-            block,
-            byte: lo.max(r.lo),
-            width: (hi - lo).min(4),
-            first: Access {
-                thread: r.tid,
-                inst: r.inst,
-                write: false,
-            },
-            second: Access {
-                thread: tid,
-                inst,
-                write: true,
-            },
-            flight: false,
-        });
-    }
-
-    /// A shared access of `n` bytes at byte `at` by block-linear thread `tid`.
-    #[inline]
-    pub fn shared(&mut self, at: usize, n: usize, tid: u32, inst: u32, kind: Acc) {
-        let end = at + n.max(1);
-        if self.count_shared && kind == Acc::Read {
-            self.shared_reads += 1;
-            self.shared_inst = inst;
-        }
-        if self.flight.any() && kind != Acc::Quiet && self.in_flight(at, end, tid, inst, kind) {
-            return;
-        }
-        if !self.bulk_reads.is_empty() && matches!(kind, Acc::Write | Acc::Atomic) {
-            self.bulk_overwrite(at as u32, end as u32, tid, inst);
-        }
-        if !self.mbar_bytes.is_empty() && kind != Acc::Quiet && self.mbar_touch.is_none() {
-            let (lo, hi) = (at as u32, end as u32);
-            if self.mbar_bytes.iter().any(|&(a, b)| lo < b && a < hi) {
-                self.mbar_touch = Some((inst, tid, kind != Acc::Read));
-            }
-        }
-        for word in at / 4..=(end - 1) / 4 {
-            let Some(s) = self.shared.get(word) else {
-                return;
-            };
-            let (lo, hi) = (at.max(word * 4), end.min(word * 4 + 4));
-            let one = One {
-                at: Shadow::Word(word as u32),
-                byte: word as u32 * 4,
-                width: n as u32,
-                tid,
-                inst,
-                quiet: false,
-            };
-            if s.split == 0 && hi - lo == 4 {
-                self.shared_one(one, kind);
-            } else {
-                // One finding per access, at its first byte that has one.
-                let first = self.split(word);
-                let mut told = false;
-                for byte in lo..hi {
-                    let at = Shadow::Byte(first + (byte - word * 4) as u32);
-                    let o = One {
-                        at,
-                        byte: byte as u32,
-                        quiet: told,
-                        ..one
-                    };
-                    told |= self.shared_one(o, kind);
-                }
-            }
-        }
-    }
-
-    /// An access to one shadow; true if it found something.
-    #[inline]
-    fn shared_one(&mut self, o: One, kind: Acc) -> bool {
-        match kind {
-            Acc::Read => self.shared_read(o),
-            Acc::Write => self.shared_write(o),
-            Acc::Atomic => {
-                let (e, c) = (self.epoch, self.order.stamp(o.tid));
-                let s = self.shadow(o.at);
-                if s.w == 0 || s.w_epoch != e {
-                    (s.w, s.w_inst, s.w_epoch, s.w_clk) = (o.tid + 1, o.inst, e, c);
-                }
-                false
-            }
-            Acc::Quiet => false,
-        }
-    }
-
-    /// A read; true if it races or reads what nobody wrote (reported unless `o.quiet`).
-    fn shared_read(&mut self, o: One) -> bool {
-        let One {
-            at,
-            byte,
-            width,
-            tid,
-            inst,
-            quiet,
-        } = o;
-        let (t, e, q, c) = (tid + 1, self.epoch, self.seq(tid), self.order.stamp(tid));
-        let s0 = *self.shadow(at);
-        let race =
-            s0.w_epoch == e && s0.w != t && !self.ordered(s0.w - 1, tid, (s0.w_seq, s0.w_clk));
-        // Earlier readers ordered before this one (`__syncwarp()`, `order`) are done with it.
-        let past = |r: u32, clk: u32| r == 0 || r == t || self.ordered(r - 1, tid, (s0.r_seq, clk));
-        let fresh = s0.r_epoch != e || past(s0.r, s0.r_clk) && past(s0.r2, s0.r2_clk);
-        let s = self.shadow(at);
-        let me = Access {
-            thread: tid,
-            inst,
-            write: false,
-        };
-        let race = race.then(|| Access {
-            thread: s.w - 1,
-            inst: s.w_inst,
-            write: true,
-        });
-        let uninit = s.w == 0;
-        if fresh {
-            (s.r_epoch, s.r, s.r2, s.r_inst, s.r_clk) = (e, t, 0, inst, c);
-        } else if s.r == t {
-            s.r_clk = c;
-        } else if s.r2 == 0 || s.r2 == t {
-            (s.r2, s.r2_clk) = (t, c);
-        }
-        s.r_seq = q;
-        if quiet {
-            return uninit || race.is_some();
-        }
-        if uninit {
-            if self.pending.len() < PENDING_CAP {
-                self.pending.push((at, (byte, width), e, me, (q, c)));
-            }
-        } else if let Some(first) = race {
-            let block = self.block;
-            self.report(Finding::SharedRace {
-                block,
-                byte,
-                width,
-                first,
-                second: me,
-                flight: false,
-            });
-        }
-        uninit || race.is_some()
-    }
-
-    /// A write; true if it races (reported unless `o.quiet`).
-    fn shared_write(&mut self, o: One) -> bool {
-        let (at, tid, inst) = (o.at, o.tid, o.inst);
-        let (t, e, q, c) = (tid + 1, self.epoch, self.seq(tid), self.order.stamp(tid));
-        let s0 = *self.shadow(at);
-        let other = self.write_conflict(&s0, tid);
-        let s = self.shadow(at);
-        (s.w, s.w_inst, s.w_epoch, s.w_seq, s.w_clk) = (t, inst, e, q, c);
-        if o.quiet {
-            return other.is_some();
-        }
-        if let Some(first) = other {
-            let block = self.block;
-            self.report(Finding::SharedRace {
-                block,
-                byte: o.byte,
-                width: o.width,
-                first,
-                second: Access {
-                    thread: tid,
-                    inst,
-                    write: true,
-                },
-                flight: false,
-            });
-        }
-        other.is_some()
-    }
-
-    /// The earlier access of this epoch to shadow `s0` that a write by thread `tid` now is not
-    /// ordered after, if any (a write before a read).
-    fn write_conflict(&self, s0: &Word, tid: u32) -> Option<Access> {
-        let (t, e) = (tid + 1, self.epoch);
-        let after = |x: u32, seq: u32, clk: u32| x == t || self.ordered(x - 1, tid, (seq, clk));
-        if s0.w_epoch == e && !after(s0.w, s0.w_seq, s0.w_clk) {
-            return Some(Access {
-                thread: s0.w - 1,
-                inst: s0.w_inst,
-                write: true,
-            });
-        }
-        [(s0.r, s0.r_clk), (s0.r2, s0.r2_clk)]
-            .into_iter()
-            .find(|&(r, clk)| s0.r_epoch == e && r != 0 && !after(r, s0.r_seq, clk))
-            .map(|(r, _)| Access {
-                thread: r - 1,
-                inst: s0.r_inst,
-                write: false,
-            })
-    }
-
-    /// `cp.async` `inst` of thread `tid` issued a copy into shared bytes `[at, at + n)`: the
-    /// copy may write them from now on, so an access of this epoch it is not ordered after is a
-    /// race (a stage refilled while other threads still read it), and the words are in flight
-    /// until the copy lands (`inflight`).
-    pub(super) fn async_issue(&mut self, at: usize, n: usize, tid: u32, inst: u32) {
-        if !self.on {
-            return;
-        }
-        let copy = Access {
-            thread: tid,
-            inst,
-            write: true,
-        };
-        let words = self.shared.len();
-        let mut told = false;
-        for word in at / 4..(at + n).div_ceil(4).min(words) {
-            let s = self.shared[word];
-            let found = if s.split == 0 {
-                self.write_conflict(&s, tid)
-            } else {
-                let first = s.split - 1;
-                (first..first + 4).find_map(|b| self.write_conflict(&self.bytes[b as usize], tid))
-            };
-            let other = self.flight.issue(word, words, tid, inst);
-            let first = found.or(other.map(|(thread, inst)| Access {
-                thread,
-                inst,
-                write: true,
-            }));
-            if let (Some(first), false) = (first, told) {
-                told = true;
-                let block = self.block;
-                self.report(Finding::SharedRace {
-                    block,
-                    byte: word as u32 * 4,
-                    width: n as u32,
-                    first,
-                    second: copy,
-                    flight: false,
-                });
-            }
-        }
-    }
-
-    /// An access of shared bytes `[at, end)` while copies are in flight: true if it touches a
-    /// word another thread's copy may still be writing (a race, reported with the copy first).
-    #[inline(never)]
-    fn in_flight(&mut self, at: usize, end: usize, tid: u32, inst: u32, kind: Acc) -> bool {
-        let write = matches!(kind, Acc::Write | Acc::Atomic);
-        let Some((thread, copy)) = self
-            .flight
-            .touch((at / 4, end.div_ceil(4)), tid, inst, write)
-        else {
-            return false;
-        };
-        let block = self.block;
-        self.report(Finding::SharedRace {
-            block,
-            byte: at as u32,
-            width: (end - at) as u32,
-            first: Access {
-                thread,
-                inst: copy,
-                write: true,
-            },
-            second: Access {
-                thread: tid,
-                inst,
-                write,
-            },
-            flight: true,
-        });
-        true
     }
 }

@@ -24,12 +24,14 @@ mod bulk;
 mod call;
 mod check;
 mod check_global;
+mod check_shared;
 mod collective;
 mod contain;
 mod convert;
 mod copy;
 mod exact;
 mod exec;
+mod explain;
 mod fault;
 mod finding;
 mod float;
@@ -284,7 +286,7 @@ fn run_inner(
             })
         })
         .collect();
-    let names = fault::Names {
+    let names = explain::Names {
         pitches: &pitches,
         prog: &prog,
         buffers: &buffers,
@@ -296,7 +298,7 @@ fn run_inner(
         .chk
         .kept
         .iter()
-        .map(|k| fault::finding_diagnostic(k, &names));
+        .map(|k| explain::finding_diagnostic(k, &names));
     match result {
         Err(f) => {
             out.diagnostics.push(f.diagnostic(&prog));

@@ -1,0 +1,369 @@
+//! How a finding of the checks reads to the learner: [`finding_diagnostic`] turns a kept
+//! finding (a race, an uninitialized read, an unwritten output, a budget) into a diagnostic at
+//! the learner's line, with the arrays, elements and threads named as the learner wrote them
+//! ([`Names`]). `fault` says the same for the fault that stops a launch.
+
+use crate::finding::{Access, Finding, Kept, shared_name};
+use crate::site::Locate;
+use ptx::bulk::BulkOp;
+use ptx::ir::{Op, Program};
+use spec::diag::{Diagnostic, Kind};
+use spec::job::Pitch;
+
+/// What the diagnostics of the checks need to name threads, buffers and lines.
+pub struct Names<'a> {
+    pub prog: &'a Program,
+    pub buffers: &'a [String],
+    /// Input buffers the runner also copied into a `__constant__` array: (buffer, symbol).
+    pub copies: &'a [(String, String)],
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    /// Per buffer, its shape when it is a pitched 2D output (its elements are named by row and
+    /// column).
+    pub pitches: &'a [Option<Pitch>],
+}
+
+impl Names<'_> {
+    fn coords(dims: [u32; 3], linear: u32) -> [u32; 3] {
+        [
+            linear % dims[0],
+            (linear / dims[0]) % dims[1],
+            linear / (dims[0] * dims[1]),
+        ]
+    }
+    fn thread(&self, tid: u32) -> [u32; 3] {
+        Self::coords(self.block, tid)
+    }
+    /// Block and thread of launch-linear thread `g`.
+    fn global(&self, g: u32) -> ([u32; 3], [u32; 3]) {
+        let tpb = self.block.iter().product::<u32>().max(1);
+        (Self::coords(self.grid, g / tpb), self.thread(g % tpb))
+    }
+    /// Instruction `inst`'s line for a sentence: the learner's call where it is in a header's
+    /// function (`76, in `mma.hpp` line 415`).
+    fn line(&self, inst: u32) -> String {
+        self.prog.learner_line(inst)
+    }
+    fn located(&self, d: Diagnostic, inst: u32) -> Diagnostic {
+        match self.prog.insts.get(inst as usize) {
+            Some(i) => self.prog.locate(d, i),
+            None => d,
+        }
+    }
+    fn buffer(&self, buf: usize) -> &str {
+        self.buffers.get(buf).map_or("?", |s| s.as_str())
+    }
+    /// Element `i` of buffer `buf` as the learner indexes it: `output[7]`, or for a pitched 2D
+    /// output `output` at row 1, column 2.
+    fn element(&self, buf: usize, i: usize) -> String {
+        let name = self.buffer(buf);
+        match self.pitches.get(buf).copied().flatten() {
+            Some(p) => {
+                let (r, c) = p.at(i);
+                format!("`{name}` at row {r}, column {c} (`{name}[{i}]`)")
+            }
+            None => format!("`{name}[{i}]`"),
+        }
+    }
+}
+
+fn t3(t: [u32; 3]) -> String {
+    format!("({},{},{})", t[0], t[1], t[2])
+}
+
+fn ordinal(n: u32) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
+/// The learner's diagnostic for a finding of the checks.
+pub fn finding_diagnostic(k: &Kept, n: &Names<'_>) -> Diagnostic {
+    let (d, inst) = match &k.finding {
+        Finding::SharedRace {
+            block,
+            byte,
+            width,
+            first,
+            second,
+            flight,
+        } => {
+            let what = shared_name(n.prog, *byte, *width);
+            let (a, b) = (t3(n.thread(first.thread)), t3(n.thread(second.thread)));
+            let (la, lb) = (n.line(first.inst), n.line(second.inst));
+            let msg = match (first.write, second.write) {
+                (true, false) => format!(
+                    "thread {b} reads {what} (line {lb}), which thread {a} wrote (line {la}) with no __syncthreads() in between: nothing makes the write happen before the read, and the threads of a warp are not guaranteed to run in lockstep; a __syncthreads() between filling shared memory and reading it is missing"
+                ),
+                (false, true) => format!(
+                    "thread {b} writes {what} (line {lb}) after thread {a} read it (line {la}) with no __syncthreads() in between, so the read may see the old or the new value; a __syncthreads() between the two is missing"
+                ),
+                _ => format!(
+                    "threads {a} and {b} both write {what} (lines {la} and {lb}) with no __syncthreads() in between, so the value that stays depends on timing; give each shared element one writer, or separate the writes with a barrier"
+                ),
+            };
+            let op = |x: &Access| n.prog.insts.get(x.inst as usize).map(|i| &i.op);
+            let copy = |x: &Access| x.write && matches!(op(x), Some(Op::CpAsync { .. }));
+            let bulk = |x: &Access, load: bool| matches!(op(x), Some(Op::Bulk(b)) if matches!(**b, BulkOp::Load { .. } | BulkOp::TensorLoad { .. }) == load);
+            const LANDS: &str = "a `cp.async` copy lands at any moment between its issue and the `cp.async.wait_group` (or `wait_all`) of its own thread that covers it";
+            let msg = if copy(first) && *flight {
+                let does = if second.write { "writes" } else { "reads" };
+                format!(
+                    "thread {b} {does} {what} (line {lb}) while the `cp.async` copy that thread {a} issued (line {la}) may still be writing it: {LANDS}, so touch the bytes only after that wait and a __syncthreads(), and refill a buffer only after a __syncthreads() that follows every read of its old contents (in a double buffer, the barrier at the end of each step)"
+                )
+            } else if copy(first) && !second.write {
+                format!(
+                    "{msg}. The write is a `cp.async` copy, which lands only when its own thread waits for it: `cp.async.wait_group` (or `wait_all`), then __syncthreads(), then read"
+                )
+            } else if copy(second) {
+                let did = if first.write { "wrote" } else { "read" };
+                format!(
+                    "the `cp.async` copy that thread {b} issued (line {lb}) may write {what} while thread {a} {did} it (line {la}) with no __syncthreads() in between: {LANDS}, from its issue on, so refill a buffer only after a __syncthreads() that follows every read of its old contents (in a double buffer, the barrier at the end of each step), and read a copy only after that wait and a __syncthreads()"
+                )
+            } else if first.write && !second.write && bulk(first, true) {
+                format!(
+                    "thread {b} reads {what} (line {lb}), which a bulk copy that thread {a} issued (line {la}) writes, without waiting for the copy: a bulk copy (`cp.async.bulk`) has landed only once the phase of its mbarrier completes, so wait on that mbarrier (`mbarrier.try_wait.parity`) before reading the bytes"
+                )
+            } else if !first.write && second.write && bulk(second, true) {
+                format!(
+                    "thread {a} read {what} (line {la}) before the bulk copy that thread {b} issued (line {lb}) wrote it, without waiting for the copy: a bulk copy (`cp.async.bulk`) has landed only once the phase of its mbarrier completes, so wait on that mbarrier (`mbarrier.try_wait.parity`) before reading the bytes"
+                )
+            } else if !first.write && second.write && bulk(first, false) {
+                format!(
+                    "thread {b} writes {what} (line {lb}) while the bulk copy to global memory that thread {a} issued (line {la}) may still be reading it: a bulk store (`cp.async.bulk...bulk_group`, tensor form included) reads its shared source until the thread that issued it has committed its group and waited for it (`cp.async.bulk.commit_group`, then `cp.async.bulk.wait_group.read`), so write the buffer again only after that wait (and a barrier, where other threads write it)"
+                )
+            } else {
+                msg
+            };
+            let block = Names::coords(n.grid, *block);
+            // A race with a copy is placed at the copy, whose window the fix closes.
+            let at = if copy(first) && *flight {
+                first
+            } else {
+                second
+            };
+            (
+                Diagnostic::new(Kind::Race, msg).in_thread(block, n.thread(at.thread)),
+                at.inst,
+            )
+        }
+        Finding::GlobalRace {
+            buf,
+            index,
+            first,
+            second,
+        } => {
+            let what = format!("`{}[{index}]`", n.buffer(*buf));
+            let ((ba, ta), (bb, tb)) = (n.global(first.thread), n.global(second.thread));
+            let a = format!("block {} thread {}", t3(ba), t3(ta));
+            let b = format!("block {} thread {}", t3(bb), t3(tb));
+            let (la, lb) = (n.line(first.inst), n.line(second.inst));
+            let msg = if first.write && second.write {
+                format!(
+                    "{b} writes {what} (line {lb}), which {a} also wrote (line {la}) in this launch: the value that stays depends on which thread runs last; each output element needs exactly one writing thread (check how the index is computed)"
+                )
+            } else {
+                let (r, w, lr, lw) = if first.write {
+                    (&b, &a, lb, la)
+                } else {
+                    (&a, &b, la, lb)
+                };
+                format!(
+                    "{r} reads {what} (line {lr}) that {w} writes (line {lw}) in the same launch: threads of different blocks cannot wait for each other, so the read may see either value; read the inputs, not another thread's output"
+                )
+            };
+            (
+                Diagnostic::new(Kind::Race, msg).in_thread(bb, tb),
+                second.inst,
+            )
+        }
+        Finding::Uninit {
+            block,
+            byte,
+            width,
+            reader,
+        } => {
+            let block = Names::coords(n.grid, *block);
+            let msg = format!(
+                "thread {} reads {} (line {}), but no thread of block {} has written it in this launch, so it holds garbage; usually an element that is never loaded, such as the halo past the block's own inputs or the zeros past the end of the input",
+                t3(n.thread(reader.thread)),
+                shared_name(n.prog, *byte, *width),
+                n.line(reader.inst),
+                t3(block)
+            );
+            (
+                Diagnostic::new(Kind::UninitializedRead, msg)
+                    .in_thread(block, n.thread(reader.thread)),
+                reader.inst,
+            )
+        }
+        Finding::OverBudget {
+            at,
+            limit,
+            buf,
+            index,
+        } => {
+            let (b, t) = n.global(at.thread);
+            let what = format!("`{}[{index}]`", n.buffer(*buf));
+            let msg = if at.write {
+                format!(
+                    "block {} thread {} makes its {} global write ({what}, line {}), but this puzzle allows {limit} per thread: accumulate in a register and write each output once",
+                    t3(b),
+                    t3(t),
+                    ordinal(limit + 1),
+                    n.line(at.inst)
+                )
+            } else {
+                format!(
+                    "block {} thread {} makes its {} global read ({what}, line {}), but this puzzle allows {limit} per thread: {}",
+                    t3(b),
+                    t3(t),
+                    ordinal(limit + 1),
+                    n.line(at.inst),
+                    match n.copies.iter().find(|(b, _)| b == n.buffer(*buf)) {
+                        Some((_, symbol)) => format!(
+                            "the runner copied `{}` into `{symbol}` (constant memory) before the launch; read `{symbol}` instead",
+                            n.buffer(*buf)
+                        ),
+                        None => "load each element into shared memory once and read it from there"
+                            .into(),
+                    }
+                )
+            };
+            (
+                Diagnostic::new(Kind::BudgetExceeded, msg).in_thread(b, t),
+                at.inst,
+            )
+        }
+        Finding::FmaOverBudget {
+            per_output,
+            limit,
+            inst,
+        } => {
+            let msg = format!(
+                "the kernel makes {per_output} multiply-adds per output on the FP32 units (`fma.f32`, as here), and this puzzle allows {limit}, what an epilogue needs: its multiply-adds belong on the tensor cores, through `mma.sync` in tf32 (or wmma, or wgmma on sm_90a); the budget is in the chapter's \"Contract and launch\""
+            );
+            (Diagnostic::new(Kind::BudgetExceeded, msg), *inst)
+        }
+        Finding::SharedOverBudget {
+            made: (reads, fmas),
+            limit: (lr, lf),
+            inst,
+        } => {
+            let per = |r: u64, f: u64| r as f64 / f.max(1) as f64;
+            let msg = format!(
+                "the kernel reads shared memory {reads} times for {fmas} multiply-adds ({:.2} per multiply-add, the latest read here), and this puzzle allows {:.2}, the share of a register window (the lesson of register blocking): keep OUTPUTS_PER_THREAD inputs in registers so that each shared read feeds OUTPUTS_PER_THREAD multiply-adds; the budget is in the chapter's \"Contract and launch\"",
+                per(*reads, *fmas),
+                per(u64::from(*lr), u64::from(*lf)),
+            );
+            (Diagnostic::new(Kind::BudgetExceeded, msg), *inst)
+        }
+        Finding::StagedOverBudget {
+            buf,
+            reads,
+            allowed,
+            outputs,
+            inst,
+        } => {
+            let per = |r: u64| r as f64 / (*outputs).max(1) as f64;
+            let msg = format!(
+                "the kernel reads `{}` {reads} times for {outputs} outputs ({:.2} per output, the latest read here), and this puzzle allows {allowed} ({:.2} per output), the blocks' staged regions and a quarter more (the lesson of staging the tile once): load each block's (TILE_ROWS + kernel_rows - 1) x (TILE_COLS + kernel_cols - 1) region into shared memory once and read the window from there; the budget is in the chapter's \"Contract and launch\"",
+                n.buffer(*buf),
+                per(*reads),
+                per(*allowed),
+            );
+            (Diagnostic::new(Kind::BudgetExceeded, msg), *inst)
+        }
+        Finding::ReadUnwritten {
+            buf,
+            index,
+            at,
+            atomic,
+        } => {
+            let name = n.buffer(*buf);
+            let (b, t) = n.global(at.thread);
+            let what = if *atomic {
+                "updates with an atomic"
+            } else {
+                "reads"
+            };
+            let msg = format!(
+                "block {} thread {} {what} `{name}[{index}]` (line {}) before any thread of this launch has written it: the runner does not zero the outputs (they hold NaN, as memory from cudaMalloc holds whatever was there), so the value it starts from is garbage; write each output element once with a plain store, or sum into a register first",
+                t3(b),
+                t3(t),
+                n.line(at.inst)
+            );
+            (
+                Diagnostic::new(Kind::UninitializedRead, msg).in_thread(b, t),
+                at.inst,
+            )
+        }
+        Finding::Unwritten {
+            buf,
+            count,
+            len,
+            first,
+            owner,
+            store,
+            short,
+        } => {
+            let name = n.buffer(*buf);
+            let mut msg = format!(
+                "{count} of {len} elements of `{name}` were never written (still NaN after the launch), the first is {}",
+                n.element(*buf, *first)
+            );
+            if let Some(g) = owner {
+                let (b, t) = n.global(*g);
+                msg += &format!(
+                    "; by the pattern of the other writes, block {} thread {} should have written it",
+                    t3(b),
+                    t3(t)
+                );
+            }
+            if let Some(t) = short {
+                msg += &format!(
+                    "; the launch has only {t} threads and each writes one element, so no thread reaches it"
+                );
+            }
+            msg += ": check the guard and the index, every output element needs a thread that writes it";
+            let mut d = Diagnostic::new(Kind::UnwrittenOutput, msg);
+            if let Some(g) = owner {
+                let (b, t) = n.global(*g);
+                d = d.in_thread(b, t);
+            }
+            (d, store.unwrap_or(u32::MAX))
+        }
+        Finding::Padding {
+            buf, row, col, at, ..
+        } => {
+            let (b, t) = n.global(at.thread);
+            let msg = format!(
+                "block {} thread {} wrote `{name}` at row {row}, column {col} (line {}): that column is past the image's last one, in the row's padding, which must be left as it was; the store's guard must test the column against the output's width (output_cols = input_cols - kernel_cols + 1), not against the stride",
+                t3(b),
+                t3(t),
+                n.line(at.inst),
+                name = n.buffer(*buf),
+            );
+            (
+                Diagnostic::new(Kind::PaddingWritten, msg).in_thread(b, t),
+                at.inst,
+            )
+        }
+    };
+    let mut d = n.located(d, inst);
+    if k.repeats > 0 {
+        d.message += &format!(" (the same happened {} more times)", k.repeats);
+    }
+    if k.hidden > 0 {
+        d.message += &format!(
+            " ({} more {} diagnostics at other lines not shown)",
+            k.hidden, d.kind
+        );
+    }
+    d
+}
