@@ -31,6 +31,7 @@ pub mod provenance;
 mod special;
 pub mod tensor_map;
 pub mod types;
+pub mod vars;
 pub mod wgmma;
 pub mod wmma;
 
