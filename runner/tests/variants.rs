@@ -6,8 +6,10 @@
 //! `volatile`; with a solution's option turned the other way (puzzle 11 Hopper's copies by `cp.async`
 //! rather than the TMA unit); and the hand-written variants in `fixtures/variants/` (vector or scalar loads,
 //! the register window of the issue that found the `used_bytes_mask` false alarm, a persistent
-//! kernel sized by `%nsmid`, a tile loaded by one bulk copy completing on an mbarrier). Each must
-//! pass every case on the simulator with no diagnostic at all.
+//! kernel sized by `%nsmid`, a tile loaded by one bulk copy completing on an mbarrier), and the
+//! first kernels a learner writes from the chapters' tips in `fixtures/learners/` (the corpus
+//! `runner profile` is set against on the device, `bench/PROFILE.md`). Each must pass every case
+//! on the simulator with no diagnostic at all.
 //!
 //! A rewrite that leaves a solution unchanged is not run (puzzle 01 has no `#pragma unroll` to
 //! remove); `volatile` is not applied where the solution reinterprets shared memory as vectors,
@@ -163,6 +165,28 @@ fn the_hand_written_variants_pass_with_no_diagnostic() {
             let name = f.file_name()?.to_str()?;
             let id = name.split('.').next()?;
             check(id, f).err().map(|e| format!("{name}: {e}"))
+        })
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn the_learners_first_kernels_pass_with_no_diagnostic() {
+    // `fixtures/learners/pNN_*.cu`: puzzle NN (issue 36's corpus for `runner profile`).
+    let dir = root().join("runner/tests/fixtures/learners");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("fixtures/learners")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "cu"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 6, "{files:?}");
+    let failures: Vec<String> = files
+        .iter()
+        .filter_map(|f| {
+            let name = f.file_name()?.to_str()?;
+            let id = format!("puzzle-{}", name.get(1..3)?);
+            check(&id, f).err().map(|e| format!("{name}: {e}"))
         })
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
