@@ -26,6 +26,10 @@ After a change to the model, the simulator's side can be redone against the stor
 
 The kernels are then taken as they were when the device measured them (the stored `kernels_at`
 commit, read with `git show`; solutions changed since would be compared with another kernel's times).
+
+With `--corpus` first, the same three steps run on every correct kernel of the project's corpora
+instead (issue 36; `bench/profile_corpus.py` says what it measures; its numbers are in
+`bench/profile_corpus.json`).
 """
 import csv, io, json, os, re, subprocess, sys, tempfile
 
@@ -177,6 +181,9 @@ def table(rows, gpu):
 
 def main():
     args = sys.argv[1:]
+    if args[:1] == ["--corpus"]:
+        import profile_corpus  # beside this file: the corpora's correct kernels (issue 36)
+        return profile_corpus.main(args[1:])
     if args[:1] == ["--stored"]:
         stored = json.load(open(args[1]))
         rows = sim_side(stored.get("kernels_at"))
