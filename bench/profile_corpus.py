@@ -56,6 +56,10 @@ EXTRA = ["gpu__time_duration.sum", "smsp__inst_executed.sum", "smsp__issue_activ
          "sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active", "dram__bytes.sum", "lts__t_bytes.sum",
          "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum",
          "smsp__cycles_active.avg", "sm__cycles_elapsed.avg"]
+# The metrics kept of each ncu run: the launch, and each metric's sum, average or ratio (not its
+# min and max over units, nor the device's attributes).
+KEEP = re.compile(r"^launch__|^(Kernel Name|Block Size|Grid Size)$|\.(sum|avg|ratio|pct)$|"
+                  r"\.avg\.(pct_of_peak_sustained_active|per_cycle_active|per_second)$|\.sum\.per_cycle_active$")
 BOUNDS = re.compile(r"predicted on an .*?: ([0-9.]+) us, ([a-z-]+).*?\(issue ([0-9.]+) us, shared ([0-9.]+) us, "
                     r"constant ([0-9.]+) us, memory ([0-9.]+) us(?:, tensor ([0-9.]+) us)?\)")
 
@@ -145,6 +149,8 @@ def parse_raw(text):
         return None
     out = {}
     for name, unit, value in zip(rows[0], rows[1], rows[2]):
+        if not KEEP.search(name) or name.startswith("device__"):
+            continue
         v = value.replace(",", "")
         try:
             out[name] = float(v)

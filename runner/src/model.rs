@@ -4,7 +4,10 @@
 //! Five bounds, the largest wins (a roofline with five roofs):
 //! - issue: warp-instructions over the SMs' schedulers, 4 per SM, one warp-instruction per clock
 //!   each. The counts are PTX instructions; `ptxas` folds some address arithmetic and unrolls,
-//!   so this is the PTX's view, not SASS's.
+//!   so this is the PTX's view, not SASS's, except for integer division, which the SASS spells
+//!   out in about twenty instructions (`mix::sass_extra`).
+//! - A kernel that uses the tensor cores runs at a lower SM clock (`Gpu::tensor_clock_ghz`,
+//!   measured): its issue, shared and constant bounds count their clocks at that one.
 //! - shared (L1 data path): the SM's L1 and shared memory process one wavefront per clock:
 //!   shared wavefronts (one per bank conflict's worth of words) plus the wavefronts of global
 //!   loads and stores (L1 and shared memory are one unit on Hopper). A global request takes one
@@ -29,6 +32,9 @@ pub struct Gpu {
     pub sms: u32,
     /// Boost clock, GHz.
     pub clock_ghz: f64,
+    /// The SM clock while the tensor cores work, GHz: the issue, shared and constant bounds of a
+    /// kernel that uses them count their clocks at this one.
+    pub tensor_clock_ghz: f64,
     /// Warp-instructions issued per SM per clock.
     pub issue_per_sm: f64,
     /// Wavefronts (128 bytes) of the L1/shared data path per SM per clock.
@@ -48,6 +54,11 @@ pub struct Gpu {
 ///   (2022), the H100 SXM5 column of its comparison table; its FP32 figure of 67 TFLOP/s is
 ///   132 x 128 lanes x 2 x 1.98 GHz. The runner measured 65.9 TFLOP/s of FMA on one (README),
 ///   1.95 GHz in effect.
+/// - 1.81 GHz while the tensor cores work: `ncu`'s `gpc__cycles_elapsed.avg.per_second` (the
+///   clocks left alone) for the nine kernels of issue 36's corpora that use them, 1.79 to 1.84 GHz,
+///   against 1.95 to 1.99 for the other sixteen, on an NVIDIA H100 80GB HBM3
+///   (`bench/profile_corpus.json`). The tensor rates below were measured as times, at whatever
+///   clock the chip ran, so the tensor bound keeps them as they are.
 /// - 4 warp schedulers per SM, each issuing one warp-instruction per clock: the same whitepaper's
 ///   SM diagram (four partitions, each with a warp scheduler and a dispatch unit of 32 threads
 ///   per clock).
@@ -81,11 +92,19 @@ pub struct Gpu {
 /// - Latency. A bound by Little's law (waves of resident warps x each warp's chain of load
 ///   latencies) stays well below the issue bound for puzzles 09 and 05, worked through by hand,
 ///   which keep 64 warps per SM. Puzzle 09's 0.61 is not latency of this kind.
-/// - L2, and the instructions `ptxas` adds or removes (the counts are PTX's).
+/// - L2, and the instructions `ptxas` adds or removes (the counts are PTX's), but for 32-bit
+///   integer division and remainder by a register, which `mix::sass_extra` counts as the SASS
+///   has them (issue 36: a learner's implicit GEMM computes its im2col addresses with them, and
+///   its SASS ran 2.3 to 3.5 times the PTX's instructions).
+/// - How well the schedulers fill their issue slots. A kernel of few warps per scheduler (its
+///   registers decide, which the PTX does not tell) waits on dependencies: issue 36's learners'
+///   puzzle 11 kernels used 65 to 81% of the slots with 6 to 15 warps per scheduler, so their
+///   issue bound is optimistic by that much (bench/PROFILE.md).
 pub const H100: Gpu = Gpu {
     name: "NVIDIA H100 SXM5 80GB",
     sms: 132,
     clock_ghz: 1.98,
+    tensor_clock_ghz: 1.81,
     issue_per_sm: 4.0,
     l1_wavefronts_per_sm: 1.0,
     const_addresses_per_sm: 1.0,
@@ -149,7 +168,12 @@ impl Prediction {
 /// The time `load` takes on `gpu`.
 pub fn predict(gpu: &Gpu, load: &Load) -> Prediction {
     let per_sm = load.blocks.div_ceil(u64::from(gpu.sms).max(1)) as f64;
-    let clock = gpu.clock_ghz * 1e9;
+    let tensor_cores = load.mma_sync_flop_per_block + load.wgmma_flop_per_block > 0.0;
+    let clock = if tensor_cores {
+        gpu.tensor_clock_ghz
+    } else {
+        gpu.clock_ghz
+    } * 1e9;
     Prediction {
         issue: per_sm * load.issued_per_block / (gpu.issue_per_sm * clock),
         shared: per_sm * load.wavefronts_per_block / (gpu.l1_wavefronts_per_sm * clock),
@@ -158,7 +182,7 @@ pub fn predict(gpu: &Gpu, load: &Load) -> Prediction {
         tensor: per_sm
             * (load.mma_sync_flop_per_block / gpu.mma_sync_flop_per_sm
                 + load.wgmma_flop_per_block / gpu.wgmma_flop_per_sm)
-            / clock,
+            / (gpu.clock_ghz * 1e9),
     }
 }
 
@@ -227,5 +251,24 @@ mod tests {
         let wg = predict(&H100, &load(0.0, 144.0 * 64.0 * 256.0 * 8.0 * 2.0));
         assert!((wg.tensor * 1e6 - 144.0 * 262144.0 / 480e12 * 132.0 * 1e6).abs() < 1e-6);
         assert_eq!(predict(&H100, &load(0.0, 0.0)).tensor, 0.0);
+    }
+
+    #[test]
+    fn a_kernel_on_the_tensor_cores_issues_at_the_lower_clock_it_runs_at() {
+        // 1.98e9 warp-instructions per SM: one second at the boost clock, 1.98 / 1.81 with the
+        // tensor cores busy; the tensor bound (rates measured as times) does not move.
+        let load = |sync: f64| Load {
+            blocks: 132,
+            issued_per_block: 4.0 * 1.98e9,
+            wavefronts_per_block: 0.0,
+            const_addresses_per_block: 0.0,
+            dram_bytes: 0.0,
+            mma_sync_flop_per_block: sync,
+            wgmma_flop_per_block: 0.0,
+        };
+        assert!((predict(&H100, &load(0.0)).issue - 1.0).abs() < 1e-9);
+        let busy = predict(&H100, &load(4.0 * 2048.0 * 1000.0));
+        assert!((busy.issue - 1.98 / 1.81).abs() < 1e-9);
+        assert!((busy.tensor * 1.98e9 - 1000.0 * 7.8).abs() < 1e-3);
     }
 }

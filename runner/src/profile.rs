@@ -14,7 +14,7 @@
 //! access of another instruction or space arrives. `cmd::profile` turns the counts into a table
 //! and `model` into a predicted time.
 
-use crate::mix::Class;
+use crate::mix::{self, Class};
 use ptx::ir::{Space, TensorPipe};
 use sim::observe::{Acc, Issue, Launched, Observer, Touch};
 
@@ -71,6 +71,8 @@ pub struct Profiler {
     pub classes: Vec<Class>,
     /// Each instruction's tensor-core work per warp issue (`Op::tensor_work`).
     tensor: Vec<Option<(TensorPipe, u64)>>,
+    /// Each instruction's SASS instructions beyond its own (`mix::sass_extra`).
+    sass_extra: Vec<u64>,
     pub sample: Option<Vec<[u32; 3]>>,
     /// Sampled blocks start only while fewer thread-instructions than this have run (so that
     /// a profile takes seconds, and the same ones on every machine).
@@ -90,6 +92,7 @@ impl Profiler {
             lines: vec![],
             classes: vec![],
             tensor: vec![],
+            sass_extra: vec![],
             sample,
             budget: 250_000_000,
             probe: None,
@@ -158,6 +161,15 @@ impl Profiler {
         work
     }
 
+    /// Warp-instructions issued as SASS counts them: the PTX's, plus what `ptxas` expands
+    /// (`mix::sass_extra`).
+    pub fn sass_issued(&self) -> u64 {
+        let extra: u64 = (self.per_inst.iter().zip(&self.sass_extra))
+            .map(|(c, x)| c.issued * x)
+            .sum();
+        self.total().issued + extra
+    }
+
     /// Warp-instructions issued per class.
     pub fn mix(&self) -> Vec<(Class, u64)> {
         Class::ALL
@@ -179,6 +191,7 @@ impl Observer for Profiler {
         self.lines = l.prog.insts.iter().map(|i| i.line).collect();
         self.classes = l.prog.insts.iter().map(|i| Class::of(&i.op)).collect();
         self.tensor = l.prog.insts.iter().map(|i| i.op.tensor_work()).collect();
+        self.sass_extra = l.prog.insts.iter().map(|i| mix::sass_extra(&i.op)).collect();
     }
 
     fn runs_block(&mut self, block: [u32; 3]) -> bool {

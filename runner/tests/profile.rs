@@ -2,7 +2,8 @@
 //! scale within 10 s is `profile_time.rs`, a binary of its own); the per-line table names the line of
 //! the inner loop; the shared tile of puzzle 04 has no bank conflicts and the naive kernel's
 //! loads of neighbouring inputs are coalesced (about 4 sectors for the 32 floats of a warp); the
-//! tensor-core solutions are bound by the tensor cores, a `wgmma`'s B operand read once.
+//! tensor-core solutions are bound by the tensor cores, a `wgmma`'s B operand read once; a
+//! learner's implicit GEMM pays for its integer divisions as the SASS does.
 
 mod common;
 
@@ -116,4 +117,26 @@ fn a_persistent_kernel_is_sampled_among_the_blocks_that_work() {
     );
     let tensor = bound_us(&text, "tensor");
     assert!((14.0..15.5).contains(&tensor), "{text}");
+}
+
+/// Issue 36: a learner's first `wmma` kernel computes its im2col addresses with divisions by the
+/// image's sizes. Each is one PTX instruction and about 24 in SASS; counting the PTX's, the
+/// profile predicted 179 us on the N16 case where an H100 took 829 us (ncu: 488M SASS
+/// instructions against 182M PTX ones). Counted as SASS spells them, and at the clock the H100
+/// keeps while its tensor cores work, the issue bound is 516 us.
+#[test]
+fn a_learners_implicit_gemm_counts_its_divisions_as_sass_spells_them() {
+    let text = profile(&[
+        "puzzle-11",
+        "--kernel",
+        "runner/tests/fixtures/learners/p11_wmma.cu",
+    ]);
+    // "predicted on an NVIDIA H100 SXM5 80GB: 515.8 us, issue-bound (issue 515.8 us, ..."
+    let issue: f64 = text
+        .split("(issue ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no issue bound in\n{text}"));
+    assert!(text.contains(&format!(": {issue:.1} us, issue-bound")), "{text}");
+    assert!((480.0..560.0).contains(&issue), "{text}");
 }

@@ -273,7 +273,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     let (sync_work, wg_work) = prof.tensor_work();
     let load = Load {
         blocks,
-        issued_per_block: total.issued as f64 / runs,
+        issued_per_block: prof.sass_issued() as f64 / runs,
         wavefronts_per_block: (total.wavefronts + total.global_wavefronts) as f64 / runs,
         const_addresses_per_block: total.const_addresses as f64 / runs,
         dram_bytes: dram,
