@@ -87,11 +87,14 @@ pub struct Gpu {
 ///   its taps with uniform `ULDC.64` loads, each waited on at once: >= 28.7 clocks per load per SM
 ///   on the device. Puzzle 06 issues as many per warp, eight in a burst per 64-byte line, and takes
 ///   <= 11.5. No cost per request or per line fits both, and an LRU cache of the programming
-///   guide's 8 KB per SM would keep the taps for both. The cause (per-scheduler constant caches,
-///   serialized misses) needs constants measured on the device.
+///   guide's 8 KB per SM would keep the taps for both. ncu names the stall (issue 36's run):
+///   immediate constant cache misses, 29 cycles per instruction issued. The cache's size and miss
+///   cost are not measured.
 /// - Latency. A bound by Little's law (waves of resident warps x each warp's chain of load
-///   latencies) stays well below the issue bound for puzzles 09 and 05, worked through by hand,
-///   which keep 64 warps per SM. Puzzle 09's 0.61 is not latency of this kind.
+///   latencies) stays well below the issue bound for puzzles 09 and 05, worked through by hand
+///   with round latencies. ncu (issue 36's run) still finds puzzle 09's warps waiting on their
+///   global loads (10 to 12 cycles per instruction issued, 49 warps per SM), and a persistent
+///   kernel of 8 warps per SM 4 times slower than predicted; no latency term is modelled.
 /// - L2, and the instructions `ptxas` adds or removes (the counts are PTX's), but for 32-bit
 ///   integer division and remainder by a register, which `mix::sass_extra` counts as the SASS
 ///   has them (issue 36: a learner's implicit GEMM computes its im2col addresses with them, and

@@ -170,6 +170,14 @@ impl Profiler {
         self.total().issued + extra
     }
 
+    /// Warp-instructions issued that `ptxas` expands into many (`mix::sass_extra`).
+    pub fn expanded(&self) -> u64 {
+        (self.per_inst.iter().zip(&self.sass_extra))
+            .filter(|(_, x)| **x > 0)
+            .map(|(c, _)| c.issued)
+            .sum()
+    }
+
     /// Warp-instructions issued per class.
     pub fn mix(&self) -> Vec<(Class, u64)> {
         Class::ALL
@@ -191,7 +199,12 @@ impl Observer for Profiler {
         self.lines = l.prog.insts.iter().map(|i| i.line).collect();
         self.classes = l.prog.insts.iter().map(|i| Class::of(&i.op)).collect();
         self.tensor = l.prog.insts.iter().map(|i| i.op.tensor_work()).collect();
-        self.sass_extra = l.prog.insts.iter().map(|i| mix::sass_extra(&i.op)).collect();
+        self.sass_extra = l
+            .prog
+            .insts
+            .iter()
+            .map(|i| mix::sass_extra(&i.op))
+            .collect();
     }
 
     fn runs_block(&mut self, block: [u32; 3]) -> bool {

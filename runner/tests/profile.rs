@@ -137,6 +137,16 @@ fn a_learners_implicit_gemm_counts_its_divisions_as_sass_spells_them() {
         .nth(1)
         .and_then(|r| r.split(' ').next()?.parse().ok())
         .unwrap_or_else(|| panic!("no issue bound in\n{text}"));
-    assert!(text.contains(&format!(": {issue:.1} us, issue-bound")), "{text}");
+    assert!(
+        text.contains(&format!(": {issue:.1} us, issue-bound")),
+        "{text}"
+    );
     assert!((480.0..560.0).contains(&issue), "{text}");
+    // The profile says why: 13.3M divisions and remainders on this case, ~24 SASS instructions each.
+    assert!(
+        text.contains("integer division: ") && text.contains("no integer divider"),
+        "{text}"
+    );
+    // A kernel without divisions by a value says nothing of them.
+    assert!(!profile(&["puzzle-04", "--solution"]).contains("integer division"));
 }

@@ -247,6 +247,15 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         "\ninstruction mix (warp-instructions): {}\n",
         mix.join(", ")
     );
+    let (ptx_issued, sass_issued) = (prof.total().issued, prof.sass_issued());
+    if sass_issued > ptx_issued + ptx_issued / 10 {
+        text += &format!(
+            "integer division: {} warp-instructions divide by a value or take a remainder, about 20 instructions each in SASS (the GPU has no integer divider), so the issue bound counts {} warp-instructions rather than {}\n",
+            si(prof.expanded() as f64 * factor),
+            si(sass_issued as f64 * factor),
+            si(ptx_issued as f64 * factor)
+        );
+    }
     let outputs: usize = job.output_names().count().max(1) * case.expected.len().max(1);
     let dram: f64 = job
         .args
