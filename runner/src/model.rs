@@ -98,7 +98,7 @@ pub struct Gpu {
 /// - L2, and the instructions `ptxas` adds or removes (the counts are PTX's), but for 32-bit
 ///   integer division and remainder by a register, which `mix::sass_extra` counts as the SASS
 ///   has them (issue 36: a learner's implicit GEMM computes its im2col addresses with them, and
-///   its SASS ran 2.3 to 3.5 times the PTX's instructions).
+///   its SASS ran 2.2 to 3.4 times the PTX's instructions).
 /// - How well the schedulers fill their issue slots. A kernel of few warps per scheduler (its
 ///   registers decide, which the PTX does not tell) waits on dependencies: issue 36's learners'
 ///   puzzle 11 kernels used 65 to 81% of the slots with 6 to 15 warps per scheduler, so their
