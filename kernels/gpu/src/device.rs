@@ -102,6 +102,8 @@ pub struct Loaded {
     pub ctx: Arc<CudaContext>,
     pub stream: Arc<CudaStream>,
     function: cudarc::driver::CudaFunction,
+    /// The module, whose globals receive the declared tensor maps before each launch.
+    module: Arc<CudaModule>,
     inputs: Vec<Option<CudaSlice<f32>>>,
     config: LaunchConfig,
     job: Job,
@@ -160,6 +162,8 @@ pub fn load(source: &Source<'_>, job: &Job) -> Result<Loaded, Diagnostic> {
             .map_err(driver)?;
     }
     let inputs = allocate(&stream, job).map_err(driver)?;
+    crate::maps::write(&module, &stream, &job.tensor_maps, &inputs)
+        .map_err(|e| e.diagnostic(source.file))?;
     let l = job.launch;
     let config = LaunchConfig {
         grid_dim: (l.grid[0], l.grid[1], l.grid[2]),
@@ -170,6 +174,7 @@ pub fn load(source: &Source<'_>, job: &Job) -> Result<Loaded, Diagnostic> {
         ctx,
         stream,
         function,
+        module,
         inputs,
         config,
         job: without_data(job),
@@ -255,6 +260,7 @@ fn without_data(job: &Job) -> Job {
         launch: job.launch,
         args: args.collect(),
         constants: vec![],
+        tensor_maps: job.tensor_maps.clone(),
         budget: job.budget,
         work: job.work,
     }
@@ -301,6 +307,16 @@ impl Loaded {
                 (_, Some(buf)) => builder.arg(buf),
                 (_, None) => unreachable!("every pointer argument has a buffer"),
             };
+        }
+        // The maps over these buffers, in stream order before the launch (`maps`).
+        if !self.job.tensor_maps.is_empty() {
+            crate::maps::write(&self.module, &self.stream, &self.job.tensor_maps, buffers)
+                .map_err(|e| match e {
+                    crate::maps::MapError::Driver(e) => e,
+                    crate::maps::MapError::Refused(_) => {
+                        DriverError(sys::CUresult::CUDA_ERROR_INVALID_VALUE)
+                    }
+                })?;
         }
         start.record(&self.stream)?;
         // SAFETY: the entry's parameter list was checked against the puzzle's (entry::check) before

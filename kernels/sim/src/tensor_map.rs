@@ -5,8 +5,9 @@
 //!   writes one field of the 128-byte tensor-map object at `map`;
 //! - `tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.<scope>.sync.aligned
 //!   [dst], [src], 128` copies a map built in shared memory to global memory (once a warp: the
-//!   whole warp executes it), where the copies read it; the `fence.proxy.tensormap` fences
-//!   order nothing on one simulated device;
+//!   whole warp executes it), where the copies read it;
+//! - `fence.proxy.tensormap::generic.acquire.<scope> [map], 128` lets the thread's later copies
+//!   use the map in global memory (on one simulated device it orders nothing; it is recorded);
 //! - `cp.async.bulk.tensor.<n>d.shared::cluster.global{.tile}.mbarrier::complete_tx::bytes
 //!   [dst], [map, {c0, ..}], [mbar]` copies the box whose first element is at coordinates
 //!   `c0, ..` into shared memory, the box's elements row after row (dimension 0 innermost),
@@ -19,9 +20,10 @@
 //! A swizzled box (32, 64 or 128 bytes) has 16-byte chunk `c` of each 128-byte line of shared
 //! memory at `c ^ (line % 2, 4 or 8)` (the shared address's bits 4-6 XOR its bits 7-9), the
 //! layout `wgmma` descriptors name with the same swizzle. The object's encoding here is the
-//! simulator's own (the hardware's is opaque); like the hardware's, a field never written reads
-//! as the smallest value (a zeroed object is a rank-1 map of one element of bytes), so a map
-//! built from zeros with `tensormap.replace` is what it would be on an H100, where that works.
+//! simulator's own (the hardware's is opaque), written by the runner for the maps the kernel
+//! declares (`host_maps`): `tensormap.replace` may change a field of such a map (or of a copy
+//! of one), never build one from zeros, and a copy through a map in global memory needs its
+//! thread's acquire fence (`host_maps` says why and diagnoses both).
 //! A map the copies cannot use (a rank other than the copy's, a box past 256 elements or not a
 //! multiple of 16 bytes a row, an unaligned address or stride) is a `launch_error`, as the
 //! GPU's "illegal instruction" is. Not simulated: the im2col, gather and scatter modes,
@@ -29,6 +31,7 @@
 
 use crate::check::Acc;
 use crate::fault::{Fault, Located};
+use crate::host_maps::{VALID, VALID_AT};
 use crate::machine::{Machine, Warp};
 use crate::memory::{REGION_SHIFT, SHARED_REGION};
 use ptx::ir::*;
@@ -220,6 +223,9 @@ impl Machine<'_> {
                 let (off, n) = field.slot(ord);
                 for l in (0..32).filter(|l| exec >> l & 1 == 1) {
                     let a = addrs[l];
+                    if a % 64 == 0 {
+                        self.replace_allowed(w, shared, pc, l, (space, a))?;
+                    }
                     if a % 64 != 0 {
                         let detail = format!(
                             "`{}` writes a tensor map at {} {a:#x}, but a tensor map is 64-byte aligned (on a GPU the launch stops with \"misaligned address\")",
@@ -243,6 +249,12 @@ impl Machine<'_> {
                             Some(l),
                         ));
                     }
+                }
+            }
+            MapOp::Acquire { addr, sys } => {
+                let addrs = cx.addrs(addr);
+                for l in (0..32).filter(|l| exec >> l & 1 == 1) {
+                    self.acquire(w, l, addrs[l], sys);
                 }
             }
             MapOp::Publish { dst, src } => {
@@ -287,6 +299,11 @@ impl Machine<'_> {
         if !a.is_multiple_of(64) {
             return Err(bad(self, w, format!("is at {a:#x}, not 64-byte aligned")));
         }
+        if let Err(why) = self.acquired(w, l, a) {
+            let text = &self.prog.texts[self.prog.insts[pc].text as usize];
+            let detail = format!("`{text}` {why}");
+            return Err(self.fault(Fault::BadTensorMap { detail }, Some(pc), Some(w), Some(l)));
+        }
         let mut b = [0u8; MAP_BYTES as usize];
         {
             let mut sp = self.spaces(shared, &mut w.local, w.first_tid, pc);
@@ -303,6 +320,10 @@ impl Machine<'_> {
                     }
                 }
             }
+        }
+        let mark = &b[VALID_AT as usize..VALID_AT as usize + 4];
+        if mark != VALID.to_le_bytes() {
+            return Err(bad(self, w, "holds no valid tensor map (only the driver makes one: declare the map in `tensor_maps` for the runner to encode and write, and see that its `when`, if any, holds for this case)".into()));
         }
         let map = match Map::decode(&b, coords) {
             Ok(m) => m,

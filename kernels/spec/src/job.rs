@@ -213,6 +213,10 @@ pub struct Job {
     pub launch: Launch,
     pub args: Vec<Arg>,
     pub constants: Vec<ConstUpload>,
+    /// The tensor maps the kernel declares ([`crate::tensor_maps`]), resolved for this case:
+    /// each backend writes them into their globals before the launch.
+    #[serde(default)]
+    pub tensor_maps: Vec<crate::tensor_maps::TensorMap>,
     /// Per-thread global access budget, checked by the simulator.
     pub budget: Option<Budget>,
     /// Multiply-adds the case needs (for a declared launch shape, those of the whole blocks it

@@ -18,6 +18,7 @@ pub mod gemm_shape;
 pub mod job;
 pub mod refcache;
 pub mod shape;
+pub mod tensor_maps;
 pub mod tile_shape;
 
 pub use diag::{Diagnostic, Kind};
@@ -195,7 +196,8 @@ impl Puzzle {
     }
 
     /// Sets each case's launch from the shape the kernel declares in `ptx` (compiled from
-    /// `file`), when the puzzle lets the kernel choose; otherwise leaves the cases as they are.
+    /// `file`), when the puzzle lets the kernel choose, and its tensor maps from those the
+    /// kernel declares ([`tensor_maps`]); otherwise leaves the cases as they are.
     /// The grid follows from the declared shape and the case's size ([`LaunchRule`]).
     pub fn resolve_launch(
         &self,
@@ -206,6 +208,13 @@ impl Puzzle {
         let Some(declared) = self.declared_launch else {
             return Ok(());
         };
+        // The tensor maps the kernel declares, if any, evaluated for each case.
+        if let Some(maps) = tensor_maps::declared(ptx, file)? {
+            for case in cases.iter_mut() {
+                case.job.tensor_maps = tensor_maps::resolve(&maps, &case.job, &case.macros)
+                    .map_err(|why| shape::impossible(file, why))?;
+            }
+        }
         // Whole blocks run, so the instruction budget scales from the outputs they cover.
         let rescale = |case: &mut Case, covered: u64| {
             let outputs =
@@ -292,6 +301,7 @@ impl ConvArgs<'_> {
                 },
             ],
             constants,
+            tensor_maps: vec![],
             budget,
             work: (self.out_len as u64) * (self.kernel.len() as u64),
         }
