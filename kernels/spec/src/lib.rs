@@ -208,12 +208,12 @@ impl Puzzle {
         let Some(declared) = self.declared_launch else {
             return Ok(());
         };
-        // The tensor maps the kernel declares, if any, evaluated for each case.
-        if let Some(maps) = tensor_maps::declared(ptx, file)? {
-            for case in cases.iter_mut() {
-                case.job.tensor_maps = tensor_maps::resolve(&maps, &case.job, &case.macros)
-                    .map_err(|why| shape::impossible(file, why))?;
-            }
+        // The tensor maps the kernel declares, evaluated for each case; none where it declares
+        // none (a case a warm worker keeps may have carried another kernel's).
+        let maps = tensor_maps::declared(ptx, file)?.unwrap_or_default();
+        for case in cases.iter_mut() {
+            case.job.tensor_maps = tensor_maps::resolve(&maps, &case.job, &case.macros)
+                .map_err(|why| shape::impossible(file, why))?;
         }
         // Whole blocks run, so the instruction budget scales from the outputs they cover.
         let rescale = |case: &mut Case, covered: u64| {
