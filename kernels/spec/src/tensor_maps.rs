@@ -192,7 +192,8 @@ pub fn parse(text: &str) -> Result<Vec<Declared>, String> {
 /// The maps the PTX declares, `None` where it declares none; a declaration the runner cannot
 /// read is a `bad_launch_shape` at `file`.
 pub fn declared(ptx: &str, file: &str) -> Result<Option<Vec<Declared>>, crate::Diagnostic> {
-    let Some(array) = ptx::module_array(ptx, SYMBOL) else {
+    // An array of that name without an initializer is some other global, not a declaration.
+    let Some(array) = ptx::module_array(ptx, SYMBOL).filter(|a| a.initialized) else {
         return Ok(None);
     };
     let fail = |why: String| impossible(file, format!("`{SYMBOL}`: {why}; declare `{WANTED}`"));

@@ -175,6 +175,9 @@ fn declared_reads_the_string_and_wants_each_global() {
         None,
         "no string, no maps"
     );
+    let other = ".global .align 128 .b8 tensor_maps[262144];\n";
+    let none = declared(other, "k.cu").unwrap();
+    assert_eq!(none, None, "a global of that name, uninitialized");
     let d = declared(&decl, "k.cu").unwrap_err();
     assert_eq!(d.kind, crate::Kind::BadLaunchShape);
     assert!(
