@@ -102,8 +102,7 @@ pub struct Loaded {
     pub ctx: Arc<CudaContext>,
     pub stream: Arc<CudaStream>,
     function: cudarc::driver::CudaFunction,
-    /// The module, whose globals receive the declared tensor maps before each launch.
-    module: Arc<CudaModule>,
+    module: Arc<CudaModule>, // whose globals take the declared tensor maps (`maps`)
     inputs: Vec<Option<CudaSlice<f32>>>,
     config: LaunchConfig,
     job: Job,
@@ -308,16 +307,7 @@ impl Loaded {
                 (_, None) => unreachable!("every pointer argument has a buffer"),
             };
         }
-        // The maps over these buffers, in stream order before the launch (`maps`).
-        if !self.job.tensor_maps.is_empty() {
-            crate::maps::write(&self.module, &self.stream, &self.job.tensor_maps, buffers)
-                .map_err(|e| match e {
-                    crate::maps::MapError::Driver(e) => e,
-                    crate::maps::MapError::Refused(_) => {
-                        DriverError(sys::CUresult::CUDA_ERROR_INVALID_VALUE)
-                    }
-                })?;
-        }
+        crate::maps::before_launch(&self.module, &self.stream, &self.job.tensor_maps, buffers)?;
         start.record(&self.stream)?;
         // SAFETY: the entry's parameter list was checked against the puzzle's (entry::check) before
         // any launch: one device pointer per buffer argument and one i32 per integer, in order.

@@ -116,3 +116,17 @@ pub fn write(
     }
     Ok(())
 }
+
+/// [`write`] before a launch on `buffers`, once they were written at the load (so a refusal,
+/// which the load reported, cannot come here but as the driver's invalid value).
+pub fn before_launch(
+    module: &Arc<CudaModule>,
+    stream: &Arc<CudaStream>,
+    maps: &[TensorMap],
+    buffers: &[Option<CudaSlice<f32>>],
+) -> Result<(), DriverError> {
+    write(module, stream, maps, buffers).map_err(|e| match e {
+        MapError::Driver(e) => e,
+        MapError::Refused(_) => DriverError(sys::CUresult::CUDA_ERROR_INVALID_VALUE),
+    })
+}

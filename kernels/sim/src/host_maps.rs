@@ -15,7 +15,7 @@
 //! - a copy through a map in global memory whose thread never acquired it with
 //!   `fence.proxy.tensormap::generic.acquire` (at `.sys` scope for a map the host wrote, as the
 //!   programming guide asks of a map written by a host copy): the copy may read a stale map
-//!   ([`Machine::acquired`]). Whether the acquire came after the map's last change is not
+//!   ([`Machine::unusable`], which also refuses an object that holds no valid map). Whether the acquire came after the map's last change is not
 //!   checked.
 
 use crate::fault::{Fault, Located};
@@ -121,20 +121,26 @@ impl Machine<'_> {
         }
     }
 
-    /// Records lane `l`'s `fence.proxy.tensormap::generic.acquire` of the map at `a`.
-    pub(crate) fn acquire(&mut self, w: &Warp, l: usize, a: u64, sys: bool) {
-        let tid = w.first_tid + l as u32;
-        self.sync.acquired.retain(|&(t, at, _)| (t, at) != (tid, a));
-        self.sync.acquired.push((tid, a, sys));
+    /// Records the `fence.proxy.tensormap::generic.acquire` of the lanes `exec` of the warp
+    /// whose first thread is `tid0`, each of the map at its address in `addrs`.
+    pub(crate) fn acquire(&mut self, tid0: u32, exec: u32, addrs: &[u64; 32], sys: bool) {
+        for l in (0..32).filter(|l| exec >> l & 1 == 1) {
+            let (tid, a) = (tid0 + l as u32, addrs[l]);
+            self.sync.acquired.retain(|&(t, at, _)| (t, at) != (tid, a));
+            self.sync.acquired.push((tid, a, sys));
+        }
     }
 
-    /// Whether lane `l` may copy through the map at generic address `a`: a map in global memory
-    /// must have been acquired by its thread (at `.sys` scope where the host wrote it);
-    /// `Err(why)` says what the copy lacks.
-    pub(crate) fn acquired(&self, w: &Warp, l: usize, a: u64) -> Result<(), String> {
+    /// Why lane `l` may not copy through the map `bytes` at generic address `a`, if it may not:
+    /// they hold no valid map, or the map is in global memory and its thread never acquired it
+    /// (at `.sys` scope where the host wrote it). The sentence follows the instruction's text.
+    pub(crate) fn unusable(&self, w: &Warp, l: usize, a: u64, bytes: &[u8]) -> Option<String> {
+        if bytes[VALID_AT as usize..VALID_AT as usize + 4] != VALID.to_le_bytes() {
+            return Some("copies with a tensor map that holds no valid tensor map (only the driver makes one: declare the map in `tensor_maps` for the runner to encode and write, and see that its `when`, if any, holds for this case): on a GPU the launch stops with \"an illegal instruction was encountered\"".into());
+        }
         let region = a >> REGION_SHIFT;
         if region == PARAM_REGION || region == CONST_REGION {
-            return Ok(());
+            return None;
         }
         let tid = w.first_tid + l as u32;
         let host = self.mem.host_maps.contains(&a);
@@ -146,12 +152,12 @@ impl Machine<'_> {
             .iter()
             .find(|&&(t, at, _)| (t, at) == (tid, a))
         {
-            Some(&(_, _, sys)) if sys || !host => Ok(()),
-            Some(_) => Err(format!(
+            Some(&(_, _, sys)) if sys || !host => None,
+            Some(_) => Some(format!(
                 "reads a tensor map the host wrote, acquired at a narrower scope than `.sys`: the CUDA programming guide asks for {} before the first copy through a map a host copy wrote",
                 fence("sys")
             )),
-            None => Err(format!(
+            None => Some(format!(
                 "reads a tensor map in global memory that its thread never acquired: without {} (before the first copy, in the thread that copies) the PTX ISA does not promise the copy sees the map's bytes",
                 fence(if host { "sys" } else { "gpu" })
             )),

@@ -19,11 +19,9 @@
 //!
 //! A swizzled box (32, 64 or 128 bytes) has 16-byte chunk `c` of each 128-byte line of shared
 //! memory at `c ^ (line % 2, 4 or 8)` (the shared address's bits 4-6 XOR its bits 7-9), the
-//! layout `wgmma` descriptors name with the same swizzle. The object's encoding here is the
-//! simulator's own (the hardware's is opaque), written by the runner for the maps the kernel
-//! declares (`host_maps`): `tensormap.replace` may change a field of such a map (or of a copy
-//! of one), never build one from zeros, and a copy through a map in global memory needs its
-//! thread's acquire fence (`host_maps` says why and diagnoses both).
+//! layout `wgmma` descriptors name with the same swizzle. The encoding is the simulator's own,
+//! written for the maps the kernel declares (`host_maps`, which says what a kernel may do with
+//! them: change a valid map's field, never build one from zeros; acquire before a copy).
 //! A map the copies cannot use (a rank other than the copy's, a box past 256 elements or not a
 //! multiple of 16 bytes a row, an unaligned address or stride) is a `launch_error`, as the
 //! GPU's "illegal instruction" is. Not simulated: the im2col, gather and scatter modes,
@@ -31,7 +29,6 @@
 
 use crate::check::Acc;
 use crate::fault::{Fault, Located};
-use crate::host_maps::{VALID, VALID_AT};
 use crate::machine::{Machine, Warp};
 use crate::memory::{REGION_SHIFT, SHARED_REGION};
 use ptx::ir::*;
@@ -210,6 +207,7 @@ impl Machine<'_> {
         pc: usize,
         op: &MapOp,
     ) -> Result<(), Located> {
+        let tid0 = w.first_tid;
         let cx = w.ctx(exec, self.executed);
         match *op {
             MapOp::Replace {
@@ -251,12 +249,7 @@ impl Machine<'_> {
                     }
                 }
             }
-            MapOp::Acquire { addr, sys } => {
-                let addrs = cx.addrs(addr);
-                for l in (0..32).filter(|l| exec >> l & 1 == 1) {
-                    self.acquire(w, l, addrs[l], sys);
-                }
-            }
+            MapOp::Acquire { addr, sys } => self.acquire(tid0, exec, &cx.addrs(addr), sys),
             MapOp::Publish { dst, src } => {
                 // The whole warp executes it, and it copies once.
                 let l = exec.trailing_zeros() as usize;
@@ -299,11 +292,6 @@ impl Machine<'_> {
         if !a.is_multiple_of(64) {
             return Err(bad(self, w, format!("is at {a:#x}, not 64-byte aligned")));
         }
-        if let Err(why) = self.acquired(w, l, a) {
-            let text = &self.prog.texts[self.prog.insts[pc].text as usize];
-            let detail = format!("`{text}` {why}");
-            return Err(self.fault(Fault::BadTensorMap { detail }, Some(pc), Some(w), Some(l)));
-        }
         let mut b = [0u8; MAP_BYTES as usize];
         {
             let mut sp = self.spaces(shared, &mut w.local, w.first_tid, pc);
@@ -321,9 +309,10 @@ impl Machine<'_> {
                 }
             }
         }
-        let mark = &b[VALID_AT as usize..VALID_AT as usize + 4];
-        if mark != VALID.to_le_bytes() {
-            return Err(bad(self, w, "holds no valid tensor map (only the driver makes one: declare the map in `tensor_maps` for the runner to encode and write, and see that its `when`, if any, holds for this case)".into()));
+        if let Some(why) = self.unusable(w, l, a, &b) {
+            let text = &self.prog.texts[self.prog.insts[pc].text as usize];
+            let detail = format!("`{text}` {why}");
+            return Err(self.fault(Fault::BadTensorMap { detail }, Some(pc), Some(w), Some(l)));
         }
         let map = match Map::decode(&b, coords) {
             Ok(m) => m,

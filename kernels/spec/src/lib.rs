@@ -13,6 +13,7 @@
 //! and the runner all sit above it.
 
 pub mod diag;
+mod encoder_limits;
 pub mod entry;
 pub mod gemm_shape;
 pub mod job;
