@@ -42,7 +42,7 @@ impl TensorMap {
             }
         }
         let row = u64::from(self.boxes[0]) * ELEM_BYTES;
-        if row % 16 != 0 {
+        if !row.is_multiple_of(16) {
             return Err(format!(
                 "box[0] = {} is {row} bytes; the box's inner dimension must be a multiple of 16 bytes (4 floats)",
                 self.boxes[0]
