@@ -9,7 +9,8 @@
 //! acquires the map with `fence.proxy.tensormap::generic.acquire.sys` before its first copy,
 //! as the CUDA programming guide asks of a map in global memory that a host copy wrote. The
 //! declaration was checked against the encoder's documented limits when the case was resolved;
-//! should the driver still refuse a map, that is the same `bad_launch_shape`.
+//! should the driver still refuse a map, that is the same `bad_launch_shape`. A map declared for
+//! other cases only (its `when` fails) has its global zeroed: no stale map of an earlier case.
 
 #![allow(unsafe_code)] // cudarc's cuTensorMapEncodeTiled is `unsafe fn`: the call says why it is sound.
 
@@ -81,19 +82,24 @@ pub fn write(
     buffers: &[Option<CudaSlice<f32>>],
 ) -> Result<(), MapError> {
     for map in maps {
-        let Some(Some(buf)) = buffers.get(map.arg) else {
-            return Err(MapError::Refused(format!(
-                "`tensor_maps`: map `{}` covers argument {}, which is not a buffer",
-                map.symbol, map.arg
-            )));
+        let bytes: Vec<u8> = match buffers.get(map.arg) {
+            // Not made for this case (its `when` fails): zeros, not another case's map.
+            _ if map.dims.is_empty() => vec![0; 128],
+            Some(Some(buf)) => {
+                let encoded = encode(map, buf.device_ptr(stream).0).map_err(MapError::Refused)?;
+                encoded
+                    .opaque
+                    .iter()
+                    .flat_map(|w| w.to_le_bytes())
+                    .collect()
+            }
+            _ => {
+                return Err(MapError::Refused(format!(
+                    "`tensor_maps`: map `{}` covers argument {}, which is not a buffer",
+                    map.symbol, map.arg
+                )));
+            }
         };
-        let base = buf.device_ptr(stream).0;
-        let encoded = encode(map, base).map_err(MapError::Refused)?;
-        let bytes: Vec<u8> = encoded
-            .opaque
-            .iter()
-            .flat_map(|w| w.to_le_bytes())
-            .collect();
         let mut global = module.get_global(&map.symbol, stream).map_err(|_| {
             MapError::Refused(format!(
                 "`tensor_maps` declares map `{0}`, but the module has no global `{0}`: declare `__device__ __align__(64) unsigned char {0}[128];`",

@@ -82,6 +82,11 @@ pub(crate) fn write(
                 g.bytes.len()
             ));
         }
+        if m.dims.is_empty() {
+            // Not made for this case (its `when` fails): no valid map there.
+            g.bytes[..MAP_BYTES as usize].fill(0);
+            continue;
+        }
         g.bytes[..MAP_BYTES as usize].copy_from_slice(&encode(m, global_base(m.arg + 1)));
         host_maps.push(global_base(r + 1));
     }

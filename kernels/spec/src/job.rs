@@ -206,7 +206,8 @@ impl Budget {
 }
 
 /// A tensor map the kernel declares, resolved for one case (by `tensor_maps`, which also checks
-/// it): what `cuTensorMapEncodeTiled` takes, with f32 elements.
+/// it): what `cuTensorMapEncodeTiled` takes, with f32 elements. A map without dims is one the
+/// kernel declares for other cases (its `when` fails here): the backends zero its global.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TensorMap {
     pub symbol: String,

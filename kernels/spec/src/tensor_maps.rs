@@ -229,9 +229,18 @@ pub fn resolve(
             })?,
             None => true,
         };
-        if wanted {
-            out.push(resolve_one(d, job, &names)?);
-        }
+        out.push(match wanted {
+            true => resolve_one(d, job, &names)?,
+            // Not made for this case: its global is cleared, not left with another case's map.
+            false => TensorMap {
+                symbol: d.symbol.clone(),
+                arg: 0,
+                dims: vec![],
+                strides: vec![],
+                boxes: vec![],
+                swizzle: 0,
+            },
+        });
     }
     Ok(out)
 }
