@@ -18,18 +18,30 @@
 #if !defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #error "the Hopper solution needs sm_90a (an H100 or the simulator); solutions/puzzle-11.cu runs on any tensor-core GPU"
 #endif
-// TMA: the Hopper unit walk's copies by the TMA unit (`tma` below), on unless -DTMA=0. A tensor
-// map made from zeros, as the kernel makes its own, is accepted by an H100 (driver 580) but not
-// documented (see the chapter); with TMA 0 the copies are cp.async, and blocks of more than 64
-// output channels take the row path instead of the walk (the walk with cp.async is slower).
+// TMA: the Hopper unit walk's copies by the TMA unit (`tma` below), on unless -DTMA=0, through
+// two tensor maps the file declares and the runner encodes with the driver (see the chapter);
+// with TMA 0 the copies are cp.async, and blocks of more than 64 output channels take the row
+// path instead of the walk (the walk with cp.async is slower).
 #ifndef TMA
 #define TMA 1
 #endif
 #if TMA
-// The block's two tensor maps, built by the block itself (tensormap.replace on a zeroed
-// 128-byte object in shared memory, then copied to global memory, where TMA reads them). A slot
-// per block, modulo 1024 (never two resident blocks in one slot).
-__device__ __align__(128) unsigned char tensor_maps[1024][2][128];
+// ANCHOR: tensor_maps
+// The tensor maps the copies read: the runner encodes each entry of `tensor_maps` with the
+// driver (cuTensorMapEncodeTiled) over its argument's buffer, for the case's sizes, and writes
+// it into the global of that name before the launch. Sizes go innermost (contiguous) first,
+// as the copies' coordinates do: the input as [pixels][channels] in boxes of 136 pixels (two a
+// slab of SLAB_ROWS) x 32 channels, 128-byte swizzled; the weight as [K][output channels] in
+// boxes of 32 k (BLOCK_K) x 16 channels, 64-byte swizzled.
+// Only cases whose channels fill whole boxes take the walk, so only theirs are encoded
+// (`when`): elsewhere a row of 3 channels, say, is 12 bytes, which no map can stride.
+__device__ __align__(64) unsigned char input_map[128], weight_map[128];
+extern "C" __device__ const char tensor_maps[] =
+    "input_map: input, dims {input_channels, batch * input_rows * input_cols}, box {32, 136},"
+    " swizzle 128, when input_channels % 32 == 0 && output_channels % 4 == 0;"
+    "weight_map: weight, dims {output_channels, kernel_rows * kernel_cols * input_channels},"
+    " box {16, 32}, swizzle 64, when input_channels % 32 == 0 && output_channels % 4 == 0;";
+// ANCHOR_END: tensor_maps
 #endif
 // ANCHOR: hopper_shape
 // The Hopper path (compiled only for sm_90a, an H100's own target): the warpgroup
@@ -63,7 +75,7 @@ __device__ __align__(128) unsigned char tensor_maps[1024][2][128];
 #define REGION (ROWS_BYTES > IM_BYTES ? ROWS_BYTES : IM_BYTES)
 // + the table of output pixels, the mbarriers, + 1024 to align the tiles to the swizzle's 1024
 // bytes
-#define SHARED_BYTES (REGION + TILE * 4 + 16 * ROW_STAGES + 1024 + 384 * TMA)
+#define SHARED_BYTES (REGION + TILE * 4 + 16 * ROW_STAGES + 1024)
 
 static_assert(W_BYTES % 1024 == 0 && A_BYTES % 1024 == 0 && SLAB_BYTES % 1024 == 0,
               "tiles stay 1024-byte aligned");
@@ -393,27 +405,6 @@ __device__ __forceinline__ void mbar_wait(unsigned bar, int parity)
 
 #if TMA
 
-// Writes a 2D fp32 tiled map at shared address `sm`: dims (d0, d1), row stride (bytes), box (b0,
-// b1), swizzle mode (1 32B, 2 64B, 3 128B), out-of-bounds elements zero.
-template <int SWIZZLE>
-__device__ __forceinline__ void build_map(unsigned sm, const void* src, int d0, int d1,
-                                          long long stride, int b0, int b1)
-{
-    asm volatile("tensormap.replace.tile.global_address.shared::cta.b1024.b64 [%0], %1;" ::"r"(sm), "l"(src) : "memory");
-    asm volatile("tensormap.replace.tile.rank.shared::cta.b1024.b32 [%0], 1;" ::"r"(sm) : "memory");
-    asm volatile("tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%0], 0, %1;" ::"r"(sm), "r"(d0) : "memory");
-    asm volatile("tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%0], 1, %1;" ::"r"(sm), "r"(d1) : "memory");
-    asm volatile("tensormap.replace.tile.global_stride.shared::cta.b1024.b64 [%0], 0, %1;" ::"r"(sm), "l"(stride) : "memory");
-    asm volatile("tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%0], 0, %1;" ::"r"(sm), "r"(b0) : "memory");
-    asm volatile("tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%0], 1, %1;" ::"r"(sm), "r"(b1) : "memory");
-    asm volatile("tensormap.replace.tile.element_stride.shared::cta.b1024.b32 [%0], 0, 1;" ::"r"(sm) : "memory");
-    asm volatile("tensormap.replace.tile.element_stride.shared::cta.b1024.b32 [%0], 1, 1;" ::"r"(sm) : "memory");
-    asm volatile("tensormap.replace.tile.elemtype.shared::cta.b1024.b32 [%0], 7;" ::"r"(sm) : "memory");
-    asm volatile("tensormap.replace.tile.interleave_layout.shared::cta.b1024.b32 [%0], 0;" ::"r"(sm) : "memory");
-    asm volatile("tensormap.replace.tile.swizzle_mode.shared::cta.b1024.b32 [%0], %1;" ::"r"(sm), "n"(SWIZZLE) : "memory");
-    asm volatile("tensormap.replace.tile.fill_mode.shared::cta.b1024.b32 [%0], 0;" ::"r"(sm) : "memory");
-}
-
 __device__ __forceinline__ void tma_load(unsigned dst, const void* map, int x, int y, unsigned bar)
 {
     asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
@@ -422,32 +413,13 @@ __device__ __forceinline__ void tma_load(unsigned dst, const void* map, int x, i
 }
 
 // ANCHOR: tma
-// The block's two tensor maps, built by one warp in shared memory (`maps`, generic pointer
-// `smaps`) and copied to `gmap` in global memory, where TMA reads them; lane 0, which issues the
-// copies, then acquires them.
-__device__ __forceinline__ void make_tensor_maps(unsigned* smaps, unsigned maps,
-                                                 const unsigned char* gmap, const float* input,
-                                                 const float* weight, const Dims& d, int pixels)
+// Before its first copy the thread that copies acquires both maps: the runner wrote them with a
+// host copy, outside the kernel, and the CUDA programming guide asks a kernel that reads a
+// tensor map in global memory written that way for this fence, at system scope.
+__device__ __forceinline__ void acquire_tensor_maps()
 {
-    int lane = threadIdx.x % 32;
-    smaps[lane] = 0;
-    smaps[32 + lane] = 0;
-    __syncwarp();
-    if (lane == 0) {
-        // the input as [pixels][channels], boxes of 136 pixels x 32 channels
-        build_map<3>(maps, input, d.ic, pixels, (long long)d.ic * 4, 32, SLAB_ROWS / 2);
-        // the weight as [K][output channels], boxes of 32 k x 16 channels
-        build_map<2>(maps + 128, weight, d.n, d.k, (long long)d.n * 4, 16, BLOCK_K);
-    }
-    __syncwarp();
-    asm volatile("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%0], [%1], 128;"
-                 ::"l"(gmap), "r"(maps) : "memory");
-    asm volatile("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%0], [%1], 128;"
-                 ::"l"(gmap + 128), "r"(maps + 128) : "memory");
-    if (lane == 0) {
-        asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"(gmap) : "memory");
-        asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"(gmap + 128) : "memory");
-    }
+    asm volatile("fence.proxy.tensormap::generic.acquire.sys [%0], 128;" ::"l"(input_map) : "memory");
+    asm volatile("fence.proxy.tensormap::generic.acquire.sys [%0], 128;" ::"l"(weight_map) : "memory");
 }
 // ANCHOR_END: tma
 
@@ -535,7 +507,9 @@ __device__ __forceinline__ void walk(const float* input, const float* weight, fl
     int per_image = (d.out_rows * d.cols + TILE - 1) / TILE;
     int units = (batch * per_image - blockIdx.x + stride - 1) / stride; // this block's
     int chunks = d.ic / BLOCK_K, steps = kernel_rows * chunks * d.kc;
-    long long pixels = (long long)batch * d.rows * d.cols;
+#if !TMA
+    long long pixels = (long long)batch * d.rows * d.cols; // zeros past the last image
+#endif
     unsigned rw = base + NSLAB * SLAB_BYTES; // the weight tiles
     const float* rwgen = (const float*)((const char*)shared4 + (rw - raw));
     unsigned bars = base + REGION + TILE * 4;
@@ -554,16 +528,10 @@ __device__ __forceinline__ void walk(const float* input, const float* weight, fl
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;");
         int tid = threadIdx.x - CTHREADS;
 #if TMA
-        unsigned maps = (bars + 16 * ROW_STAGES + 127) & ~127u;
-        const unsigned char* gmap = tensor_maps[(blockIdx.y * stride + blockIdx.x) % 1024][0];
-        if (warp != CTHREADS / 32) {
-            return;
-        }
-        make_tensor_maps((unsigned*)((char*)shared4 + (maps - raw)), maps, gmap, input, weight, d,
-                         (int)pixels);
         if (tid != 0) {
             return;
         }
+        acquire_tensor_maps();
 #endif
         // The ring's step S is step s of the block's unit e, S = e * steps + s; slab G % NSLAB
         // is the G-th slab begun.
@@ -588,12 +556,12 @@ __device__ __forceinline__ void walk(const float* input, const float* weight, fl
                 asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(full), "r"(bytes) : "memory");
                 if (begins) {
                     unsigned slab = base + G++ % NSLAB * SLAB_BYTES;
-                    tma_load(slab, gmap, at.c * BLOCK_K, (int)y, full);
-                    tma_load(slab + SLAB_BYTES / 2, gmap, at.c * BLOCK_K, (int)y + SLAB_ROWS / 2, full);
+                    tma_load(slab, input_map, at.c * BLOCK_K, (int)y, full);
+                    tma_load(slab + SLAB_BYTES / 2, input_map, at.c * BLOCK_K, (int)y + SLAB_ROWS / 2, full);
                 }
 #pragma unroll
                 for (int q = 0; q < BOXES; q++) {
-                    tma_load(sw + q * BLOCK_K * 64, gmap + 128, n0 + 16 * q, k0, full);
+                    tma_load(sw + q * BLOCK_K * 64, weight_map, n0 + 16 * q, k0, full);
                 }
 #else
                 if (begins) { // zeros past the last image

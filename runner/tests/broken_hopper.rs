@@ -138,8 +138,8 @@ fn consumers_that_never_give_a_stage_back_leave_the_producer_waiting() {
 }
 
 // The walk with both warpgroups together and its copies by the TMA unit, as the solution
-// stands: tensor maps the kernel builds with `tensormap.replace`, one producer thread issuing
-// `cp.async.bulk.tensor`.
+// stands: tensor maps the file declares and the runner encodes, one producer thread acquiring
+// them and issuing `cp.async.bulk.tensor`.
 const WALK_WAIT: &str =
     "            mbar_wait(bars + 8 * (S % ROW_STAGES), (S / ROW_STAGES) & 1);\n";
 
@@ -149,37 +149,29 @@ fn the_walk_together_with_tma_copies_gets_no_diagnostic() {
 }
 
 #[test]
-fn a_tensor_map_given_its_rank_rather_than_the_rank_less_one_is_a_launch_error() {
-    let name = "p11_tma_rank";
-    let d = broken_together(
-        name,
-        &[(
-            "tensormap.replace.tile.rank.shared::cta.b1024.b32 [%0], 1;",
-            "tensormap.replace.tile.rank.shared::cta.b1024.b32 [%0], 2;",
-        )],
-    );
+fn copies_through_maps_the_producer_never_acquired_are_a_launch_error() {
+    let name = "p11_tma_no_fence";
+    let d = broken_together(name, &[("        acquire_tensor_maps();\n", "")]);
     let m = message(kind(name, &d, "launch_error"));
     assert!(
-        m.contains("has rank 3 where the copy gives 2 coordinates")
-            && m.contains("takes the rank less one")
-            && m.contains("illegal instruction"),
+        m.contains("never acquired")
+            && m.contains("fence.proxy.tensormap::generic.acquire.sys [map], 128;"),
         "{m}"
     );
 }
 
 #[test]
-fn a_box_wider_than_its_swizzle_is_a_launch_error() {
+fn a_box_wider_than_its_swizzle_is_a_bad_launch_shape() {
     let name = "p11_tma_box";
     let d = broken_together(
         name,
-        &[(
-            "(long long)d.n * 4, 16, BLOCK_K);",
-            "(long long)d.n * 4, 32, BLOCK_K);",
-        )],
+        &[(" box {16, 32}, swizzle 64,", " box {32, 32}, swizzle 64,")],
     );
-    let m = message(kind(name, &d, "launch_error"));
+    let m = message(kind(name, &d, "bad_launch_shape"));
     assert!(
-        m.contains("box rows of 128 bytes under a 64-byte swizzle"),
+        m.contains(
+            "map `weight_map`: box[0] = 32 is 128 bytes, more than the 64-byte swizzle span"
+        ),
         "{m}"
     );
 }

@@ -1,7 +1,7 @@
 //! The correct warp-specialized kernels of `sync/barriers.cu` (named barriers, `mbarrier`
 //! rings with plain stores, with `cp.async.mbarrier.arrive.noinc` and with bulk copies
-//! (`cp.async.bulk` both ways, `arrive.expect_tx`; the tensor form through maps the kernel builds
-//! with `tensormap.replace`), `elect.sync`, `redux.sync`, `dp4a`/`dp2a`/`fns`, state tokens with
+//! (`cp.async.bulk` both ways, `arrive.expect_tx`; the tensor form through maps the driver
+//! encodes, one of them copied and changed with `tensormap.replace`), `elect.sync`, `redux.sync`, `dp4a`/`dp2a`/`fns`, state tokens with
 //! `test_wait`, `pending_count` and `inval`, `setmaxnreg`) on the
 //! device against the simulator: every output bit for bit the same, and the same as the
 //! expected values. Needs a GPU of compute capability 9.0 (the source is compiled for
@@ -13,7 +13,7 @@ mod sync;
 use toolchain::nvrtc::Source;
 
 /// The correct kernels and their block sizes.
-const KERNELS: [(&str, u32); 15] = [
+const KERNELS: [(&str, u32); 16] = [
     ("named_ok", 128),
     ("named_aligned_ok", 128),
     ("named_same_warp_ok", 128),
@@ -28,6 +28,7 @@ const KERNELS: [(&str, u32); 15] = [
     ("elect_ok", 64),
     ("redux_ok", 64),
     ("tma_ring_ok", 96),
+    ("tma_rebuilt_ok", 96),
     ("intrin_ok", 64),
 ];
 

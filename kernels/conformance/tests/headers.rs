@@ -28,6 +28,7 @@ fn run(code: &str, x: f32) -> (f32, Vec<String>) {
             },
         ],
         constants: vec![],
+        tensor_maps: vec![],
         budget: None,
         work: 1,
     };

@@ -22,6 +22,7 @@ fn run_bits(fixture: &str, arch: &str, kernel: &str, input: &[u32], out_len: usi
             },
         ],
         constants: vec![],
+        tensor_maps: vec![],
         budget: None,
         work: 1,
     };

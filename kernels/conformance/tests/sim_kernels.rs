@@ -84,6 +84,7 @@ fn shuffles_votes_and_atomics() {
                 },
             ],
             constants: vec![],
+            tensor_maps: vec![],
             budget: None,
             work: n as u64,
         };

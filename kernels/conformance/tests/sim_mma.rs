@@ -353,6 +353,7 @@ fn an_mma_shape_it_does_not_simulate_is_unsupported_by_name() {
         launch: Launch::linear(1, 32),
         args: vec![],
         constants: vec![],
+        tensor_maps: vec![],
         budget: None,
         work: 1,
     };

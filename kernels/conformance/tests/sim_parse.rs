@@ -75,6 +75,7 @@ fn hand_written_ptx_features() {
             },
         ],
         constants: vec![],
+        tensor_maps: vec![],
         budget: None,
         work: 1,
     };
@@ -107,6 +108,7 @@ fn loc_line_is_the_learners_line_not_the_inlined_one() {
             },
         ],
         constants: vec![],
+        tensor_maps: vec![],
         budget: None,
         work: 1,
     };

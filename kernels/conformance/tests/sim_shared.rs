@@ -70,6 +70,7 @@ fn hand_job(launch: spec::job::Launch, args: Vec<spec::job::Arg>) -> spec::job::
         launch,
         args,
         constants: vec![],
+        tensor_maps: vec![],
         budget: None,
         work: 1,
     }

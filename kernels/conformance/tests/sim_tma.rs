@@ -1,12 +1,15 @@
 //! Tensor maps and TMA tensor copies on the simulator, from the `TMA` kernels of
-//! `sync/barriers.cu`: a kernel builds a 2D map of its input and one of its output with
-//! `tensormap.replace` on zeroed shared memory, publishes them with `tensormap.cp_fenceproxy`,
-//! loads 128-byte-swizzled boxes that run past both ends of the tensor through an mbarrier ring,
-//! and stores a swizzled staging tile with a tensor store. It runs clean with the right output.
+//! `sync/barriers.cu`: the job declares a 2D map of the kernel's input and one of its output
+//! (`sync::TMA_MAPS`, written into the kernel's globals as the runner does), the kernel acquires
+//! them, loads 128-byte-swizzled boxes that run past both ends of the tensor through an mbarrier
+//! ring, and stores a swizzled staging tile with a tensor store. It runs clean with the right
+//! output, and so does a copy of the input's map changed with `tensormap.replace` and published.
 //! Each mistake is diagnosed at its line: the rank field given the rank (a `launch_error`, the
-//! GPU's illegal instruction), consumers that read before the copy landed (a race naming the bulk
-//! copy), a staging tile rewritten before its store read it (a race naming the store), and a copy
-//! through the map still in shared memory (a `launch_error`).
+//! GPU's illegal instruction), a map built from zeros with `tensormap.replace` and copies through
+//! maps never acquired (`launch_error`s: what the PTX ISA does not promise), consumers that read
+//! before the copy landed (a race naming the bulk copy), a staging tile rewritten before its
+//! store read it (a race naming the store), and a copy through the map still in shared memory (a
+//! `launch_error`).
 
 mod common;
 mod sync;
@@ -34,9 +37,35 @@ fn expected() -> Vec<f32> {
 
 #[test]
 fn a_ring_of_tensor_loads_and_stores_is_clean_and_right() {
-    let o = sim("tma_ring_ok", 96);
-    assert!(o.diagnostics.is_empty(), "{:#?}", o.diagnostics);
-    assert_eq!(o.outputs[0], expected());
+    for kernel in ["tma_ring_ok", "tma_rebuilt_ok"] {
+        let o = sim(kernel, 96);
+        assert!(o.diagnostics.is_empty(), "{kernel}: {:#?}", o.diagnostics);
+        assert_eq!(o.outputs[0], expected(), "{kernel}");
+    }
+}
+
+#[test]
+fn a_map_built_from_zeros_is_a_launch_error_at_its_replace() {
+    let d = first("tma_zeros", Kind::LaunchError);
+    assert!(
+        d.message.contains("tensormap.replace.tile.rank")
+            && d.message.contains("never a valid one"),
+        "{}",
+        d.message
+    );
+    assert_eq!(d.thread, Some([0, 0, 0]));
+}
+
+#[test]
+fn a_copy_through_a_map_never_acquired_is_a_launch_error() {
+    let d = first("tma_no_fence", Kind::LaunchError);
+    assert!(
+        d.message.contains("never acquired")
+            && d.message
+                .contains("fence.proxy.tensormap::generic.acquire.sys [map], 128;"),
+        "{}",
+        d.message
+    );
 }
 
 fn first(kernel: &str, kind: Kind) -> spec::Diagnostic {

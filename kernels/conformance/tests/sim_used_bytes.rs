@@ -46,6 +46,7 @@ fn shared(floats: u32, written: u32, pragma: &str, second: bool) -> spec::RunOut
             len: 4,
         }],
         constants: vec![],
+        tensor_maps: vec![],
         budget: None,
         work: 1,
     };
@@ -119,6 +120,7 @@ fn global(pragma: &str, reads: u32) -> Vec<spec::Diagnostic> {
             },
         ],
         constants: vec![],
+        tensor_maps: vec![],
         budget: Some(Budget {
             reads,
             writes: 3,

@@ -123,6 +123,7 @@ pub fn case(seed: u64) -> Case {
             },
         ],
         constants: vec![],
+        tensor_maps: vec![],
         budget: None,
         work: (total * 64) as u64,
     };

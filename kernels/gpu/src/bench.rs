@@ -242,6 +242,7 @@ fn peak_job(kernel: &str, blocks: u32, threads: u32, iters: i32) -> Job {
             },
         ],
         constants: vec![],
+        tensor_maps: vec![],
         budget: None,
         work: 0,
     }
@@ -281,6 +282,7 @@ pub fn measure_peaks(sms: u32, tensor_cores: bool, hopper: bool) -> Result<Peaks
             },
         ],
         constants: vec![],
+        tensor_maps: vec![],
         budget: None,
         work: 0,
     };

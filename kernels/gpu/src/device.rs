@@ -102,6 +102,7 @@ pub struct Loaded {
     pub ctx: Arc<CudaContext>,
     pub stream: Arc<CudaStream>,
     function: cudarc::driver::CudaFunction,
+    module: Arc<CudaModule>, // whose globals take the declared tensor maps (`maps`)
     inputs: Vec<Option<CudaSlice<f32>>>,
     config: LaunchConfig,
     job: Job,
@@ -160,6 +161,8 @@ pub fn load(source: &Source<'_>, job: &Job) -> Result<Loaded, Diagnostic> {
             .map_err(driver)?;
     }
     let inputs = allocate(&stream, job).map_err(driver)?;
+    crate::maps::write(&module, &stream, &job.tensor_maps, &inputs)
+        .map_err(|e| e.diagnostic(source.file))?;
     let l = job.launch;
     let config = LaunchConfig {
         grid_dim: (l.grid[0], l.grid[1], l.grid[2]),
@@ -170,6 +173,7 @@ pub fn load(source: &Source<'_>, job: &Job) -> Result<Loaded, Diagnostic> {
         ctx,
         stream,
         function,
+        module,
         inputs,
         config,
         job: without_data(job),
@@ -255,6 +259,7 @@ fn without_data(job: &Job) -> Job {
         launch: job.launch,
         args: args.collect(),
         constants: vec![],
+        tensor_maps: job.tensor_maps.clone(),
         budget: job.budget,
         work: job.work,
     }
@@ -302,6 +307,7 @@ impl Loaded {
                 (_, None) => unreachable!("every pointer argument has a buffer"),
             };
         }
+        crate::maps::before_launch(&self.module, &self.stream, &self.job.tensor_maps, buffers)?;
         start.record(&self.stream)?;
         // SAFETY: the entry's parameter list was checked against the puzzle's (entry::check) before
         // any launch: one device pointer per buffer argument and one i32 per integer, in order.

@@ -156,6 +156,7 @@ mod tests {
             kernel: "k".into(),
             launch: spec::job::Launch::linear(1, 1),
             constants: vec![],
+            tensor_maps: vec![],
             budget: None,
             work: 0,
         };

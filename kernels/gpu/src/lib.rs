@@ -6,7 +6,8 @@
 //! holds what a check and its worker say to each other, and [`pool`] keeps workers alive across
 //! checks, [`resident`] the full-scale cases inside them;
 //! [`gpu_faults`] turns what a fault left behind into diagnostics; [`bench`] times kernels with
-//! device events and measures the device's peaks; `capture` keeps a kernel's `printf`.
+//! device events and measures the device's peaks; `capture` keeps a kernel's `printf`; `maps`
+//! encodes the tensor maps a kernel declares with the driver and writes them into its globals.
 //!
 //! This crate may import `spec` and `toolchain`; the simulator is only a dev-dependency (the
 //! tests compare the two backends). The runner sits above it.
@@ -15,6 +16,7 @@ pub mod bench;
 mod capture;
 mod device;
 pub mod gpu_faults;
+mod maps;
 pub mod message;
 pub mod pool;
 pub mod resident;

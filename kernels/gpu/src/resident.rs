@@ -185,6 +185,7 @@ impl WithoutData for Job {
                 })
                 .collect(),
             constants: self.constants.clone(),
+            tensor_maps: self.tensor_maps.clone(),
             budget: self.budget,
             work: self.work,
         }

@@ -295,6 +295,7 @@ mod tests {
                 },
             ],
             constants: vec![],
+            tensor_maps: vec![],
             budget: None,
             work: 3,
         };

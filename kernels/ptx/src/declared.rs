@@ -105,8 +105,8 @@ fn type_name(words: &[&str]) -> Option<String> {
 }
 
 /// The value of a dimension: integer literals, the file's `#define` and `constexpr`/`const`
-/// integer constants, `+ - * /` and parentheses.
-fn eval(expr: &str, consts: &HashMap<String, i64>) -> Option<i64> {
+/// integer constants, `+ - * / %` and parentheses (`consts` names the identifiers it may use).
+pub fn eval(expr: &str, consts: &HashMap<String, i64>) -> Option<i64> {
     let toks = tokens(expr);
     let mut at = 0;
     let v = sum(&toks, &mut at, consts, 0)?;
@@ -154,14 +154,14 @@ fn sum(t: &[String], at: &mut usize, c: &HashMap<String, i64>, depth: u32) -> Op
 
 fn product(t: &[String], at: &mut usize, c: &HashMap<String, i64>, depth: u32) -> Option<i64> {
     let mut v = atom(t, at, c, depth)?;
-    while let Some(op) = t.get(*at).filter(|o| *o == "*" || *o == "/") {
-        let times = op == "*";
+    while let Some(op) = t.get(*at).filter(|o| *o == "*" || *o == "/" || *o == "%") {
+        let op = op.clone();
         *at += 1;
         let r = atom(t, at, c, depth)?;
-        v = if times {
-            v.checked_mul(r)?
-        } else {
-            v.checked_div(r)?
+        v = match op.as_str() {
+            "*" => v.checked_mul(r)?,
+            "/" => v.checked_div(r)?,
+            _ => v.checked_rem(r)?,
         };
     }
     Some(v)

@@ -42,6 +42,8 @@ pub struct ModuleArray {
     pub bytes: Vec<u8>,
     /// Whether the declaration has an initializer at all.
     pub initialized: bool,
+    /// Its declared alignment in bytes (`.align`; 0 where none is given).
+    pub align: u32,
 }
 
 /// The array `symbol` declared at module scope in `ptx`, if the PTX parses and declares it.
@@ -53,5 +55,6 @@ pub fn module_array(ptx: &str, symbol: &str) -> Option<ModuleArray> {
     Some(ModuleArray {
         bytes: decode::init_bytes(var),
         initialized: !var.init.is_empty(),
+        align: var.align,
     })
 }

@@ -326,6 +326,9 @@ pub fn decode_mem(cx: &mut Ctx, w: &Word<'_>, ops: &[Operand]) -> Result<Op, Dec
                 d: cx.dst(&ops[0], line)?,
             }
         }
+        "fence" if has("tensormap::generic") && has("acquire") => {
+            crate::tensor_map::acquire(cx, w, ops)?
+        }
         "membar" | "fence" | "prefetch" | "prefetchu" | "nanosleep" | "pmevent" | "discard"
         | "griddepcontrol" | "brkpt" => Op::Nop,
         _ => return unsupported("not simulated"),

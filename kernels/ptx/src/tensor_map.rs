@@ -1,4 +1,5 @@
-//! Decoding `tensormap.replace` and `tensormap.cp_fenceproxy`, and the layout of the 128-byte
+//! Decoding `tensormap.replace`, `tensormap.cp_fenceproxy` and the acquire fence
+//! `fence.proxy.tensormap::generic.acquire`, and the layout of the 128-byte
 //! tensor-map object (which bits hold which field). `sim::tensor_map` runs them.
 
 use crate::decode::{Ctx as Dx, DecodeError};
@@ -92,6 +93,29 @@ pub enum MapOp {
     },
     /// `tensormap.cp_fenceproxy`: the 128 bytes at shared `src` to global `dst`.
     Publish { dst: Addr, src: Addr },
+    /// `fence.proxy.tensormap::generic.acquire.<scope> [addr], 128`: the thread's later copies
+    /// may use the map at `addr` (in global memory) that writes before it made; `sys`: at
+    /// `.sys` scope, which a map the host wrote needs.
+    Acquire { addr: Addr, sys: bool },
+}
+
+/// `fence.proxy.tensormap::generic.acquire.<scope> [addr], 128`.
+pub fn acquire(cx: &mut Dx, w: &Word<'_>, ops: &[Operand]) -> Result<Op, DecodeError> {
+    w.need(2)?;
+    let size = match &ops[1] {
+        Operand::Word { w: n, .. } => crate::parse::parse_int(n),
+        _ => None,
+    };
+    if size != Some(MAP_BYTES as i64) {
+        return cx.bad(
+            w.line,
+            "`fence.proxy.tensormap::generic.acquire` fences a 128-byte tensor map",
+        );
+    }
+    Ok(Op::TensorMap(Box::new(MapOp::Acquire {
+        addr: cx.addr(&ops[0], w.line)?,
+        sys: w.has("sys"),
+    })))
 }
 
 /// `tensormap.*`.

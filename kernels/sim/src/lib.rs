@@ -38,6 +38,7 @@ mod float;
 #[cfg(test)]
 mod gpu_facts;
 mod half;
+mod host_maps;
 mod inflight;
 mod lanes;
 mod machine;

@@ -48,6 +48,9 @@ pub struct Memory {
     pub globals: Vec<Buffer>,
     pub consts: Vec<u8>,
     pub params: Vec<u8>,
+    /// The global addresses of the tensor maps the runner wrote before the launch
+    /// (`host_maps`).
+    pub host_maps: Vec<u64>,
 }
 
 /// A view of every space for one warp: the launch memory, its block's shared memory and its

@@ -1,6 +1,7 @@
 //! A launch's ground laid from the job: the program's limits checked against what the
 //! simulator (and a GPU) allow, and the memory spaces filled (arguments, module globals,
-//! constant banks, outputs poisoned with NaN, a pitched output's padding with its sentinel).
+//! constant banks, the tensor maps the kernel declares, outputs poisoned with NaN, a pitched
+//! output's padding with its sentinel).
 
 use crate::MAX_SHARED;
 use crate::memory::{Buffer, Memory, global_base};
@@ -94,6 +95,11 @@ pub(crate) fn memory_for(prog: &ir::Program, job: &Job) -> Result<Memory, Box<Di
             elem: 4,
             read_only: false,
         });
+    }
+    if let Err(why) =
+        crate::host_maps::write(&job.tensor_maps, &mut mem.globals, &mut mem.host_maps)
+    {
+        return Err(Box::new(Diagnostic::new(Kind::BadLaunchShape, why)));
     }
     for c in &job.constants {
         let Some(sym) = prog.consts.iter().find(|s| s.name == c.symbol) else {

@@ -33,6 +33,9 @@ pub struct BlockSync {
     /// A fingerprint of the block when the spinners were last woken (`sched`).
     pub last_wake: Option<u64>,
     pub maxnreg: Vec<(u32, u32)>,
+    /// The tensor maps each thread acquired: (thread, generic address, at `.sys` scope)
+    /// (`host_maps`).
+    pub acquired: Vec<(u32, u64, bool)>,
 }
 
 impl Named {

@@ -5,8 +5,9 @@
 //!   writes one field of the 128-byte tensor-map object at `map`;
 //! - `tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.<scope>.sync.aligned
 //!   [dst], [src], 128` copies a map built in shared memory to global memory (once a warp: the
-//!   whole warp executes it), where the copies read it; the `fence.proxy.tensormap` fences
-//!   order nothing on one simulated device;
+//!   whole warp executes it), where the copies read it;
+//! - `fence.proxy.tensormap::generic.acquire.<scope> [map], 128` lets the thread's later copies
+//!   use the map in global memory (on one simulated device it orders nothing; it is recorded);
 //! - `cp.async.bulk.tensor.<n>d.shared::cluster.global{.tile}.mbarrier::complete_tx::bytes
 //!   [dst], [map, {c0, ..}], [mbar]` copies the box whose first element is at coordinates
 //!   `c0, ..` into shared memory, the box's elements row after row (dimension 0 innermost),
@@ -18,10 +19,9 @@
 //!
 //! A swizzled box (32, 64 or 128 bytes) has 16-byte chunk `c` of each 128-byte line of shared
 //! memory at `c ^ (line % 2, 4 or 8)` (the shared address's bits 4-6 XOR its bits 7-9), the
-//! layout `wgmma` descriptors name with the same swizzle. The object's encoding here is the
-//! simulator's own (the hardware's is opaque); like the hardware's, a field never written reads
-//! as the smallest value (a zeroed object is a rank-1 map of one element of bytes), so a map
-//! built from zeros with `tensormap.replace` is what it would be on an H100, where that works.
+//! layout `wgmma` descriptors name with the same swizzle. The encoding is the simulator's own,
+//! written for the maps the kernel declares (`host_maps`, which says what a kernel may do with
+//! them: change a valid map's field, never build one from zeros; acquire before a copy).
 //! A map the copies cannot use (a rank other than the copy's, a box past 256 elements or not a
 //! multiple of 16 bytes a row, an unaligned address or stride) is a `launch_error`, as the
 //! GPU's "illegal instruction" is. Not simulated: the im2col, gather and scatter modes,
@@ -207,6 +207,7 @@ impl Machine<'_> {
         pc: usize,
         op: &MapOp,
     ) -> Result<(), Located> {
+        let tid0 = w.first_tid;
         let cx = w.ctx(exec, self.executed);
         match *op {
             MapOp::Replace {
@@ -220,6 +221,9 @@ impl Machine<'_> {
                 let (off, n) = field.slot(ord);
                 for l in (0..32).filter(|l| exec >> l & 1 == 1) {
                     let a = addrs[l];
+                    if a % 64 == 0 {
+                        self.replace_allowed(w, shared, pc, l, (space, a))?;
+                    }
                     if a % 64 != 0 {
                         let detail = format!(
                             "`{}` writes a tensor map at {} {a:#x}, but a tensor map is 64-byte aligned (on a GPU the launch stops with \"misaligned address\")",
@@ -245,6 +249,7 @@ impl Machine<'_> {
                     }
                 }
             }
+            MapOp::Acquire { addr, sys } => self.acquire(tid0, exec, &cx.addrs(addr), sys),
             MapOp::Publish { dst, src } => {
                 // The whole warp executes it, and it copies once.
                 let l = exec.trailing_zeros() as usize;
@@ -303,6 +308,11 @@ impl Machine<'_> {
                     }
                 }
             }
+        }
+        if let Some(why) = self.unusable(w, l, a, &b) {
+            let text = &self.prog.texts[self.prog.insts[pc].text as usize];
+            let detail = format!("`{text}` {why}");
+            return Err(self.fault(Fault::BadTensorMap { detail }, Some(pc), Some(w), Some(l)));
         }
         let map = match Map::decode(&b, coords) {
             Ok(m) => m,

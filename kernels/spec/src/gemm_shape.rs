@@ -125,6 +125,7 @@ mod tests {
                 int("kernel_cols", k),
             ],
             constants: vec![],
+            tensor_maps: vec![],
             budget: None,
             work: 0,
         }

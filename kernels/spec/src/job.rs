@@ -1,8 +1,8 @@
 //! What a backend is asked to run, and what it gives back.
 //!
 //! A [`Job`] is one launch of one kernel: its launch shape, its arguments in parameter order,
-//! and the `__constant__` symbols to fill first. Both backends (the GPU through cudarc, the PTX
-//! simulator) take the same job and return the same [`RunOutput`], so the runner compares them
+//! the `__constant__` symbols to fill first and the tensor maps to write. Both backends (the GPU
+//! through cudarc, the PTX simulator) take the same job and return the same [`RunOutput`], so the runner compares them
 //! without knowing which ran. Output buffers are given by length only: the backend poisons them
 //! with NaN before the launch, so an element nobody wrote can never pass as a lucky zero.
 //! Jobs travel to the GPU worker process as JSON, hence the serde derives. A pitched 2D output
@@ -205,6 +205,23 @@ impl Budget {
     }
 }
 
+/// A tensor map the kernel declares, resolved for one case (by `tensor_maps`, which also checks
+/// it): what `cuTensorMapEncodeTiled` takes, with f32 elements. A map without dims is one the
+/// kernel declares for other cases (its `when` fails here): the backends zero its global.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TensorMap {
+    pub symbol: String,
+    /// The argument (index into [`Job::args`]) whose device address the map starts at.
+    pub arg: usize,
+    /// Elements in each dimension, dimension 0 innermost.
+    pub dims: Vec<u64>,
+    /// Bytes from one index to the next in dimensions 1.. (one fewer than `dims`).
+    pub strides: Vec<u64>,
+    pub boxes: Vec<u32>,
+    /// Bytes of the swizzle span: 0 (none), 32, 64 or 128.
+    pub swizzle: u32,
+}
+
 /// One launch of one kernel.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Job {
@@ -213,6 +230,10 @@ pub struct Job {
     pub launch: Launch,
     pub args: Vec<Arg>,
     pub constants: Vec<ConstUpload>,
+    /// The tensor maps the kernel declares (see `tensor_maps`), resolved for this case: each
+    /// backend writes them into their globals before the launch.
+    #[serde(default)]
+    pub tensor_maps: Vec<TensorMap>,
     /// Per-thread global access budget, checked by the simulator.
     pub budget: Option<Budget>,
     /// Multiply-adds the case needs (for a declared launch shape, those of the whole blocks it

@@ -13,11 +13,13 @@
 //! and the runner all sit above it.
 
 pub mod diag;
+mod encoder_limits;
 pub mod entry;
 pub mod gemm_shape;
 pub mod job;
 pub mod refcache;
 pub mod shape;
+pub mod tensor_maps;
 pub mod tile_shape;
 
 pub use diag::{Diagnostic, Kind};
@@ -195,7 +197,8 @@ impl Puzzle {
     }
 
     /// Sets each case's launch from the shape the kernel declares in `ptx` (compiled from
-    /// `file`), when the puzzle lets the kernel choose; otherwise leaves the cases as they are.
+    /// `file`), when the puzzle lets the kernel choose, and its tensor maps from those the
+    /// kernel declares ([`tensor_maps`]); otherwise leaves the cases as they are.
     /// The grid follows from the declared shape and the case's size ([`LaunchRule`]).
     pub fn resolve_launch(
         &self,
@@ -206,6 +209,13 @@ impl Puzzle {
         let Some(declared) = self.declared_launch else {
             return Ok(());
         };
+        // The tensor maps the kernel declares, evaluated for each case; none where it declares
+        // none (a case a warm worker keeps may have carried another kernel's).
+        let maps = tensor_maps::declared(ptx, file)?.unwrap_or_default();
+        for case in cases.iter_mut() {
+            case.job.tensor_maps = tensor_maps::resolve(&maps, &case.job, &case.macros)
+                .map_err(|why| shape::impossible(file, why))?;
+        }
         // Whole blocks run, so the instruction budget scales from the outputs they cover.
         let rescale = |case: &mut Case, covered: u64| {
             let outputs =
@@ -292,6 +302,7 @@ impl ConvArgs<'_> {
                 },
             ],
             constants,
+            tensor_maps: vec![],
             budget,
             work: (self.out_len as u64) * (self.kernel.len() as u64),
         }

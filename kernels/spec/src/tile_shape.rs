@@ -115,6 +115,7 @@ mod tests {
                 int("kernel_cols", kc),
             ],
             constants: vec![],
+            tensor_maps: vec![],
             budget: None,
             work: 0,
         }

@@ -134,6 +134,7 @@ pub fn case(
             int("output_stride", out_stride),
         ],
         constants: vec![],
+        tensor_maps: vec![],
         budget: None,
         work: (out_rows * out_cols * kernel.rows * kernel.cols) as u64,
     };

@@ -79,6 +79,7 @@ pub fn case(name: &str, conv: Conv, input: &[f32], weight: &[f32], scale: Scale)
             int("kernel_cols", conv.kc),
         ],
         constants: vec![],
+        tensor_maps: vec![],
         budget: None,
         work: conv.work(),
     };

@@ -71,6 +71,7 @@ pub fn conv_job(kernel: &str, a: Vec<f32>, b: Vec<f32>, out_len: usize, launch: 
             },
         ],
         constants: vec![],
+        tensor_maps: vec![],
         budget: None,
     }
 }
@@ -118,6 +119,7 @@ pub fn run_small(code: &str) -> spec::job::RunOutput {
             },
         ],
         constants: vec![],
+        tensor_maps: vec![],
         budget: None,
         work: 64,
     };

@@ -510,61 +510,53 @@ extern "C" __global__ void redux_ok(const float* in, float* out, int n) {
     }
 }
 
-// --- TMA tensor copies with tensor maps the kernel builds (block of 96). The input is a tensor
-// of 24 rows x 32 floats; per iteration k thread 0 loads the box of 8 rows x 32 floats at row
-// 2k - 4 (rows outside the tensor read as zeros) into a stage, 128-byte swizzled; consumer c
+// --- TMA tensor copies through tensor maps the runner encodes (block of 96). The input is a
+// tensor of 24 rows x 32 floats; per iteration k thread 0 loads the box of 8 rows x 32 floats at
+// row 2k - 4 (rows outside the tensor read as zeros) into a stage, 128-byte swizzled; consumer c
 // (threads 32-95) reads box element (c / 8, (c % 8) * 4 + k % 4), writes it times 3 less 0.5
 // into a staging tile of 2 rows x 32 (swizzled the same way), and thread 32 stores the tile
-// with a tensor store at row 2k of the output (24 x 32): out[k * 64 + c].
-// RANK: what the rank field is given (1: a 2D map); WAIT_FULL: the consumers wait for the
-// stage; WAIT_READ: thread 32 waits for the store two iterations back before the tile is
-// rewritten; SHARED_MAP: the copies name the map still in shared memory.
-__device__ __align__(128) unsigned char tma_maps[2][128];
+// with a tensor store at row 2k of the output (24 x 32): out[k * 64 + c]. The job declares
+// `tma_in_map` (the input, boxes of 32 x 8) and `tma_out_map` (the output, boxes of 32 x 2),
+// both 128-byte swizzled (`sync::TMA_MAPS`); the copying threads acquire them at `.sys` scope.
+// REBUILD: warp 0 copies the input's map into shared memory (zeros instead where ZEROS), sets
+// its rank field to RANK with `tensormap.replace` (1: a 2D map) and publishes it to
+// `tma_rebuilt` with `tensormap.cp_fenceproxy`, which the loads use (still the one in shared
+// memory where SHARED_MAP); WAIT_FULL: the consumers wait for the stage; WAIT_READ: thread 32
+// waits for the store two iterations back before the tile is rewritten; FENCE: the acquires.
+__device__ __align__(128) unsigned char tma_in_map[128], tma_out_map[128], tma_rebuilt[128];
 
 // The 128-byte swizzle of byte offset `b` from a 1024-byte-aligned base.
 __device__ __forceinline__ unsigned swz(unsigned b) { return b ^ (((b >> 7) & 7) << 4); }
 
-template <int RANK>
-__device__ __forceinline__ void tma_build(unsigned m, const float* base) {
-    asm volatile("tensormap.replace.tile.global_address.shared::cta.b1024.b64 [%0], %1;" :: "r"(m), "l"(base) : "memory");
-    asm volatile("tensormap.replace.tile.rank.shared::cta.b1024.b32 [%0], %1;" :: "r"(m), "n"(RANK) : "memory");
-    asm volatile("tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%0], 0, 32;" :: "r"(m) : "memory");
-    asm volatile("tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%0], 1, 24;" :: "r"(m) : "memory");
-    asm volatile("tensormap.replace.tile.global_stride.shared::cta.b1024.b64 [%0], 0, 128;" :: "r"(m) : "memory");
-    asm volatile("tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%0], 0, 32;" :: "r"(m) : "memory");
-    asm volatile("tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%0], 1, 8;" :: "r"(m) : "memory");
-    asm volatile("tensormap.replace.tile.elemtype.shared::cta.b1024.b32 [%0], 7;" :: "r"(m) : "memory");
-    asm volatile("tensormap.replace.tile.swizzle_mode.shared::cta.b1024.b32 [%0], 3;" :: "r"(m) : "memory");
-}
-
-#define TMA(name, RANK, WAIT_FULL, WAIT_READ, SHARED_MAP)                                  \
+#define TMA(name, REBUILD, RANK, ZEROS, WAIT_FULL, WAIT_READ, SHARED_MAP, FENCE)           \
     extern "C" __global__ void name(const float* in, float* out, int n) {                  \
         __shared__ __align__(1024) float ring[STAGES][256];                                \
         __shared__ __align__(1024) float staged[2][64];                                    \
-        __shared__ __align__(128) unsigned char maps[2][128];                              \
+        __shared__ __align__(128) unsigned char map[128];                                  \
         __shared__ __align__(8) unsigned long long full[STAGES], empty[STAGES];            \
         int t = threadIdx.x;                                                               \
-        if (t < 64) ((unsigned*)maps)[t] = 0;                                              \
         mb_init_all(full, empty, 1, 64);                                                   \
-        if (t < 32) {                                                                      \
-            if (t == 0) {                                                                  \
-                tma_build<RANK>(smem(maps[0]), in);                                        \
-                tma_build<RANK>(smem(maps[1]), out);                                       \
-                /* the output's boxes are 2 rows */                                        \
-                asm volatile("tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%0], 1, 2;" \
-                             :: "r"(smem(maps[1])) : "memory");                            \
-            }                                                                              \
+        if (REBUILD && t < 32) {                                                           \
+            ((unsigned*)map)[t] = ZEROS ? 0u : ((const unsigned*)tma_in_map)[t];           \
             __syncwarp();                                                                  \
-            for (int i = 0; i < 2; ++i)                                                    \
-                asm volatile("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic"  \
-                             ".release.gpu.sync.aligned [%0], [%1], 128;"                  \
-                             :: "l"(tma_maps[i]), "r"(smem(maps[i])) : "memory");          \
+            if (t == 0)                                                                    \
+                asm volatile("tensormap.replace.tile.rank.shared::cta.b1024.b32 [%0], %1;" \
+                             :: "r"(smem(map)), "n"(RANK) : "memory");                     \
+            __syncwarp();                                                                  \
+            asm volatile("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic"  \
+                         ".release.gpu.sync.aligned [%0], [%1], 128;"                      \
+                         :: "l"(tma_rebuilt), "r"(smem(map)) : "memory");                  \
         }                                                                                  \
-        const void* map_in = SHARED_MAP ? (const void*)maps[0] : (const void*)tma_maps[0]; \
-        const void* map_out = tma_maps[1];                                                 \
+        const void* map_in = SHARED_MAP ? (const void*)map                                 \
+                           : REBUILD ? (const void*)tma_rebuilt : (const void*)tma_in_map; \
+        const void* map_out = tma_out_map;                                                 \
         if (t == 0) {                                                                      \
-            asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;"           \
-                         :: "l"(tma_maps[0]) : "memory");                                  \
+            if (FENCE && REBUILD)                                                          \
+                asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;"       \
+                             :: "l"(tma_rebuilt) : "memory");                              \
+            else if (FENCE)                                                                \
+                asm volatile("fence.proxy.tensormap::generic.acquire.sys [%0], 128;"       \
+                             :: "l"(tma_in_map) : "memory");                               \
             for (int k = 0; k < ITERS; ++k) {                                              \
                 int s = k % STAGES, r = k / STAGES;                                        \
                 mb_wait(&empty[s], (r & 1) ^ 1);                                           \
@@ -576,9 +568,9 @@ __device__ __forceinline__ void tma_build(unsigned m, const float* base) {
             }                                                                              \
         } else if (t >= 32) {                                                              \
             int c = t - 32;                                                                \
-            if (c == 0)                                                                    \
-                asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;"       \
-                             :: "l"(tma_maps[1]) : "memory");                              \
+            if (c == 0 && FENCE)                                                           \
+                asm volatile("fence.proxy.tensormap::generic.acquire.sys [%0], 128;"       \
+                             :: "l"(tma_out_map) : "memory");                              \
             for (int k = 0; k < ITERS; ++k) {                                              \
                 int s = k % STAGES, r = k / STAGES;                                        \
                 if (WAIT_FULL) mb_wait(&full[s], r & 1);                                   \
@@ -602,15 +594,22 @@ __device__ __forceinline__ void tma_build(unsigned m, const float* base) {
             if (c == 0) asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");          \
         }                                                                                  \
     }
-TMA(tma_ring_ok, 1, 1, 1, 0)
+TMA(tma_ring_ok, 0, 1, 0, 1, 1, 0, 1)
+// The input's map copied to shared memory, its rank field set (to the same rank), published
+// and acquired: `tensormap.replace` on a map the driver encoded, as the PTX ISA has it.
+TMA(tma_rebuilt_ok, 1, 1, 0, 1, 1, 0, 1)
 // The rank field given the rank (2), not the rank less one: a 3D map for 2D copies.
-TMA(tma_rank, 2, 1, 1, 0)
+TMA(tma_rank, 1, 2, 0, 1, 1, 0, 1)
+// The rank written into a zeroed object, not into a valid map.
+TMA(tma_zeros, 1, 1, 1, 1, 1, 0, 1)
 // The consumers read a stage without waiting for its copy.
-TMA(tma_no_wait, 1, 0, 1, 0)
+TMA(tma_no_wait, 0, 1, 0, 0, 1, 0, 1)
 // Thread 32 rewrites a staging tile without waiting for the store that reads it.
-TMA(tma_no_read_wait, 1, 1, 0, 0)
+TMA(tma_no_read_wait, 0, 1, 0, 1, 0, 0, 1)
 // The loads name the map in shared memory, not the copy in global memory.
-TMA(tma_shared_map, 1, 1, 1, 1)
+TMA(tma_shared_map, 1, 1, 0, 1, 1, 1, 1)
+// The copying threads never acquire the maps the runner wrote.
+TMA(tma_no_fence, 0, 1, 0, 1, 1, 0, 0)
 
 // --- dp4a, dp2a and fns (block of 64): per iteration k, from two hashes u, v of the input,
 // k % 6 = 0 __dp4a signed, 1 __dp4a unsigned, 2 dp4a.u32.s32, 3 __dp2a_lo signed,

@@ -16,8 +16,22 @@ pub fn input() -> Vec<f32> {
     (0..ITERS * 64).map(|i| i as f32 * 0.25 - 9.0).collect()
 }
 
-/// The job of `kernel` over one block of `threads` threads, with `n = 64`.
+/// The tensor maps the `tma_` kernels copy through, as a kernel file declares them.
+pub const TMA_MAPS: &str = "tma_in_map: in, dims {32, 24}, box {32, 8}, swizzle 128;\
+     tma_out_map: out, dims {32, 24}, box {32, 2}, swizzle 128;";
+
+/// The job of `kernel` over one block of `threads` threads, with `n = 64` (and the maps of
+/// [`TMA_MAPS`] for a `tma_` kernel).
 pub fn job(kernel: &str, threads: u32) -> Job {
+    let mut job = plain_job(kernel, threads);
+    if kernel.starts_with("tma_") {
+        let maps = spec::tensor_maps::parse(TMA_MAPS).expect("the maps read");
+        job.tensor_maps = spec::tensor_maps::resolve(&maps, &job, &[]).expect("the maps hold");
+    }
+    job
+}
+
+fn plain_job(kernel: &str, threads: u32) -> Job {
     Job {
         kernel: kernel.into(),
         launch: Launch::linear(1, threads),
@@ -36,6 +50,7 @@ pub fn job(kernel: &str, threads: u32) -> Job {
             },
         ],
         constants: vec![],
+        tensor_maps: vec![],
         budget: None,
         work: (ITERS * 64) as u64,
     }

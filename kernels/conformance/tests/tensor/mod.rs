@@ -49,6 +49,7 @@ pub fn job(kernel: &str, inputs: &[Vec<f32>], out: usize, threads: u32) -> Job {
         launch: Launch::linear(1, threads),
         args,
         constants: vec![],
+        tensor_maps: vec![],
         budget: None,
         work: 1,
     }
