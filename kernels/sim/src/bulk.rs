@@ -16,7 +16,9 @@
 //! reads a loaded stage before waiting on its mbarrier races with the copy (the issuing
 //! thread's own warp included: its lanes that wait are ordered after the copy, the others are
 //! not), and a stored
-//! buffer that nobody wrote is an uninitialized read. Its completion releases the issuing warp
+//! buffer that nobody wrote is an uninitialized read. A load's destination then stays in flight
+//! (`inflight`) until a wait on the phase that counts its bytes orders an access after it, so a
+//! read after a barrier that no wait preceded is a race too, as is a write into it meanwhile. Its completion releases the issuing warp
 //! into the mbarrier's phase, which is what orders the copy before the threads that wait. A
 //! store's source stays "being read" until its thread's `wait_group.read` covers its group: a
 //! write into it before then (the same thread reusing a staging buffer included) is a race at
@@ -109,13 +111,15 @@ impl Machine<'_> {
                 })
             };
             moved.map_err(|e| self.copy_fault(e, pc, w, l))?;
-            self.bulk_done(w, shared, pc, l, bars.map(|b| b[l]), (s, n))?;
+            let mine = if load { d } else { s };
+            self.bulk_done(w, shared, pc, l, bars.map(|b| b[l]), (mine, n))?;
         }
         Ok(())
     }
 
-    /// After lane `l`'s copy of `n` bytes from (or to) shared `s`: a load completes on the
-    /// mbarrier at `bar`; a store's source stays being read until its group is waited for.
+    /// After lane `l`'s copy of `n` bytes to (or from) shared `s`: a load completes on the
+    /// mbarrier at `bar`, its destination in flight until a wait on that phase (`inflight`); a
+    /// store's source stays being read until its group is waited for.
     pub(super) fn bulk_done(
         &mut self,
         w: &mut Warp,
@@ -143,12 +147,18 @@ impl Machine<'_> {
                     return Err(self.misuse(pc, w, Some(l), &why));
                 }
                 let a = a as u32;
+                let phase = self.sync.mbars.objs.get(&a).map(|m| m.phase);
                 self.tx(a, -i64::from(n), wi).map_err(|e| {
                     let why = e.unwrap_or_else(|| {
                         format!("completes on the mbarrier at shared byte {a}, which no `mbarrier.init` has initialized (or which `mbarrier.inval` invalidated)")
                     });
                     self.misuse(pc, w, Some(l), &why)
                 })?;
+                if let Some(phase) = phase.filter(|_| on) {
+                    let tid = w.first_tid + l as u32;
+                    let to = (s as u32, (s + u64::from(n)) as u32);
+                    self.chk.bulk_load(to, tid, pc as u32, (a, phase));
+                }
             }
             None if on => {
                 let tid = w.first_tid + l as u32;

@@ -108,7 +108,7 @@ pub struct Checks {
     /// committed bulk groups.
     pub(super) bulk_reads: Vec<BulkRead>,
     pub(super) bulk_groups: Vec<u32>,
-    /// The shared words under `cp.async` copies in flight (`inflight`).
+    /// The shared words under `cp.async` and bulk copies in flight (`inflight`).
     pub(super) flight: crate::inflight::InFlight,
     pub(super) globals: Vec<Vec<Elem>>,
     pub(super) track_reads: Vec<bool>,
@@ -258,6 +258,7 @@ impl Checks {
         if self.on {
             self.flush();
             self.epoch += 1;
+            self.flight.bulk_barrier();
         }
     }
 

@@ -116,6 +116,11 @@ pub fn finding_diagnostic(k: &Kept, n: &Names<'_>) -> Diagnostic {
                 format!(
                     "thread {b} {does} {what} (line {lb}) while the `cp.async` copy that thread {a} issued (line {la}) may still be writing it: {LANDS}, so touch the bytes only after that wait and a __syncthreads(), and refill a buffer only after a __syncthreads() that follows every read of its old contents (in a double buffer, the barrier at the end of each step)"
                 )
+            } else if *flight && bulk(first, true) {
+                let does = if second.write { "writes" } else { "reads" };
+                format!(
+                    "thread {b} {does} {what} (line {lb}) without waiting for the copy: the bulk copy that thread {a} issued (line {la}) may still be writing it, since a bulk copy (`cp.async.bulk`) lands, its tensor form too, at any moment until the phase of its mbarrier that counts its bytes completes, and only a wait on that phase (`mbarrier.try_wait.parity`) orders a thread after it, so touch the bytes only after that wait (or after a __syncthreads() that follows it), and refill a stage only once every read of its old contents is ordered before the copy (the barrier at the end of each step, or an mbarrier its readers arrive on)"
+                )
             } else if copy(first) && !second.write {
                 format!(
                     "{msg}. The write is a `cp.async` copy, which lands only when its own thread waits for it: `cp.async.wait_group` (or `wait_all`), then __syncthreads(), then read"
