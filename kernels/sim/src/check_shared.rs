@@ -33,14 +33,22 @@ impl Checks {
         {
             r.group = n;
         }
+        for w in self.bulk_writes.values_mut() {
+            if w.0 == tid && w.2 == 0 {
+                w.2 = n;
+            }
+        }
     }
 
     /// `cp.async.bulk.wait_group{.read} keep` by thread `tid`: its committed groups but the
-    /// `keep` latest are done reading.
-    pub(super) fn bulk_wait(&mut self, tid: u32, keep: u32) {
+    /// `keep` latest are done reading, and done writing too without `.read`.
+    pub(super) fn bulk_wait(&mut self, tid: u32, keep: u32, read: bool) {
         let n = self.bulk_groups.get(tid as usize).copied().unwrap_or(0);
-        self.bulk_reads
-            .retain(|r| r.tid != tid || r.group == 0 || r.group + keep > n);
+        let done = |t: u32, group: u32| t == tid && group != 0 && group + keep <= n;
+        self.bulk_reads.retain(|r| !done(r.tid, r.group));
+        if !read && !self.bulk_writes.is_empty() {
+            self.bulk_writes.retain(|_, w| !done(w.0, w.2));
+        }
     }
 
     /// A write of shared bytes `[lo, hi)` by thread `tid` at `inst` into the source of a bulk
