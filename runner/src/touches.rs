@@ -2,7 +2,8 @@
 //!
 //! [`Recorder`] watches one block of one launch (`sim::observe`): for every global
 //! buffer and `__shared__` array, per barrier phase (the accesses between two
-//! `__syncthreads()`), which threads read and which wrote each 4-byte element. After the launch
+//! `__syncthreads()`), which threads read and which wrote each element (4 bytes of a buffer; of a
+//! shared array, one of its declared type, named in its declared shape). After the launch
 //! the simulator hands over its marks (the fault that stopped it, the races and reads of
 //! unwritten shared words and writes into a pitched output's padding the checks found); those of
 //! this block are placed at their element and phase. `picture` draws a [`Touches`] in the terminal, `svg` as an image.
@@ -18,7 +19,7 @@ use std::collections::BTreeMap;
 pub struct Area {
     pub name: String,
     pub shared: bool,
-    /// Elements (4 bytes each).
+    /// Elements (4 bytes each; a shared array's of its declared type).
     pub len: usize,
     /// Elements per row where the buffer is 2D (drawn as rows in the SVG).
     pub columns: Option<usize>,
@@ -197,7 +198,7 @@ impl Observer for Recorder {
             .chain(self.arrays.iter().map(|a| Area {
                 name: a.name.clone(),
                 shared: true,
-                len: a.size / 4,
+                len: a.len(),
                 columns: None,
                 padding_from: None,
             }))
@@ -223,19 +224,20 @@ impl Observer for Recorder {
         if !self.recording || t.acc == Acc::Quiet {
             return;
         }
-        let (area, first) = match t.space {
-            Space::Global => (t.buf, t.byte),
+        // A shared array's elements are its declared type's (`float2`: 8 bytes), else words.
+        let (area, first, elem) = match t.space {
+            Space::Global => (t.buf, t.byte, 4),
             Space::Shared => match shared_element(&self.arrays, t.byte) {
                 Some((a, _)) => {
                     let at = self.arrays.iter().position(|x| x == a).unwrap_or(0);
-                    (self.globals + at, t.byte - a.offset)
+                    (self.globals + at, t.byte - a.offset, a.elem())
                 }
                 None => return,
             },
             _ => return,
         };
         let last = first + t.bytes.max(1) as usize - 1;
-        for e in first / 4..=last / 4 {
+        for e in first / elem..=last / elem {
             let e = e as i64;
             if t.acc != Acc::Write {
                 self.record(area, e, t.thread, false);
@@ -307,7 +309,11 @@ impl Observer for Recorder {
             (MarkKind::Padding, ..) => "written in the padding".to_string(),
         };
         let sides: Vec<String> = m.sides.iter().map(t).collect();
-        let text = format!("{}[{}]: {what}: {}", m.name, m.index, sides.join(", then "));
+        let element = match self.arrays.iter().find(|x| a.shared && x.name == a.name) {
+            Some(x) => x.element(m.index),
+            None => format!("{}[{}]", m.name, m.index),
+        };
+        let text = format!("{element}: {what}: {}", sides.join(", then "));
         let phase = if m.kind == MarkKind::OutOfBounds {
             self.touches.phases.len().saturating_sub(1)
         } else {

@@ -185,11 +185,19 @@ pub(super) fn fault_mark(f: &crate::fault::Located, l: &Launched<'_>) -> Option<
     let thread = f
         .thread
         .map_or(0, |[tx, ty, tz]| tx + l.block[0] * (ty + l.block[1] * tz));
-    // Shared faults outside every array are indexed in bytes; name them by element.
+    // Shared faults outside every array are indexed in bytes; name them by element (of the
+    // array's declared type, as `runner show` draws it).
+    let elem = match (&mem.name, mem.space) {
+        (Some(n), Space::Shared) => shared_arrays(l.prog, l.shared_bytes)
+            .iter()
+            .find(|a| &a.name == n)
+            .map_or(4, |a| a.elem() as i64),
+        _ => 4,
+    };
     let index = if mem.name.is_none() {
         mem.index.div_euclid(4)
     } else {
-        mem.index * i64::from(mem.elem.max(1)) / 4
+        (mem.index * i64::from(mem.elem.max(1))).div_euclid(elem)
     };
     Some(Mark {
         kind: MarkKind::OutOfBounds,
