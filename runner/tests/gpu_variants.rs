@@ -6,7 +6,7 @@
 //! bit for bit. Ignored without a GPU (CI lists them as ignored, with the reason); on one, as in
 //! `gpu.rs`: `RUNNER_BIN=... WORKBOOK_ROOT=... target/release/deps/gpu_variants-HASH --ignored`.
 //! The one test CI runs keeps `CORRECT` true to the corpora: every file it names exists, and
-//! every `*_ok.cu` of a corpus is in it.
+//! every `*_ok.cu` of a corpus is in it (or said not to be a pass of its puzzle, and why).
 
 mod common;
 
@@ -16,10 +16,9 @@ use std::path::{Path, PathBuf};
 
 /// The correct learner kernels of the fixture corpora and pipelines, each with its puzzle (the
 /// file's `pNN_` prefix); their simulator runs are the corpora's own tests.
-const CORRECT: [&str; 8] = [
+const CORRECT: [&str; 7] = [
     "kernels/conformance/tests/fixtures/broken/p01_recursive_ok.cu",
     "kernels/conformance/tests/fixtures/broken/p02_pointers_ok.cu",
-    "kernels/conformance/tests/fixtures/broken/p03_syncwarp_ok.cu",
     "kernels/conformance/tests/fixtures/broken/p03_cp_async_ok.cu",
     "runner/tests/fixtures/broken2d/p10_staged.cu",
     "runner/tests/fixtures/broken_igemm/p11_ok.cu",
@@ -27,7 +26,13 @@ const CORRECT: [&str; 8] = [
     "runner/tests/fixtures/pipelines/p01_bulk_double_buffer.cu",
 ];
 
-/// The corpora whose `*_ok.cu` files must be in `CORRECT`.
+/// Correct kernels of a corpus that are not a pass of their puzzle: `p03_syncwarp_ok.cu` is
+/// right for its own one-warp block (its `// defines:` line, which the conformance tests give),
+/// and puzzle 03's random cases launch more warps.
+const NOT_PUZZLE_PASSES: [&str; 1] =
+    ["kernels/conformance/tests/fixtures/broken/p03_syncwarp_ok.cu"];
+
+/// The corpora whose `*_ok.cu` files must be in `CORRECT` (or `NOT_PUZZLE_PASSES`).
 const CORPORA: [&str; 5] = [
     "kernels/conformance/tests/fixtures/broken",
     "runner/tests/fixtures/broken2d",
@@ -112,7 +117,7 @@ fn the_list_of_correct_kernels_is_true_to_the_corpora() {
         for e in std::fs::read_dir(repo().join(dir)).unwrap() {
             let name = e.unwrap().file_name().into_string().unwrap();
             let path = format!("{dir}/{name}");
-            if name.ends_with("_ok.cu") {
+            if name.ends_with("_ok.cu") && !NOT_PUZZLE_PASSES.contains(&path.as_str()) {
                 assert!(CORRECT.contains(&path.as_str()), "{path} is not in CORRECT");
             }
         }
