@@ -185,6 +185,7 @@ impl Machine<'_> {
                 let ats = at(addr, space, w);
                 let t = w.ctx(exec, 0).get(token);
                 let (mut ok, mut spin, mut saw) = (0u32, None, vec![]);
+                let bulk = on && self.chk.flight.bulk_any();
                 for &l in &lanes {
                     let a = ats[l].clone().map_err(|e| fail(self, w, l, e))?;
                     let Some(m) = self.sync.mbars.objs.get(&a).filter(|m| m.valid) else {
@@ -204,7 +205,7 @@ impl Machine<'_> {
                         } else {
                             Some((t[l] >> 32) as u32)
                         };
-                        if let Some(q) = seen.filter(|_| on) {
+                        if let Some(q) = seen.filter(|_| bulk) {
                             saw.push((1u32 << l, a, q));
                         }
                         if on {
