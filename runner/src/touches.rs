@@ -310,6 +310,7 @@ impl Observer for Recorder {
         };
         let sides: Vec<String> = m.sides.iter().map(t).collect();
         let element = match self.arrays.iter().find(|x| a.shared && x.name == a.name) {
+            _ if let Some(e) = &m.element => e.clone(),
             Some(x) => x.element(m.index),
             None => format!("{}[{}]", m.name, m.index),
         };
@@ -359,6 +360,7 @@ impl Recorder {
             index,
             block: self.block,
             sides: vec![side],
+            element: None,
         });
     }
 

@@ -104,8 +104,8 @@ fn a_missing_barrier_is_marked_where_it_races_and_check_says_how_to_draw_it() {
 }
 
 /// Shared arrays are drawn and marked in their declared elements, as `check` names them: a
-/// `float2` array's element is its 8 bytes (`sab[0]`, not the 4-byte word `sab[1]`), a 3D
-/// array's is named by its three indices.
+/// `float2` array's element is its 8 bytes (its mark `sab[0].y`, not the 4-byte word `sab[1]`),
+/// a 3D array's is named by its three indices.
 #[test]
 fn shared_arrays_are_drawn_in_their_declared_elements() {
     let dir = "runner/tests/fixtures/shared_names";
@@ -116,8 +116,8 @@ fn shared_arrays_are_drawn_in_their_declared_elements() {
     );
     assert!(pic.contains("  sab (shared, 8 elements"), "{pic}");
     for mark in [
-        "! sab[0]: race: thread 0 wrote it (line 12), then thread 1 read it (line 19)",
-        "! sab[1]: race: thread 1 wrote it (line 9), then thread 0 read it (line 19)",
+        "! sab[0].y: race: thread 0 wrote it (line 12), then thread 1 read it (line 19)",
+        "! sab[1].x: race: thread 1 wrote it (line 9), then thread 0 read it (line 19)",
     ] {
         assert!(pic.contains(mark), "{pic}");
     }

@@ -65,6 +65,9 @@ pub struct Mark {
     pub block: u32,
     /// The accesses involved, the earlier first.
     pub sides: Vec<Side>,
+    /// The element as the diagnostic names it, where it says more than `name[index]`: one
+    /// component of a vector type (`sab[0].y`), a declared shape (`sb[1][0][0]`).
+    pub element: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
