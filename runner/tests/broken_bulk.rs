@@ -40,6 +40,16 @@ fn race_at(puzzle: &str, name: &str, file: &std::path::Path, at: u64) -> String 
     m
 }
 
+/// `base` with its wait on the mbarrier skipped (`if (0)`), checked: the race at the line that
+/// holds `read`, naming the copy's line; its message.
+fn without_wait(puzzle: &str, base: &str, name: &str, read: &str) -> String {
+    let src = std::fs::read_to_string(common::repo().join(base)).unwrap();
+    let line = src.lines().find(|l| l.contains(WAIT)).unwrap();
+    let skip = line.replacen(WAIT, &format!("if (0) {WAIT}"), 1);
+    let (file, _) = common::mutate(base, name, &[(line, &skip)]);
+    race_at(puzzle, name, &file, line_of(&file, read))
+}
+
 #[test]
 fn the_bulk_double_buffer_and_the_bulk_tile_pass_clean() {
     for (puzzle, file) in [("puzzle-01", PIPELINE), ("puzzle-05", TILE)] {
@@ -59,15 +69,7 @@ fn a_wait_by_one_thread_then_a_barrier_orders_every_reader() {
 
 #[test]
 fn a_double_buffer_that_skips_the_wait_is_a_race_at_the_read() {
-    let wait = format!("        {WAIT}");
-    let skip = format!("        if (0) {WAIT}");
-    let (file, _) = common::mutate(PIPELINE, "p01_bulk_no_wait", &[(&wait, &skip)]);
-    let m = race_at(
-        "puzzle-01",
-        "p01_bulk_no_wait",
-        &file,
-        line_of(&file, "stage[s][k + j]"),
-    );
+    let m = without_wait("puzzle-01", PIPELINE, "p01_bulk_no_wait", "stage[s][k + j]");
     for words in [
         "reads `stage[",
         "without waiting for the copy",
@@ -80,15 +82,7 @@ fn a_double_buffer_that_skips_the_wait_is_a_race_at_the_read() {
 
 #[test]
 fn a_tile_read_after_the_barrier_but_never_waited_for_is_a_race() {
-    let wait = format!("    {WAIT}");
-    let skip = format!("    if (0) {WAIT}");
-    let (file, _) = common::mutate(TILE, "p05_bulk_no_wait", &[(&wait, &skip)]);
-    let m = race_at(
-        "puzzle-05",
-        "p05_bulk_no_wait",
-        &file,
-        line_of(&file, "sum += tile["),
-    );
+    let m = without_wait("puzzle-05", TILE, "p05_bulk_no_wait", "sum += tile[");
     assert!(
         m.contains("reads `tile[") && m.contains("without waiting"),
         "{m}"
