@@ -26,6 +26,10 @@ pub struct Area {
     /// A 2D output's image width: the columns from here to `columns` are its rows' padding,
     /// which no thread may write.
     pub padding_from: Option<usize>,
+    /// A `__shared__` array's declaration, where the source's agrees with the PTX: an array of
+    /// two or more dimensions is drawn by its rows (`columns`: its last dimension), each named
+    /// as the learner indexes it (`sb[1][0]`).
+    pub decl: Option<ptx::declared::SharedDecl>,
 }
 
 /// What `runner show` knows of a global buffer before the launch.
@@ -193,14 +197,21 @@ impl Observer for Recorder {
                     len: known.map_or(0, |e| e.len),
                     columns: known.and_then(|e| e.columns),
                     padding_from: known.and_then(|e| e.padding_from),
+                    decl: None,
                 }
             })
-            .chain(self.arrays.iter().map(|a| Area {
-                name: a.name.clone(),
-                shared: true,
-                len: a.len(),
-                columns: None,
-                padding_from: None,
+            .chain(self.arrays.iter().map(|a| {
+                Area {
+                    name: a.name.clone(),
+                    shared: true,
+                    len: a.len(),
+                    columns: (a.decl.as_ref())
+                        .filter(|d| d.dims.len() > 1)
+                        .and_then(|d| *d.dims.last()?)
+                        .map(|c| c as usize),
+                    padding_from: None,
+                    decl: a.decl.clone(),
+                }
             }))
             .collect();
     }

@@ -105,7 +105,7 @@ fn a_missing_barrier_is_marked_where_it_races_and_check_says_how_to_draw_it() {
 
 /// Shared arrays are drawn and marked in their declared elements, as `check` names them: a
 /// `float2` array's element is its 8 bytes (its mark `sab[0].y`, not the 4-byte word `sab[1]`),
-/// a 3D array's is named by its three indices.
+/// a 3D array's is named by its three indices and drawn by its rows.
 #[test]
 fn shared_arrays_are_drawn_in_their_declared_elements() {
     let dir = "runner/tests/fixtures/shared_names";
@@ -127,6 +127,15 @@ fn shared_arrays_are_drawn_in_their_declared_elements() {
             .collect::<Vec<_>>(),
     );
     assert!(pic.contains("  sb (shared, 12 elements"), "{pic}");
+    // Drawn by its rows, each named as the kernel indexes it, the race in row `sb[1][0]`.
+    let row = pic
+        .split("   sb[1][0] (columns 0..1)\n")
+        .nth(1)
+        .expect("row sb[1][0]");
+    assert!(
+        row.lines().nth(1).is_some_and(|l| l.contains("0-5!")),
+        "{pic}"
+    );
     assert!(
         pic.contains("! sb[1][0][0]: race: thread 0 wrote it (line 13), then thread 1 read it"),
         "{pic}"
