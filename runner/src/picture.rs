@@ -182,15 +182,7 @@ fn area(t: &Touches, a: usize, p: usize) -> String {
                 .unwrap_or(c - 1);
             for r in lo.div_euclid(c)..=hi.div_euclid(c) {
                 let mut at = r * c + first;
-                let row = match &ar.decl {
-                    // A shared array's row as the learner indexes it: `sb[1][0]`.
-                    Some(d) if ar.shared => {
-                        let bytes = u64::from(d.elem_bytes);
-                        let e = d.element((r * c) as u64 * bytes, d.elem_bytes);
-                        e[..e.rfind('[').unwrap_or(e.len())].to_string()
-                    }
-                    _ => format!("image row {r}"),
-                };
+                let row = ar.row_name(r).unwrap_or_else(|| format!("image row {r}"));
                 let label = format!("   {row} (columns {first}..{})\n", last + 1);
                 segments.push((at, (at + per_row - 1).min(r * c + last), Some(label)));
                 at += per_row;

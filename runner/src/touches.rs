@@ -32,6 +32,17 @@ pub struct Area {
     pub decl: Option<ptx::declared::SharedDecl>,
 }
 
+impl Area {
+    /// Row `r` of a `__shared__` array of two or more dimensions, as the learner indexes it:
+    /// `sb[1][0]`.
+    pub fn row_name(&self, r: i64) -> Option<String> {
+        let (d, c) = (self.decl.as_ref()?, self.columns? as u64);
+        let bytes = u64::from(d.elem_bytes);
+        let e = d.element(u64::try_from(r).ok()? * c * bytes, d.elem_bytes);
+        Some(e[..e.rfind('[').unwrap_or(e.len())].to_string())
+    }
+}
+
 /// What `runner show` knows of a global buffer before the launch.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Extent {
