@@ -262,6 +262,7 @@ mod tests {
             expected,
             first_mismatch: Some(7),
             pitch: Some(p),
+            nhwc: None,
             shrunk_from: None,
             printed: vec![],
             printed_more: 0,

@@ -175,6 +175,7 @@ pub fn judge_with(
         },
         first_mismatch: mismatches.first().copied(),
         pitch,
+        nhwc: image_shape(case),
         shrunk_from: None,
         printed: out.printed,
         printed_more: out.printed_more,
@@ -206,8 +207,9 @@ fn listing(case: &Case, indices: &[usize], detail: impl Fn(usize) -> String) -> 
                 .unwrap_or_default();
             let at = match (case.job.output_pitch(), gemm_place(case, i)) {
                 (Some(p), _) => grid::place(p, i),
-                (None, Some((m, o))) => match image_place(case, m) {
-                    Some((b, r, c)) => {
+                (None, Some((m, o))) => match image_shape(case) {
+                    Some(shape) => {
+                        let [b, r, c, o] = image_place(shape, i);
                         format!("[{i}] (image {b}, row {r}, column {c}, channel {o})")
                     }
                     None => format!("[{i}] (pixel {m}, channel {o})"),
@@ -231,16 +233,22 @@ fn gemm_place(case: &Case, i: usize) -> Option<(usize, usize)> {
     Some((i / n, i % n))
 }
 
-/// (image, row, column) of output pixel `m` of a valid convolution over NHWC images (puzzle
-/// 11), where the case's sizes account for the whole output.
-fn image_place(case: &Case, m: usize) -> Option<(usize, usize, usize)> {
+/// Rows, columns and channels of each output image of a valid convolution over NHWC images
+/// (puzzle 11), where the case's sizes account for the whole output.
+fn image_shape(case: &Case) -> Option<[usize; 3]> {
+    case.block_tile?;
     let s = |n: &str| case.job.scalar(n).and_then(|v| usize::try_from(v).ok());
     let rows = (s("input_rows")? + 1).checked_sub(s("kernel_rows")?)?;
     let cols = (s("input_cols")? + 1).checked_sub(s("kernel_cols")?)?;
     let (batch, oc) = (s("batch")?, s("output_channels")?);
     let len = case.job.args.iter().find_map(|a| a.output_len())?;
-    (rows > 0 && cols > 0 && batch * rows * cols * oc == len)
-        .then(|| (m / (rows * cols), m / cols % rows, m % cols))
+    (rows > 0 && cols > 0 && oc > 0 && batch * rows * cols * oc == len).then_some([rows, cols, oc])
+}
+
+/// (image, row, column, channel) of output `i` of NHWC images of `[rows, cols, channels]`.
+pub fn image_place([rows, cols, oc]: [usize; 3], i: usize) -> [usize; 4] {
+    let m = i / oc;
+    [m / (rows * cols), m / cols % rows, m % cols, i % oc]
 }
 
 /// The block and thread that own output `i` under the puzzle's launch rule: for a 1D launch the

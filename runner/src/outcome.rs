@@ -55,6 +55,10 @@ pub struct CaseResult {
     /// Rows, columns and stride of a 2D output (whose report names rows and columns).
     #[serde(skip)]
     pub pitch: Option<spec::job::Pitch>,
+    /// Rows, columns and channels of each image of an NHWC output (puzzle 11), whose report
+    /// names each element by (image, row, column, channel).
+    #[serde(skip)]
+    pub nhwc: Option<[usize; 3]>,
     /// For a shrunk case: the case it was cut from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shrunk_from: Option<String>,
@@ -94,6 +98,7 @@ impl CaseResult {
             expected: vec![],
             first_mismatch: None,
             pitch: None,
+            nhwc: None,
             shrunk_from: None,
             printed: vec![],
             printed_more: 0,

@@ -7,7 +7,8 @@
 //! character after the cell, `!` a race, `?` a read of a shared word nobody wrote, `X` an access
 //! out of bounds (drawn past the array's end where it fell there), `P` a write into a pitched
 //! output's padding, and each mark is also a sentence under the picture with its threads and lines.
-//! A 2D buffer is drawn by image rows, each under its label.
+//! A 2D buffer is drawn by image rows, each under its label, and a `__shared__` array of two or
+//! more dimensions by its rows, named as the learner indexes them (`sb[1][0]`).
 
 use crate::touches::{Cell, Placed, Touches};
 use colored::Colorize;
@@ -181,7 +182,8 @@ fn area(t: &Touches, a: usize, p: usize) -> String {
                 .unwrap_or(c - 1);
             for r in lo.div_euclid(c)..=hi.div_euclid(c) {
                 let mut at = r * c + first;
-                let label = format!("   image row {r} (columns {first}..{})\n", last + 1);
+                let row = ar.row_name(r).unwrap_or_else(|| format!("image row {r}"));
+                let label = format!("   {row} (columns {first}..{})\n", last + 1);
                 segments.push((at, (at + per_row - 1).min(r * c + last), Some(label)));
                 at += per_row;
                 while at <= r * c + last {
@@ -202,7 +204,12 @@ fn area(t: &Touches, a: usize, p: usize) -> String {
         out += &label.unwrap_or_default();
         let pad = |s: String| format!("{s:>width$}");
         out += "     ";
-        out += &(row..=end).map(|i| pad(i.to_string())).collect::<String>();
+        // A shared array's rows are headed by their last index, as the row label names the rest.
+        let head = |i: i64| match image {
+            Some(c) if ar.shared && ar.decl.is_some() => i.rem_euclid(c).to_string(),
+            _ => i.to_string(),
+        };
+        out += &(row..=end).map(|i| pad(head(i))).collect::<String>();
         out += "\n";
         for (write, on) in [(false, reads), (true, writes)] {
             if !on {

@@ -19,6 +19,7 @@ struct Wire {
     result: CaseResult,
     first_mismatch: Option<usize>,
     pitch: Option<spec::job::Pitch>,
+    nhwc: Option<[usize; 3]>,
     diff: Option<String>,
     diagnostics: Vec<Diagnostic>,
 }
@@ -28,6 +29,7 @@ impl Wire {
         Wire {
             first_mismatch: result.first_mismatch,
             pitch: result.pitch,
+            nhwc: result.nhwc,
             diff: result.diff.clone(),
             result,
             diagnostics,
@@ -38,6 +40,7 @@ impl Wire {
         let mut result = self.result;
         result.first_mismatch = self.first_mismatch;
         result.pitch = self.pitch;
+        result.nhwc = self.nhwc;
         result.diff = self.diff;
         (result, self.diagnostics)
     }

@@ -336,7 +336,22 @@ pub fn diff_of(case: &CaseResult, tol: &spec::Tolerance) -> Option<String> {
 fn diff(case: &CaseResult, first: usize) -> String {
     let start = first.saturating_sub(WINDOW / 4);
     let end = (start + WINDOW).min(case.expected.len());
-    let line = |i: usize, v: String| format!("[{i:>4}] {v:>12}\n");
+    // An NHWC output (puzzle 11) names each element as its sentence does.
+    let (at, names): (Box<dyn Fn(usize) -> String>, &str) = match case.nhwc {
+        Some(shape) => {
+            let at = move |i| {
+                let [b, r, c, o] = crate::judge::image_place(shape, i);
+                format!("({b},{r},{c},{o})")
+            };
+            let width = (start..end).map(|i| at(i).len()).max().unwrap_or(0);
+            (
+                Box::new(move |i| format!("{:>width$}", at(i))),
+                " as (image, row, column, channel)",
+            )
+        }
+        None => (Box::new(|i| format!("[{i:>4}]")), ""),
+    };
+    let line = |i: usize, v: String| format!("{} {v:>12}\n", at(i));
     let expected: String = (start..end)
         .map(|i| line(i, format!("{:.4}", case.expected[i])))
         .collect();
@@ -344,7 +359,7 @@ fn diff(case: &CaseResult, first: usize) -> String {
         .map(|i| line(i, format!("{:.4}", case.output[i])))
         .collect();
     let mut out = format!(
-        "  {} {} element{}, showing [{start}..{end}); {} expected, {} yours:\n",
+        "  {} {} element{}, showing [{start}..{end}){names}; {} expected, {} yours:\n",
         case.name.dimmed(),
         case.expected.len(),
         if case.expected.len() == 1 { "" } else { "s" },

@@ -2,7 +2,8 @@
 //!
 //! [`Recorder`] watches one block of one launch (`sim::observe`): for every global
 //! buffer and `__shared__` array, per barrier phase (the accesses between two
-//! `__syncthreads()`), which threads read and which wrote each 4-byte element. After the launch
+//! `__syncthreads()`), which threads read and which wrote each element (4 bytes of a buffer; of a
+//! shared array, one of its declared type, named in its declared shape). After the launch
 //! the simulator hands over its marks (the fault that stopped it, the races and reads of
 //! unwritten shared words and writes into a pitched output's padding the checks found); those of
 //! this block are placed at their element and phase. `picture` draws a [`Touches`] in the terminal, `svg` as an image.
@@ -18,13 +19,28 @@ use std::collections::BTreeMap;
 pub struct Area {
     pub name: String,
     pub shared: bool,
-    /// Elements (4 bytes each).
+    /// Elements (4 bytes each; a shared array's of its declared type).
     pub len: usize,
     /// Elements per row where the buffer is 2D (drawn as rows in the SVG).
     pub columns: Option<usize>,
     /// A 2D output's image width: the columns from here to `columns` are its rows' padding,
     /// which no thread may write.
     pub padding_from: Option<usize>,
+    /// A `__shared__` array's declaration, where the source's agrees with the PTX: an array of
+    /// two or more dimensions is drawn by its rows (`columns`: its last dimension), each named
+    /// as the learner indexes it (`sb[1][0]`).
+    pub decl: Option<ptx::declared::SharedDecl>,
+}
+
+impl Area {
+    /// Row `r` of a `__shared__` array of two or more dimensions, as the learner indexes it:
+    /// `sb[1][0]`.
+    pub fn row_name(&self, r: i64) -> Option<String> {
+        let (d, c) = (self.decl.as_ref()?, self.columns? as u64);
+        let bytes = u64::from(d.elem_bytes);
+        let e = d.element(u64::try_from(r).ok()? * c * bytes, d.elem_bytes);
+        Some(e[..e.rfind('[').unwrap_or(e.len())].to_string())
+    }
 }
 
 /// What `runner show` knows of a global buffer before the launch.
@@ -192,14 +208,21 @@ impl Observer for Recorder {
                     len: known.map_or(0, |e| e.len),
                     columns: known.and_then(|e| e.columns),
                     padding_from: known.and_then(|e| e.padding_from),
+                    decl: None,
                 }
             })
-            .chain(self.arrays.iter().map(|a| Area {
-                name: a.name.clone(),
-                shared: true,
-                len: a.size / 4,
-                columns: None,
-                padding_from: None,
+            .chain(self.arrays.iter().map(|a| {
+                Area {
+                    name: a.name.clone(),
+                    shared: true,
+                    len: a.len(),
+                    columns: (a.decl.as_ref())
+                        .filter(|d| d.dims.len() > 1)
+                        .and_then(|d| *d.dims.last()?)
+                        .map(|c| c as usize),
+                    padding_from: None,
+                    decl: a.decl.clone(),
+                }
             }))
             .collect();
     }
@@ -223,19 +246,20 @@ impl Observer for Recorder {
         if !self.recording || t.acc == Acc::Quiet {
             return;
         }
-        let (area, first) = match t.space {
-            Space::Global => (t.buf, t.byte),
+        // A shared array's elements are its declared type's (`float2`: 8 bytes), else words.
+        let (area, first, elem) = match t.space {
+            Space::Global => (t.buf, t.byte, 4),
             Space::Shared => match shared_element(&self.arrays, t.byte) {
                 Some((a, _)) => {
                     let at = self.arrays.iter().position(|x| x == a).unwrap_or(0);
-                    (self.globals + at, t.byte - a.offset)
+                    (self.globals + at, t.byte - a.offset, a.elem())
                 }
                 None => return,
             },
             _ => return,
         };
         let last = first + t.bytes.max(1) as usize - 1;
-        for e in first / 4..=last / 4 {
+        for e in first / elem..=last / elem {
             let e = e as i64;
             if t.acc != Acc::Write {
                 self.record(area, e, t.thread, false);
@@ -307,7 +331,12 @@ impl Observer for Recorder {
             (MarkKind::Padding, ..) => "written in the padding".to_string(),
         };
         let sides: Vec<String> = m.sides.iter().map(t).collect();
-        let text = format!("{}[{}]: {what}: {}", m.name, m.index, sides.join(", then "));
+        let element = match self.arrays.iter().find(|x| a.shared && x.name == a.name) {
+            _ if let Some(e) = &m.element => e.clone(),
+            Some(x) => x.element(m.index),
+            None => format!("{}[{}]", m.name, m.index),
+        };
+        let text = format!("{element}: {what}: {}", sides.join(", then "));
         let phase = if m.kind == MarkKind::OutOfBounds {
             self.touches.phases.len().saturating_sub(1)
         } else {
@@ -353,6 +382,7 @@ impl Recorder {
             index,
             block: self.block,
             sides: vec![side],
+            element: None,
         });
     }
 

@@ -103,6 +103,45 @@ fn a_missing_barrier_is_marked_where_it_races_and_check_says_how_to_draw_it() {
     );
 }
 
+/// Shared arrays are drawn and marked in their declared elements, as `check` names them: a
+/// `float2` array's element is its 8 bytes (its mark `sab[0].y`, not the 4-byte word `sab[1]`),
+/// a 3D array's is named by its three indices and drawn by its rows.
+#[test]
+fn shared_arrays_are_drawn_in_their_declared_elements() {
+    let dir = "runner/tests/fixtures/shared_names";
+    let (pic, _) = show(
+        &draw_line("puzzle-02", &format!("{dir}/p02_float2_race.cu"))
+            .split_whitespace()
+            .collect::<Vec<_>>(),
+    );
+    assert!(pic.contains("  sab (shared, 8 elements"), "{pic}");
+    for mark in [
+        "! sab[0].y: race: thread 0 wrote it (line 12), then thread 1 read it (line 19)",
+        "! sab[1].x: race: thread 1 wrote it (line 9), then thread 0 read it (line 19)",
+    ] {
+        assert!(pic.contains(mark), "{pic}");
+    }
+    let (pic, _) = show(
+        &draw_line("puzzle-02", &format!("{dir}/p02_3d_race.cu"))
+            .split_whitespace()
+            .collect::<Vec<_>>(),
+    );
+    assert!(pic.contains("  sb (shared, 12 elements"), "{pic}");
+    // Drawn by its rows, each named as the kernel indexes it, the race in row `sb[1][0]`.
+    let row = pic
+        .split("   sb[1][0] (columns 0..1)\n")
+        .nth(1)
+        .expect("row sb[1][0]");
+    assert!(
+        row.lines().nth(1).is_some_and(|l| l.contains("0-5!")),
+        "{pic}"
+    );
+    assert!(
+        pic.contains("! sb[1][0][0]: race: thread 0 wrote it (line 13), then thread 1 read it"),
+        "{pic}"
+    );
+}
+
 #[test]
 fn one_buffer_and_one_block_can_be_chosen() {
     let (pic, _) = show(&[

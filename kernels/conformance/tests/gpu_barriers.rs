@@ -25,6 +25,7 @@ const KERNELS: [(&str, u32); 16] = [
     ("bulk_ring_ok", 96),
     ("bulk_wait_only_ok", 96),
     ("bulk_issuer_skips_wait_ok", 96),
+    ("bulk_store_back_ok", 96),
     ("elect_ok", 64),
     ("redux_ok", 64),
     ("tma_ring_ok", 96),

@@ -136,3 +136,21 @@ fn lanes_that_wait_read_a_copy_their_own_warps_thread_issued() {
     let (_, d) = race("bulk_issuer_warp_no_wait");
     assert!(d.message.contains("`buf"), "{}", d.message);
 }
+
+#[test]
+fn reading_a_bulk_stores_destination_before_its_writes_are_waited_for_is_a_race() {
+    let o = sim("bulk_store_back_ok", 96);
+    assert!(o.diagnostics.is_empty(), "{:#?}", o.diagnostics);
+    assert_eq!(o.outputs[0], expected(|x| x * 3.0 - 0.5));
+    // `wait_group.read` says the source was read, not that the writes landed: the issuing
+    // thread's own read of the destination races with the store.
+    let (_, d) = race("bulk_store_back_early");
+    assert_eq!(d.thread, Some([0, 0, 0]), "{d:#?}");
+    for words in [
+        "reads `out[63]`",
+        "while the bulk store that block (0,0,0) thread (0,0,0) issued",
+        "`.read` only says its shared source was read",
+    ] {
+        assert!(d.message.contains(words), "{}", d.message);
+    }
+}

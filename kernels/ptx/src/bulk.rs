@@ -23,9 +23,11 @@ pub enum BulkOp {
         size: Src,
     },
     Commit,
-    /// At most `keep` of the thread's committed groups left in flight.
+    /// At most `keep` of the thread's committed groups left in flight (`read`: left reading
+    /// their sources; their writes may still be in flight).
     Wait {
         keep: u32,
+        read: bool,
     },
     /// The box at `coords` of the tensor map at `map` into shared `dst`, completing on `mbar`
     /// (`tensor_map`).
@@ -65,7 +67,10 @@ pub fn decode(cx: &mut Dx, w: &Word<'_>, ops: &[Operand]) -> Result<Op, DecodeEr
             _ => None,
         };
         return match keep.and_then(|k| u32::try_from(k).ok()) {
-            Some(keep) => Ok(Op::Bulk(Box::new(BulkOp::Wait { keep }))),
+            Some(keep) => Ok(Op::Bulk(Box::new(BulkOp::Wait {
+                keep,
+                read: w.has("read"),
+            }))),
             None => cx.bad(
                 line,
                 "`cp.async.bulk.wait_group` needs a constant count of groups",

@@ -262,6 +262,7 @@ pub fn body(cx: &mut Ctx, entry: &Entry) -> Result<(), DecodeError> {
         }
     }
     let (mut file, mut line, mut call, mut call_file, mut pragma) = (0u32, 0u32, 0u32, 0u32, None);
+    let mut via = 0u32;
     (next, cx.label_scopes) = (0, vec![0]);
     // The registers each instruction names, and those `wgmma.mma_async` uses asynchronously.
     // Only a function with a `wgmma` collects them.
@@ -306,7 +307,18 @@ pub fn body(cx: &mut Ctx, entry: &Entry) -> Result<(), DecodeError> {
                 line: l,
                 call: c,
                 call_file: cf,
-            } => (file, line, call, call_file) = (*f, *l, *c, *cf),
+                via: v,
+            } => {
+                (file, line, call, call_file) = (*f, *l, *c, *cf);
+                via = match v.is_empty() {
+                    true => 0,
+                    false if cx.prog.vias.last() == Some(v) => cx.prog.vias.len() as u32,
+                    false => {
+                        cx.prog.vias.push(v.clone());
+                        cx.prog.vias.len() as u32
+                    }
+                };
+            }
             Stmt::Instr {
                 guard,
                 opcode,
@@ -336,6 +348,7 @@ pub fn body(cx: &mut Ctx, entry: &Entry) -> Result<(), DecodeError> {
                     line,
                     call,
                     call_file,
+                    via,
                     text,
                     wgmma_sync: false,
                 });

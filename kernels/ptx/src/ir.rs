@@ -261,14 +261,14 @@ pub enum Op {
 pub struct Inst {
     pub guard: Option<(PSlot, bool)>,
     pub op: Op,
-    /// `.file` index and learner line (0 when there was no `.loc`).
+    /// `.file` index and learner line (0: no `.loc`); where `line` is in a function NVRTC inlined,
+    /// the call's line (0: none) and `.file` (in a header's function, the learner's call and file,
+    /// `inline`), and 1 + the index in `Program::vias` of the header calls between (0: none).
     pub file: u32,
     pub line: u32,
-    /// Where `line` is in a function NVRTC inlined: the line of the call (0: not inlined), and
-    /// the `.file` index of the call (a header's function called from the learner's file has
-    /// the learner's file here, the header's in `file`).
     pub call: u32,
     pub call_file: u32,
+    pub via: u32,
     /// The PTX text of the instruction, for diagnostics.
     pub text: u32,
     /// Whether it is not a `wgmma` and names a register that a `wgmma.mma_async` of its
@@ -316,6 +316,8 @@ pub struct Program {
     pub locals: Vec<Symbol>,
     pub local_bytes: u64,
     pub files: Vec<(u32, String)>,
+    /// Header calls (`.file`, line) between a learner's call and a header line, outermost first.
+    pub vias: Vec<Vec<(u32, u32)>>,
     /// Device functions called by the kernel, their code before the kernel's own.
     pub funcs: Vec<Func>,
     /// The kernel's first instruction.

@@ -17,6 +17,7 @@ pub mod call;
 pub mod copy;
 pub mod declared;
 pub mod decode;
+pub mod inline;
 pub mod ir;
 mod lex;
 pub mod mbarrier;

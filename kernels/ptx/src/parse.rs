@@ -58,12 +58,14 @@ pub enum Stmt {
     Var(Var),
     Label(String),
     /// `.loc file line col{, function_name f, inlined_at file2 line2 col2}`: `call` is the line
-    /// of the call a function was inlined at (0: none), `call_file` its file.
+    /// of the call a function was inlined at (0: none), `call_file` its file, `via` the header
+    /// calls between, outermost first (`inline`: a header line is placed at the learner's call).
     Loc {
         file: u32,
         line: u32,
         call: u32,
         call_file: u32,
+        via: Vec<(u32, u32)>,
     },
     Instr {
         guard: Option<(String, bool)>,

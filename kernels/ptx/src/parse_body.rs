@@ -59,6 +59,7 @@ impl Parser {
     pub fn body(&mut self) -> PResult<Vec<Stmt>> {
         let mut out = Vec::new();
         let mut depth = 0u32;
+        let mut chains = crate::inline::Chains::default();
         loop {
             let line = self.line();
             match self.next()? {
@@ -110,19 +111,22 @@ impl Parser {
                 }
                 Tok::Word(w) if w == ".loc" => {
                     let rest = self.rest_of_line(line);
-                    let file = rest.first().and_then(|s| s.parse().ok()).unwrap_or(0);
-                    let l = rest.get(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+                    let word = |k: usize| rest.get(k).and_then(|s| s.parse::<u32>().ok());
+                    let (file, l) = (word(0).unwrap_or(0), word(1).unwrap_or(0));
                     let at = rest.iter().position(|s| s == "inlined_at");
-                    let num = |k: usize| at.and_then(|a| rest.get(a + k)?.parse::<u32>().ok());
-                    let (call_file, call) = match (num(1), num(2)) {
-                        (Some(f), Some(c)) => (f, c),
-                        _ => (0, 0),
+                    let num = |k: usize| at.and_then(|a| word(a + k));
+                    let call = match (num(1), num(2)) {
+                        (Some(f), Some(c)) => Some((f, c, num(3).unwrap_or(0))),
+                        _ => None,
                     };
+                    let pos = (file, l, word(2).unwrap_or(0));
+                    let called = chains.loc(pos, call);
                     out.push(Stmt::Loc {
                         file,
                         line: l,
-                        call,
-                        call_file,
+                        call: called.line,
+                        call_file: called.file,
+                        via: called.via,
                     });
                 }
                 Tok::Word(w) if w == ".pragma" => {

@@ -12,17 +12,20 @@
 //!   until they have read their source).
 //!
 //! A copy moves its bytes when it is issued, as the issuing thread's accesses at its line: the
-//! checks see its shared writes (or reads) as that thread's, so a thread of another warp that
-//! reads a loaded stage before waiting on its mbarrier races with the copy (the issuing
-//! thread's own warp included: its lanes that wait are ordered after the copy, the others are
-//! not), and a stored
-//! buffer that nobody wrote is an uninitialized read. Its completion releases the issuing warp
-//! into the mbarrier's phase, which is what orders the copy before the threads that wait. A
-//! store's source stays "being read" until its thread's `wait_group.read` covers its group: a
-//! write into it before then (the same thread reusing a staging buffer included) is a race at
-//! both lines. Sizes must be multiples of 16 and both addresses 16-byte aligned; a copy that
-//! breaks that is diagnosed at its line. The tensor forms (`.tensor`) are `tensor_map`'s. Not
-//! simulated: multicast and the shared-to-shared form (clusters), and `cp.reduce.async.bulk`;
+//! checks see its shared writes (or reads) as that thread's, so a thread of another warp that reads
+//! a loaded stage before waiting on its mbarrier races with the copy (the issuing thread's own warp
+//! included: its lanes that wait are ordered after the copy, the others are not), and a stored
+//! buffer that nobody wrote is an uninitialized read. A load's destination then stays in flight
+//! (`inflight`) until a wait on the phase that counts its bytes orders an access after it, so a
+//! read after a barrier that no wait preceded is a race too, as is a write into it meanwhile. Its
+//! completion releases the issuing warp into the mbarrier's phase, which is what orders the copy
+//! before the threads that wait. A store's source stays "being read" until its thread's
+//! `wait_group.read` covers its group: a write into it before then (the same thread reusing a
+//! staging buffer included) is a race at both lines, and its global destination is being written
+//! until a `wait_group` without `.read` covers it: a read of it before then (by its own thread too)
+//! is a race (`check_global`). Sizes must be multiples of 16 and both addresses 16-byte aligned; a
+//! copy that breaks that is diagnosed at its line. The tensor forms (`.tensor`) are `tensor_map`'s.
+//! Not simulated: multicast and the shared-to-shared form (clusters), and `cp.reduce.async.bulk`;
 //! `cp.async.bulk.prefetch` is a hint and does nothing.
 
 use crate::check::Acc;
@@ -52,10 +55,10 @@ impl Machine<'_> {
                 }
                 return Ok(());
             }
-            BulkOp::Wait { keep } => {
+            BulkOp::Wait { keep, read } => {
                 if on {
                     for &l in &lanes {
-                        self.chk.bulk_wait(w.first_tid + l as u32, keep);
+                        self.chk.bulk_wait(w.first_tid + l as u32, keep, read);
                     }
                 }
                 return Ok(());
@@ -68,7 +71,10 @@ impl Machine<'_> {
             } => (dst, src, size, Some(mbar), true),
             BulkOp::Store { dst, src, size } => (dst, src, size, None, false),
             BulkOp::TensorLoad { .. } | BulkOp::TensorStore { .. } => {
-                return self.bulk_tensor(w, shared, exec, pc, op);
+                self.chk.bulk_storing = on && matches!(op, BulkOp::TensorStore { .. });
+                let done = self.bulk_tensor(w, shared, exec, pc, op);
+                self.chk.bulk_storing = false;
+                return done;
             }
         };
         let (dsts, srcs, sizes, bars) = {
@@ -101,6 +107,7 @@ impl Machine<'_> {
                 );
                 return Err(self.fault(Fault::Misaligned { detail }, Some(pc), Some(w), Some(l)));
             }
+            self.chk.bulk_storing = on && !load;
             let moved = {
                 let mut sp = self.spaces(shared, &mut w.local, w.first_tid, pc);
                 (0..u64::from(n)).step_by(4).try_for_each(|i| {
@@ -108,14 +115,17 @@ impl Machine<'_> {
                     sp.store(to, d + i, 4, v, l).map_err(|e| (e, true))
                 })
             };
+            self.chk.bulk_storing = false;
             moved.map_err(|e| self.copy_fault(e, pc, w, l))?;
-            self.bulk_done(w, shared, pc, l, bars.map(|b| b[l]), (s, n))?;
+            let mine = if load { d } else { s };
+            self.bulk_done(w, shared, pc, l, bars.map(|b| b[l]), (mine, n))?;
         }
         Ok(())
     }
 
-    /// After lane `l`'s copy of `n` bytes from (or to) shared `s`: a load completes on the
-    /// mbarrier at `bar`; a store's source stays being read until its group is waited for.
+    /// After lane `l`'s copy of `n` bytes to (or from) shared `s`: a load completes on the
+    /// mbarrier at `bar`, its destination in flight until a wait on that phase (`inflight`); a
+    /// store's source stays being read until its group is waited for.
     pub(super) fn bulk_done(
         &mut self,
         w: &mut Warp,
@@ -143,12 +153,18 @@ impl Machine<'_> {
                     return Err(self.misuse(pc, w, Some(l), &why));
                 }
                 let a = a as u32;
+                let phase = self.sync.mbars.objs.get(&a).map(|m| m.phase);
                 self.tx(a, -i64::from(n), wi).map_err(|e| {
                     let why = e.unwrap_or_else(|| {
                         format!("completes on the mbarrier at shared byte {a}, which no `mbarrier.init` has initialized (or which `mbarrier.inval` invalidated)")
                     });
                     self.misuse(pc, w, Some(l), &why)
                 })?;
+                if let Some(phase) = phase.filter(|_| on) {
+                    let tid = w.first_tid + l as u32;
+                    let to = (s as u32, (s + u64::from(n)) as u32);
+                    self.chk.bulk_load(to, tid, pc as u32, (a, phase));
+                }
             }
             None if on => {
                 let tid = w.first_tid + l as u32;

@@ -108,7 +108,12 @@ pub struct Checks {
     /// committed bulk groups.
     pub(super) bulk_reads: Vec<BulkRead>,
     pub(super) bulk_groups: Vec<u32>,
-    /// The shared words under `cp.async` copies in flight (`inflight`).
+    /// Whether a bulk store is moving its bytes (its global writes are its destination), and
+    /// the global elements (buffer, index) of bulk stores still writing: their thread
+    /// (block-linear), instruction and bulk group (0: not committed yet).
+    pub(super) bulk_storing: bool,
+    pub(super) bulk_writes: std::collections::HashMap<(u32, u32), (u32, u32, u32)>,
+    /// The shared words under `cp.async` and bulk copies in flight (`inflight`).
     pub(super) flight: crate::inflight::InFlight,
     pub(super) globals: Vec<Vec<Elem>>,
     pub(super) track_reads: Vec<bool>,
@@ -182,6 +187,8 @@ impl Checks {
             mbar_touch: None,
             bulk_reads: vec![],
             bulk_groups: vec![0; tpb as usize],
+            bulk_storing: false,
+            bulk_writes: Default::default(),
             flight: Default::default(),
             globals,
             track_reads: outputs.to_vec(),
@@ -248,6 +255,7 @@ impl Checks {
         self.mbar_touch = None;
         self.bulk_reads.clear();
         self.bulk_groups.iter_mut().for_each(|g| *g = 0);
+        self.bulk_writes.clear();
         self.flight.reset();
         self.reads.iter_mut().for_each(|r| *r = 0);
         self.writes.iter_mut().for_each(|w| *w = 0);
@@ -258,6 +266,7 @@ impl Checks {
         if self.on {
             self.flush();
             self.epoch += 1;
+            self.flight.bulk_barrier();
         }
     }
 

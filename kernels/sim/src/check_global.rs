@@ -1,8 +1,10 @@
 //! The teaching checks of global memory, a second `impl` block of [`Checks`]: one [`Elem`] of
 //! shadow per 4-byte element of each buffer for the whole launch (who wrote it, and who read it
 //! in output buffers), the per-thread counts of global reads and writes held to the job's budget,
-//! writes into a pitched output's padding (each a finding at once, with its writer), and after the
-//! launch the output elements nobody wrote (padding aside: nobody should write it).
+//! writes into a pitched output's padding (each a finding at once, with its writer), the
+//! destinations of bulk stores still writing (an access before its thread's `wait_group` covers
+//! the store is a race, its own thread's included), and after the launch the output elements
+//! nobody wrote (padding aside: nobody should write it).
 
 use crate::check::{ATOMIC, Checks};
 use crate::finding::{Acc, Access, Finding};
@@ -19,6 +21,27 @@ impl Checks {
             write: kind != Acc::Read,
         };
         let t = tid as usize;
+        if kind != Acc::Quiet && (!self.bulk_writes.is_empty() || self.bulk_storing) {
+            let at = (buf as u32, (off / 4) as u32);
+            if self.bulk_storing && kind == Acc::Write {
+                self.bulk_writes.insert(at, (tid, inst, 0));
+            } else if let Some(&(t, i, _)) = self.bulk_writes.get(&at) {
+                // Read (or written) before the bulk store writing it is known complete.
+                let first = Access {
+                    thread: self.block * self.tpb + t,
+                    inst: i,
+                    write: true,
+                };
+                let (buf, index) = (buf, off / 4);
+                self.report(Finding::GlobalRace {
+                    buf,
+                    index,
+                    first,
+                    second: me,
+                });
+                return;
+            }
+        }
         let (count, limit) = match kind {
             Acc::Read => {
                 if buf == self.staged_buf {

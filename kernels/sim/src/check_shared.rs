@@ -1,7 +1,7 @@
 //! The teaching checks of shared memory, a second `impl` block of [`Checks`]: one access checked
 //! against its words' shadows (a race, a read of a word nobody wrote, ordered or not by a
-//! `__syncwarp()`), the shared sources of bulk stores still being read, and `cp.async` copies in
-//! flight (`inflight`). `check` holds the shadow state and the block's epochs.
+//! `__syncwarp()`), the shared sources of bulk stores still being read, and `cp.async` and bulk
+//! copies in flight (`inflight`). `check` holds the shadow state and the block's epochs.
 
 use crate::check::{Acc, BulkRead, Checks, One, PENDING_CAP, Shadow, Word};
 use crate::finding::{Access, Finding};
@@ -33,14 +33,22 @@ impl Checks {
         {
             r.group = n;
         }
+        for w in self.bulk_writes.values_mut() {
+            if w.0 == tid && w.2 == 0 {
+                w.2 = n;
+            }
+        }
     }
 
     /// `cp.async.bulk.wait_group{.read} keep` by thread `tid`: its committed groups but the
-    /// `keep` latest are done reading.
-    pub(super) fn bulk_wait(&mut self, tid: u32, keep: u32) {
+    /// `keep` latest are done reading, and done writing too without `.read`.
+    pub(super) fn bulk_wait(&mut self, tid: u32, keep: u32, read: bool) {
         let n = self.bulk_groups.get(tid as usize).copied().unwrap_or(0);
-        self.bulk_reads
-            .retain(|r| r.tid != tid || r.group == 0 || r.group + keep > n);
+        let done = |t: u32, group: u32| t == tid && group != 0 && group + keep <= n;
+        self.bulk_reads.retain(|r| !done(r.tid, r.group));
+        if !read && !self.bulk_writes.is_empty() {
+            self.bulk_writes.retain(|_, w| !done(w.0, w.2));
+        }
     }
 
     /// A write of shared bytes `[lo, hi)` by thread `tid` at `inst` into the source of a bulk
@@ -293,15 +301,57 @@ impl Checks {
         }
     }
 
+    /// Bulk copy `inst` of thread `tid` wrote shared bytes `[lo, hi)`, counted on the phase
+    /// `phase` of the mbarrier at shared byte `bar`: in flight until a wait on that phase orders
+    /// an access after it (`inflight`).
+    pub(super) fn bulk_load(&mut self, (lo, hi): (u32, u32), tid: u32, inst: u32, bar: (u32, u32)) {
+        if self.on {
+            self.flight.bulk_issue((lo, hi), tid, inst, bar);
+        }
+    }
+
+    /// The lanes `lanes` of the warp whose first thread is `tid0` saw phase `phase` of the
+    /// mbarrier at shared byte `bar` complete (a `try_wait` or `test_wait` true), after the
+    /// wait's `__syncwarp()` count.
+    pub(super) fn bulk_waited(&mut self, tid0: u32, lanes: u32, (bar, phase): (u32, u32)) {
+        if !self.on || !self.flight.bulk_any() {
+            return;
+        }
+        let seen = crate::inflight::Seen {
+            warp: tid0 / 32,
+            lanes,
+            seq: self.seq(tid0),
+            clk: self.order.stamp(tid0),
+        };
+        self.flight.bulk_seen(bar, phase, seen);
+    }
+
     /// An access of shared bytes `[at, end)` while copies are in flight: true if it touches a
-    /// word another thread's copy may still be writing (a race, reported with the copy first).
+    /// word another thread's `cp.async` copy may still be writing, or a bulk copy's destination
+    /// it is not ordered after (a race, reported with the copy first).
     #[inline(never)]
     fn in_flight(&mut self, at: usize, end: usize, tid: u32, inst: u32, kind: Acc) -> bool {
         let write = matches!(kind, Acc::Write | Acc::Atomic);
-        let Some((thread, copy)) = self
+        let copy = self
             .flight
-            .touch((at / 4, end.div_ceil(4)), tid, inst, write)
-        else {
+            .touch((at / 4, end.div_ceil(4)), tid, inst, write);
+        let bulk = copy.is_none() && self.flight.bulk_any();
+        let Some((thread, copy)) = copy.or_else(|| {
+            bulk.then(|| {
+                // Ordered after a wait: a lane that waited, a lane of its warp past a later
+                // `__syncwarp()`, or a warp ordered after it (`order`).
+                let (lane_seq, order) = (&self.lane_seq, &self.order);
+                let after = |s: &crate::inflight::Seen| {
+                    if s.warp == tid / 32 {
+                        s.lanes >> (tid % 32) & 1 == 1
+                            || lane_seq.get(tid as usize).is_some_and(|&q| q > s.seq)
+                    } else {
+                        order.before(s.warp * 32, s.clk, tid)
+                    }
+                };
+                self.flight.bulk_touch((at as u32, end as u32), after)
+            })?
+        }) else {
             return false;
         };
         let block = self.block;

@@ -116,6 +116,11 @@ pub fn finding_diagnostic(k: &Kept, n: &Names<'_>) -> Diagnostic {
                 format!(
                     "thread {b} {does} {what} (line {lb}) while the `cp.async` copy that thread {a} issued (line {la}) may still be writing it: {LANDS}, so touch the bytes only after that wait and a __syncthreads(), and refill a buffer only after a __syncthreads() that follows every read of its old contents (in a double buffer, the barrier at the end of each step)"
                 )
+            } else if *flight && bulk(first, true) {
+                let does = if second.write { "writes" } else { "reads" };
+                format!(
+                    "thread {b} {does} {what} (line {lb}) without waiting for the copy: the bulk copy that thread {a} issued (line {la}) may still be writing it, since a bulk copy (`cp.async.bulk`) lands, its tensor form too, at any moment until the phase of its mbarrier that counts its bytes completes, and only a wait on that phase (`mbarrier.try_wait.parity`) orders a thread after it, so touch the bytes only after that wait (or after a __syncthreads() that follows it), and refill a stage only once every read of its old contents is ordered before the copy (the barrier at the end of each step, or an mbarrier its readers arrive on)"
+                )
             } else if copy(first) && !second.write {
                 format!(
                     "{msg}. The write is a `cp.async` copy, which lands only when its own thread waits for it: `cp.async.wait_group` (or `wait_all`), then __syncthreads(), then read"
@@ -163,7 +168,13 @@ pub fn finding_diagnostic(k: &Kept, n: &Names<'_>) -> Diagnostic {
             let a = format!("block {} thread {}", t3(ba), t3(ta));
             let b = format!("block {} thread {}", t3(bb), t3(tb));
             let (la, lb) = (n.line(first.inst), n.line(second.inst));
-            let msg = if first.write && second.write {
+            let store = matches!(n.prog.insts.get(first.inst as usize).map(|i| &i.op), Some(Op::Bulk(o)) if matches!(**o, BulkOp::Store { .. } | BulkOp::TensorStore { .. }));
+            let msg = if store {
+                let does = if second.write { "writes" } else { "reads" };
+                format!(
+                    "{b} {does} {what} (line {lb}) while the bulk store that {a} issued (line {la}) may still be writing it: a bulk store (`cp.async.bulk...bulk_group`, tensor form included) writes global memory until the thread that issued it has committed its group and waited for it with `cp.async.bulk.wait_group` (`.read` only says its shared source was read), so touch its destination only after that wait (and a barrier, for other threads of the block)"
+                )
+            } else if first.write && second.write {
                 format!(
                     "{b} writes {what} (line {lb}), which {a} also wrote (line {la}) in this launch: the value that stays depends on which thread runs last; each output element needs exactly one writing thread (check how the index is computed)"
                 )

@@ -36,7 +36,8 @@ pub enum Finding {
         width: u32,
         first: Access,
         second: Access,
-        /// `first` is a `cp.async` copy still in flight (`inflight`), not landed.
+        /// `first` is a `cp.async` or bulk copy still in flight (`inflight`), not landed or not
+        /// waited for.
         flight: bool,
     },
     GlobalRace {

@@ -1,5 +1,7 @@
-//! `cp.async` copies in flight, for the race check: the shared words a copy may write at any
-//! moment between its issue and the wait of its own thread that covers it.
+//! Asynchronous copies in flight, for the race check: the shared words a `cp.async` copy may
+//! write at any moment between its issue and the wait of its own thread that covers it, and the
+//! shared destinations of bulk copies (`cp.async.bulk`, tensor form included) until a wait on the
+//! mbarrier phase that counts their bytes orders an access after them.
 //!
 //! The executor lands a copy's bytes when its thread waits (`copy`), which is one moment of the
 //! window a GPU may pick; the check must hold every other moment too. So a copy marks its
@@ -9,8 +11,19 @@
 //! so nothing orders it before the copy, and the copy's thread has not waited yet, so nothing
 //! orders it after. That is the double buffer whose trailing `__syncthreads()` is missing: a fast
 //! warp refills the stage a slow warp still reads. The reads made before the issue in the same
-//! barrier epoch are `check`'s (`Checks::async_issue`). With no copy in flight, an access pays one
-//! test of a counter.
+//! barrier epoch are `check`'s (`Checks::async_issue`).
+//!
+//! A bulk copy into shared memory (`bulk`) lands at any moment until the phase of its mbarrier
+//! that counts its bytes completes, and only a thread that waited on that phase (`try_wait` or
+//! `test_wait` true) is ordered after it. So its destination is marked with the mbarrier and
+//! phase ([`BulkLoad`]); each successful wait on that phase adds its warp, lanes and clocks; an
+//! access of a marked word by a thread ordered after none of those waits (the waiting lanes
+//! themselves, lanes past a later `__syncwarp()`, warps ordered after the wait through a named
+//! barrier or an mbarrier, `order`) is a race with the copy, a write included. A
+//! `__syncthreads()` after a wait orders every thread after it: the copy is dropped then, as it is
+//! when a later copy writes the same words. A double buffer that skips the wait, or reads a stage
+//! after a barrier that no wait preceded, is found so, though the executor lands the bytes at the
+//! issue. With no copy in flight, an access pays one test of a counter and a length.
 
 /// The words of one block's shared memory under copies in flight.
 #[derive(Default)]
@@ -20,7 +33,35 @@ pub(super) struct InFlight {
     words: Vec<(u32, u32)>,
     /// Marked words.
     live: u32,
+    /// Bulk copies into shared memory in flight.
+    bulk: Vec<BulkLoad>,
 }
+
+/// A bulk copy into shared memory in flight: its words `[lo, hi)`, its thread (block-linear) and
+/// instruction, the mbarrier (shared byte) and phase that count its bytes, and the waits that saw
+/// that phase complete.
+pub(super) struct BulkLoad {
+    pub lo: u32,
+    pub hi: u32,
+    pub tid: u32,
+    pub inst: u32,
+    pub bar: u32,
+    pub phase: u32,
+    pub seen: Vec<Seen>,
+}
+
+/// The lanes `lanes` of warp `warp` waited on a bulk copy's phase, when the warp's `__syncwarp()`
+/// count was `seq` and its clock stamp `clk` (`check::Checks::ordered`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Seen {
+    pub warp: u32,
+    pub lanes: u32,
+    pub seq: u32,
+    pub clk: u32,
+}
+
+/// Bulk copies in flight kept at most (a kernel that never waits drops its oldest).
+const BULK_CAP: usize = 256;
 
 impl InFlight {
     /// A new block: nothing in flight.
@@ -29,12 +70,77 @@ impl InFlight {
             self.words.iter_mut().for_each(|w| *w = (0, 0));
             self.live = 0;
         }
+        self.bulk.clear();
     }
 
     /// Whether any copy is in flight.
     #[inline(always)]
     pub fn any(&self) -> bool {
-        self.live != 0
+        self.live != 0 || !self.bulk.is_empty()
+    }
+
+    /// A bulk copy into shared bytes `[lo, hi)` was issued, counted on mbarrier `bar`'s phase
+    /// `phase`: the copies it writes over are gone (their conflicts with its writes were checked
+    /// as it landed), and it is in flight.
+    pub fn bulk_issue(
+        &mut self,
+        (lo, hi): (u32, u32),
+        tid: u32,
+        inst: u32,
+        (bar, phase): (u32, u32),
+    ) {
+        self.bulk.retain(|c| c.hi <= lo || hi <= c.lo);
+        if self.bulk.len() >= BULK_CAP {
+            self.bulk.remove(0);
+        }
+        self.bulk.push(BulkLoad {
+            lo,
+            hi,
+            tid,
+            inst,
+            bar,
+            phase,
+            seen: vec![],
+        });
+    }
+
+    /// Lanes of a warp saw phase `phase` of mbarrier `bar` complete (`s`): every copy counted on
+    /// it or on an earlier phase is ordered before them.
+    pub fn bulk_seen(&mut self, bar: u32, phase: u32, s: Seen) {
+        for c in self
+            .bulk
+            .iter_mut()
+            .filter(|c| c.bar == bar && c.phase <= phase)
+        {
+            match c.seen.iter_mut().find(|e| e.warp == s.warp) {
+                Some(e) => e.lanes |= s.lanes,
+                None => c.seen.push(s),
+            }
+        }
+    }
+
+    /// Whether a bulk copy into shared memory is in flight.
+    pub fn bulk_any(&self) -> bool {
+        !self.bulk.is_empty()
+    }
+
+    /// A barrier of the whole block: every copy some thread waited for is ordered before
+    /// everything after it.
+    pub fn bulk_barrier(&mut self) {
+        self.bulk.retain(|c| c.seen.is_empty());
+    }
+
+    /// An access of shared bytes `[lo, hi)`: the bulk copy in flight there that it is ordered
+    /// after none of the waits of (`after`), if any (thread, instruction).
+    pub fn bulk_touch(
+        &self,
+        (lo, hi): (u32, u32),
+        after: impl Fn(&Seen) -> bool,
+    ) -> Option<(u32, u32)> {
+        self.bulk
+            .iter()
+            .find(|c| lo < c.hi && c.lo < hi && !c.seen.iter().any(&after))
+            .map(|c| (c.tid, c.inst))
     }
 
     /// Copy `inst` of thread `tid` will write shared word `word` (of `words` in the block):
@@ -96,5 +202,47 @@ mod tests {
         assert_eq!(f.touch((3, 4), 5, 40, true), None);
         assert!(!f.any(), "landed");
         assert_eq!(f.touch((3, 4), 6, 41, true), None);
+    }
+
+    #[test]
+    fn a_bulk_copy_is_in_flight_until_a_wait_on_its_phase_orders_the_access() {
+        let mut f = InFlight::default();
+        f.bulk_issue((64, 128), 0, 7, (8, 3));
+        assert!(f.any() && f.bulk_any());
+        let own = |s: &Seen| s.warp == 1 && s.lanes >> 2 & 1 == 1;
+        assert_eq!(f.bulk_touch((96, 100), own), Some((0, 7)), "nobody waited");
+        assert_eq!(f.bulk_touch((0, 64), |_| false), None, "another word");
+        let seen = |lanes| Seen {
+            warp: 1,
+            lanes,
+            seq: 0,
+            clk: 0,
+        };
+        f.bulk_seen(8, 2, seen(4));
+        f.bulk_seen(16, 3, seen(4));
+        assert_eq!(
+            f.bulk_touch((96, 100), own),
+            Some((0, 7)),
+            "an earlier phase, another mbarrier"
+        );
+        f.bulk_barrier();
+        assert!(f.bulk_any(), "a barrier no wait preceded");
+        f.bulk_seen(8, 3, seen(4));
+        assert_eq!(f.bulk_touch((96, 100), own), None, "lane 34 waited");
+        assert_eq!(
+            f.bulk_touch((96, 100), |_| false),
+            Some((0, 7)),
+            "a thread ordered after no wait"
+        );
+        f.bulk_barrier();
+        assert!(!f.any(), "a barrier after the wait");
+        f.bulk_issue((64, 128), 0, 7, (8, 4));
+        f.bulk_issue((96, 160), 0, 9, (8, 5));
+        assert_eq!(
+            f.bulk_touch((64, 68), |_| false),
+            None,
+            "written over by the next copy"
+        );
+        assert_eq!(f.bulk_touch((150, 151), |_| false), Some((0, 9)));
     }
 }

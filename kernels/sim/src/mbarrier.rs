@@ -14,7 +14,8 @@
 //! parks its lanes, the predicate false, until the block has nothing else to run (`sched`): the
 //! kernel's retry loop then runs again, and one that can never succeed is a deadlock, not an
 //! endless run. Ordering for the race check: an arrival releases its warp's clock into the
-//! phase, a wait that succeeds acquires the completed phase's clock (`order`).
+//! phase, a wait that succeeds acquires the completed phase's clock (`order`) and orders its
+//! lanes after the bulk copies counted on that phase (`inflight`).
 //! `cp.async.mbarrier.arrive` lands the thread's `cp.async` copies first (they are complete when
 //! its arrival counts), then arrives (`.noinc`) or only orders (without `.noinc` the pending
 //! count is raised and lowered again). Misuse is diagnosed at the line: an object never
@@ -183,7 +184,8 @@ impl Machine<'_> {
             } => {
                 let ats = at(addr, space, w);
                 let t = w.ctx(exec, 0).get(token);
-                let (mut ok, mut spin) = (0u32, None);
+                let (mut ok, mut spin, mut saw) = (0u32, None, vec![]);
+                let bulk = on && self.chk.flight.bulk_any();
                 for &l in &lanes {
                     let a = ats[l].clone().map_err(|e| fail(self, w, l, e))?;
                     let Some(m) = self.sync.mbars.objs.get(&a).filter(|m| m.valid) else {
@@ -196,6 +198,16 @@ impl Machine<'_> {
                     };
                     if done {
                         ok |= 1 << l;
+                        // The phase seen complete: the one before the current (`.parity`), or
+                        // the token's.
+                        let seen = if parity {
+                            m.phase.checked_sub(1)
+                        } else {
+                            Some((t[l] >> 32) as u32)
+                        };
+                        if let Some(q) = seen.filter(|_| bulk) {
+                            saw.push((1u32 << l, a, q));
+                        }
                         if on {
                             self.chk.order.acquire(wi, &m.done);
                         }
@@ -205,6 +217,9 @@ impl Machine<'_> {
                 }
                 if ok != 0 {
                     self.chk.syncwarp(w.first_tid, ok);
+                }
+                for (lane, a, q) in saw {
+                    self.chk.bulk_waited(w.first_tid, lane, (a, q));
                 }
                 let v = w.preds[p as usize];
                 w.preds[p as usize] = v & !exec | ok;

@@ -9,6 +9,7 @@
 //! launch reach the observer after the launch as [`Mark`]s, placed at their element.
 
 pub use crate::finding::Acc;
+use crate::finding::declared;
 use ptx::call::local_name;
 use ptx::ir::{Program, Space};
 
@@ -57,12 +58,16 @@ pub struct Mark {
     pub space: Space,
     /// The learner's name of the buffer or `__shared__` array.
     pub name: String,
-    /// The element (4 bytes) in it; may lie outside it for [`MarkKind::OutOfBounds`].
+    /// The element in it (4 bytes of a buffer, one of its declared type in a `__shared__` array);
+    /// may lie outside it for [`MarkKind::OutOfBounds`].
     pub index: i64,
     /// The block, launch-linear, whose threads did it.
     pub block: u32,
     /// The accesses involved, the earlier first.
     pub sides: Vec<Side>,
+    /// The element as the diagnostic names it, where it says more than `name[index]`: one
+    /// component of a vector type (`sab[0].y`), a declared shape (`sb[1][0][0]`).
+    pub element: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -105,12 +110,42 @@ pub trait Observer {
 }
 
 /// A `__shared__` array as the learner declared it: its name and its bytes in the block's
-/// shared memory (the dynamic `extern` array takes what the launch gives it).
+/// shared memory (the dynamic `extern` array takes what the launch gives it), and its
+/// declaration where the source's agrees with the PTX (`finding::declared`): its elements are
+/// then the declared type's (a `float2` array's 8 bytes each), else 4-byte words.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Array {
     pub name: String,
     pub offset: usize,
     pub size: usize,
+    pub decl: Option<ptx::declared::SharedDecl>,
+}
+
+impl Array {
+    /// Bytes of one element.
+    pub fn elem(&self) -> usize {
+        self.decl
+            .as_ref()
+            .map_or(4, |d| d.elem_bytes.max(1) as usize)
+    }
+
+    /// Elements the array holds.
+    pub fn len(&self) -> usize {
+        self.size / self.elem()
+    }
+
+    /// Whether it holds no element.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The learner's name of element `index`: `As[1][0][0]` in a declared 3D array, `sm[7]`.
+    pub fn element(&self, index: i64) -> String {
+        match (&self.decl, u64::try_from(index)) {
+            (Some(d), Ok(i)) => d.element(i * self.elem() as u64, self.elem() as u32),
+            _ => format!("{}[{index}]", self.name),
+        }
+    }
 }
 
 /// The `__shared__` arrays of `prog` in a block of `shared_bytes`, in address order.
@@ -118,28 +153,34 @@ pub fn shared_arrays(prog: &Program, shared_bytes: usize) -> Vec<Array> {
     let mut arrays: Vec<Array> = prog
         .shared
         .iter()
-        .map(|s| Array {
-            name: local_name(&s.name).to_string(),
-            offset: s.offset as usize,
-            size: s.size as usize,
+        .map(|s| {
+            let name = local_name(&s.name);
+            Array {
+                name: name.to_string(),
+                offset: s.offset as usize,
+                size: s.size as usize,
+                decl: declared(prog, name, Some(s.size)).cloned(),
+            }
         })
         .collect();
     if let Some(name) = &prog.dyn_shared_name {
         let at = prog.dyn_shared_offset as usize;
+        let name = local_name(name);
         arrays.push(Array {
-            name: local_name(name).to_string(),
+            name: name.to_string(),
             offset: at,
             size: shared_bytes.saturating_sub(at),
+            decl: declared(prog, name, None).cloned(),
         });
     }
     arrays.sort_by_key(|a| a.offset);
     arrays
 }
 
-/// The array holding shared byte `byte`, and the element (4 bytes) in it.
+/// The array holding shared byte `byte`, and the element in it (of its declared type).
 pub fn shared_element(arrays: &[Array], byte: usize) -> Option<(&Array, i64)> {
     let a = arrays
         .iter()
         .find(|a| a.offset <= byte && byte < a.offset + a.size.max(1))?;
-    Some((a, ((byte - a.offset) / 4) as i64))
+    Some((a, ((byte - a.offset) / a.elem()) as i64))
 }

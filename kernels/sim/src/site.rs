@@ -5,7 +5,10 @@
 //! which call it came through, so that a wait in a helper called from three places names the one
 //! that hangs. An instruction of a header's function (wmma's `crt/mma.hpp`, `cuda_fp16.h`)
 //! inlined into the learner's file is placed at the learner's call, with the header's line as a
-//! note: the learner cannot change the header, only the call.
+//! note: the learner cannot change the header, only the call. Where the header's function was
+//! reached through other header functions (`__pipeline_memcpy_async` into
+//! `cuda_pipeline_helpers.h`), the call is the first of the whole chain in the learner's file
+//! (`ptx::inline`), and the note gives the header calls on the way.
 
 use ptx::ir::{Inst, Program};
 use spec::diag::Diagnostic;
@@ -30,7 +33,10 @@ impl Locate for Program {
             return d;
         }
         if let Some(header) = self.header(inst) {
-            let note = format!("line {} of {header}", inst.line);
+            let note = match self.hops(inst) {
+                Some(hops) => format!("in {hops}"),
+                None => format!("line {} of {header}", inst.line),
+            };
             if !d.message.contains(&note) {
                 d.message += &format!(" ({note}, which line {} calls)", inst.call);
             }
@@ -51,9 +57,7 @@ impl Locate for Program {
     /// line 527` where NVRTC inlined it.
     fn site(&self, pc: u32) -> String {
         match self.insts.get(pc as usize) {
-            Some(i) if let Some(header) = self.header(i) => {
-                format!("{}, in {header} line {}", i.call, i.line)
-            }
+            Some(i) if self.header(i).is_some() => self.learner_line(pc),
             Some(i) if i.call > 0 && i.call_file == i.file && i.call != i.line => {
                 format!("{}, in a function called on line {}", i.line, i.call)
             }
@@ -64,6 +68,7 @@ impl Locate for Program {
 
     fn learner_line(&self, pc: u32) -> String {
         match self.insts.get(pc as usize) {
+            Some(i) if let Some(hops) = self.hops(i) => format!("{}, in {hops}", i.call),
             Some(i) if let Some(header) = self.header(i) => {
                 format!("{}, in {header} line {}", i.call, i.line)
             }
@@ -78,9 +83,28 @@ impl Headed for Program {
         if inst.call == 0 || inst.call_file == inst.file {
             return None;
         }
-        let path = self.file_name(inst.file);
-        let name = path.rsplit('/').next().unwrap_or(&path);
-        Some(format!("`{name}`"))
+        Some(self.short(inst.file))
+    }
+
+    fn short(&self, file: u32) -> String {
+        let path = self.file_name(file);
+        format!("`{}`", path.rsplit('/').next().unwrap_or(&path))
+    }
+
+    fn hops(&self, inst: &Inst) -> Option<String> {
+        let via = self.vias.get(inst.via.checked_sub(1)? as usize)?;
+        let mut hops: Vec<(u32, Vec<String>)> = vec![];
+        for &(f, l) in via.iter().chain([(inst.file, inst.line)].iter()) {
+            match hops.last_mut() {
+                Some((g, lines)) if *g == f => lines.push(l.to_string()),
+                _ => hops.push((f, vec![l.to_string()])),
+            }
+        }
+        let hop = |(f, lines): &(u32, Vec<String>)| {
+            let s = if lines.len() > 1 { "s" } else { "" };
+            format!("{} line{s} {}", self.short(*f), lines.join(", "))
+        };
+        Some(hops.iter().map(hop).collect::<Vec<_>>().join(" -> "))
     }
 }
 
@@ -88,6 +112,11 @@ impl Headed for Program {
 trait Headed {
     /// `` `mma.hpp` `` for an instruction of a header's function called from another file.
     fn header(&self, inst: &Inst) -> Option<String>;
+    /// `` `file.h` `` for `.file` index `file`.
+    fn short(&self, file: u32) -> String;
+    /// The header calls of an instruction reached through other header functions, outermost
+    /// first, down to its line: `` `a.h` line 103 -> `b.h` lines 292, 261, 166 ``.
+    fn hops(&self, inst: &Inst) -> Option<String>;
 }
 
 #[cfg(test)]
@@ -143,5 +172,35 @@ ret;
                 .as_deref()
                 .is_some_and(|f| f.ends_with("kernel.cu"))
         );
+    }
+
+    #[test]
+    fn a_header_line_reached_through_header_functions_is_placed_at_the_learners_call() {
+        let ptx = PTX
+            .replace(
+                ".file 2 \"helper.h\"",
+                ".file 2 \"outer.h\"\n.file 3 \"inner.h\"",
+            )
+            .replace(
+                ".loc 2 4 5, function_name $L__info_string1, inlined_at 1 2 1",
+                ".loc 2 40 9, function_name $L__info_string1, inlined_at 1 12 3\n.loc 3 50 5, function_name $L__info_string2, inlined_at 2 40 9\n.loc 3 60 7, function_name $L__info_string3, inlined_at 3 50 5",
+            );
+        let prog = decode(&ptx, "k").expect("decodes");
+        let i = &prog.insts[2];
+        assert_eq!((i.file, i.line, i.call_file, i.call), (3, 60, 1, 12));
+        let at = "12, in `outer.h` line 40 -> `inner.h` lines 50, 60";
+        assert_eq!(
+            (prog.site(2).as_str(), prog.learner_line(2).as_str()),
+            (at, at)
+        );
+        let d = prog.locate(Diagnostic::new(Kind::Race, "a race"), i);
+        assert_eq!(
+            (d.message.as_str(), d.line),
+            (
+                "a race (in `outer.h` line 40 -> `inner.h` lines 50, 60, which line 12 calls)",
+                Some(12)
+            )
+        );
+        assert!(d.file.as_deref().is_some_and(|f| f.ends_with("kernel.cu")));
     }
 }

@@ -101,6 +101,7 @@ pub(super) fn finding_mark(k: &Kept, l: &Launched<'_>) -> Option<Mark> {
             thread: at.thread % tpb,
             ..side(0, at)
         }],
+        element: None,
     };
     let arrays = shared_arrays(l.prog, l.shared_bytes);
     let shared = |byte: u32| {
@@ -109,10 +110,16 @@ pub(super) fn finding_mark(k: &Kept, l: &Launched<'_>) -> Option<Mark> {
             |(a, i)| (a.name.clone(), i),
         )
     };
+    // The element as the diagnostic names it, from the learner's declaration.
+    let named = |byte: u32, width: u32| {
+        let n = crate::finding::shared_name(l.prog, byte, width);
+        (!n.starts_with("shared byte")).then(|| n.trim_matches('`').to_string())
+    };
     Some(match &k.finding {
         Finding::SharedRace {
             block,
             byte,
+            width,
             first,
             second,
             ..
@@ -125,13 +132,14 @@ pub(super) fn finding_mark(k: &Kept, l: &Launched<'_>) -> Option<Mark> {
                 index,
                 block: *block,
                 sides: vec![side(*block, first), side(*block, second)],
+                element: named(*byte, *width),
             }
         }
         Finding::Uninit {
             block,
             byte,
+            width,
             reader,
-            ..
         } => {
             let (name, index) = shared(*byte);
             Mark {
@@ -141,6 +149,7 @@ pub(super) fn finding_mark(k: &Kept, l: &Launched<'_>) -> Option<Mark> {
                 index,
                 block: *block,
                 sides: vec![side(*block, reader)],
+                element: named(*byte, *width),
             }
         }
         Finding::GlobalRace {
@@ -161,6 +170,7 @@ pub(super) fn finding_mark(k: &Kept, l: &Launched<'_>) -> Option<Mark> {
                 index: *index as i64,
                 block: second.thread / tpb,
                 sides: vec![global(first), global(second)],
+                element: None,
             }
         }
         Finding::ReadUnwritten { buf, index, at, .. } => one(MarkKind::Uninit, *buf, *index, at),
@@ -185,11 +195,19 @@ pub(super) fn fault_mark(f: &crate::fault::Located, l: &Launched<'_>) -> Option<
     let thread = f
         .thread
         .map_or(0, |[tx, ty, tz]| tx + l.block[0] * (ty + l.block[1] * tz));
-    // Shared faults outside every array are indexed in bytes; name them by element.
+    // Shared faults outside every array are indexed in bytes; name them by element (of the
+    // array's declared type, as `runner show` draws it).
+    let elem = match (&mem.name, mem.space) {
+        (Some(n), Space::Shared) => shared_arrays(l.prog, l.shared_bytes)
+            .iter()
+            .find(|a| &a.name == n)
+            .map_or(4, |a| a.elem() as i64),
+        _ => 4,
+    };
     let index = if mem.name.is_none() {
         mem.index.div_euclid(4)
     } else {
-        mem.index * i64::from(mem.elem.max(1)) / 4
+        (mem.index * i64::from(mem.elem.max(1))).div_euclid(elem)
     };
     Some(Mark {
         kind: MarkKind::OutOfBounds,
@@ -203,5 +221,6 @@ pub(super) fn fault_mark(f: &crate::fault::Located, l: &Launched<'_>) -> Option<
             inst: f.inst.unwrap_or(0) as u32,
             write: *write,
         }],
+        element: None,
     })
 }

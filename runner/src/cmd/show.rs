@@ -12,7 +12,6 @@ use super::KernelChoice;
 use crate::engine::{self, Backend};
 use crate::touches::{Extent, Recorder};
 use crate::{install, judge, picture, svg};
-use sim::SimOptions;
 use spec::{Arg, Case, Diagnostic, Puzzle, RunOutput, Scale};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -125,7 +124,10 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     // tile, as in the run `runner check` diagnosed, so the races it names are the ones drawn
     // (told 132 SMs, a small case's blocks would get a tile each, and a race between two tiles
     // of one block would not happen here).
-    sim::run_observed(&ran.ptx, job, &SimOptions::default(), &mut rec);
+    // The learner's declarations too, so that shared arrays are drawn and marked by their
+    // declared elements (`sab[1]` of a `float2` array is its 8 bytes, `sb[1][0][2]`).
+    let opts = engine::sim_options(&code, &ran.case.macros);
+    sim::run_observed(&ran.ptx, job, &opts, &mut rec);
     let touches = rec.touches;
     if let Some(name) = &args.buffer
         && !touches.areas.iter().any(|a| &a.name == name)

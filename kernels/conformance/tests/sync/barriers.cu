@@ -451,6 +451,29 @@ extern "C" __global__ void name(const float* in, float* out, int n) {           
 BULK_ISSUER(bulk_issuer_skips_wait_ok, 1)
 BULK_ISSUER(bulk_issuer_warp_no_wait, 32)
 
+// Thread 0 stores a row with a bulk store, then reads its last float back from global memory:
+// after `wait_group 0` (WRITTEN 1) the store has written it; after `wait_group.read 0` alone
+// (WRITTEN 0) the store has only read its source, and its writes may still be in flight.
+#define BULK_BACK(name, WRITTEN)                                                           \
+extern "C" __global__ void name(const float* in, float* out, int n) {                      \
+    __shared__ __align__(16) float row[64];                                                \
+    int t = threadIdx.x;                                                                   \
+    for (int k = 0; k < ITERS; ++k) {                                                      \
+        if (t < 64) row[t] = in[k * 64 + 63 - t] * 3.0f - 0.5f;                            \
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");                       \
+        __syncthreads();                                                                   \
+        if (t == 0) {                                                                      \
+            bulk_store(out + k * 64, row, 256);                                            \
+            if (WRITTEN) asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");         \
+            else asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");            \
+            if (out[k * 64 + 63] != row[63]) out[k * 64 + 63] = 0.0f;                     \
+        }                                                                                  \
+        __syncthreads();                                                                   \
+    }                                                                                      \
+}
+BULK_BACK(bulk_store_back_ok, 1)
+BULK_BACK(bulk_store_back_early, 0)
+
 // --- elect.sync (block of 64): per iteration k, the whole warp elects (the `_|p` form), or
 // lanes 8-15 alone (mask 0xff00), or the odd and the even lanes apart, in two branches; each
 // thread writes 10 x the leader's lane + 1 if it was the one elected (997: it took no part).
