@@ -6,8 +6,9 @@
 //! whole instead (what `bench/profile_vs_ncu.py` compares with `ncu`). Per source line and for
 //! the kernel: warp-instructions issued, active lanes per issue, global sectors per request,
 //! shared wavefronts per request, distinct constant addresses per constant request; the
-//! instruction mix; bytes per output; the predicted time from
-//! `model`, with the bound that sets it.
+//! instruction mix; bytes per output; the occupancy (`occupancy`, from the registers a thread
+//! takes in NVRTC's sm_90 CUBIN, `toolchain::cubin`); the predicted time from `model`, with the
+//! bound that sets it.
 
 use super::KernelChoice;
 use crate::engine;
