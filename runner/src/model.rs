@@ -21,7 +21,6 @@
 //!   the device, each pipe's work over its rate (a kernel that uses none has no tensor bound).
 //!   A `wgmma`'s B operand is read from shared memory once for its warpgroup (the simulator
 //!   shows a profile the first warp's reads only).
-//!
 //! - latency: a scheduler issues a warp's next instruction only once the one it depends on is
 //!   done, `Gpu::dependent_issue_cycles` later for the arithmetic pipes, so with `W` warps
 //!   resident per scheduler it issues at most `W / 4` per clock (Little's law: each warp's chain
@@ -73,9 +72,9 @@ pub struct Gpu {
 ///   SM diagram (four partitions, each with a warp scheduler and a dispatch unit of 32 threads
 ///   per clock).
 /// - 4 clocks from an arithmetic instruction to one that uses its result: the dependent-issue
-///   latency of the FP32 and integer pipes that microbenchmarks measured on Volta and its
-///   successors (Jia et al., "Dissecting the NVIDIA Volta GPU Architecture via
-///   Microbenchmarking", 2018: 4 cycles for FFMA and IADD). On the device (issue 36's run, ncu):
+///   latency of the FP32 and integer pipes that microbenchmarks measured on Volta (Jia et al.,
+///   "Dissecting the NVIDIA Volta GPU Architecture via Microbenchmarking", 2018: 4 cycles for
+///   FFMA and IADD), taken as the same on Hopper. On the device (issue 36's run, ncu):
 ///   every kernel of the corpora waits about 2 clocks per instruction on such fixed-latency
 ///   dependencies (the `wait` stall), and puzzle 11's solution, with 1.8 warps per scheduler,
 ///   issues in 35% of the cycles.
@@ -109,10 +108,10 @@ pub struct Gpu {
 ///   cost are not measured.
 /// - The latency of loads. The latency bound counts the arithmetic pipes' 4 clocks only. ncu
 ///   (issue 36's run) finds puzzle 09's warps waiting on their global loads (10 to 12 cycles
-///   per instruction issued, 49 warps per SM), and a persistent kernel of 8 warps per SM 4
-///   times slower than predicted. How long a warp waits per load depends on how many loads it
-///   issues before using the first (3 to 140 cycles per global load instruction across the
-///   corpora), which the counts do not tell; no single load latency fits them.
+///   per instruction issued, 49 warps per SM), and a persistent kernel of 8 warps per SM 3.5
+///   times slower than its latency bound. How long a warp waits per load depends on how many
+///   loads it issues before using the first (3 to 142 cycles per global load instruction across
+///   the corpora), which the counts do not tell; no single load latency fits them.
 /// - L2, and the instructions `ptxas` adds or removes (the counts are PTX's), but for 32-bit
 ///   integer division and remainder by a register, which `mix::sass_extra` counts as the SASS
 ///   has them (issue 36: a learner's implicit GEMM computes its im2col addresses with them, and
