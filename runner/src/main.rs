@@ -16,6 +16,7 @@ mod json;
 mod judge;
 mod mix;
 mod model;
+mod occupancy;
 mod outcome;
 mod picture;
 mod prerun;

@@ -1,7 +1,7 @@
 //! The GPU model of `runner profile`: one named GPU's constants, each with its source, and the
 //! predicted time of a kernel from the simulator's counts (`profile`).
 //!
-//! Five bounds, the largest wins (a roofline with five roofs):
+//! Six bounds, the largest wins (a roofline with six roofs):
 //! - issue: warp-instructions over the SMs' schedulers, 4 per SM, one warp-instruction per clock
 //!   each. The counts are PTX instructions; `ptxas` folds some address arithmetic and unrolls,
 //!   so this is the PTX's view, not SASS's, except for integer division, which the SASS spells
@@ -21,6 +21,13 @@
 //!   the device, each pipe's work over its rate (a kernel that uses none has no tensor bound).
 //!   A `wgmma`'s B operand is read from shared memory once for its warpgroup (the simulator
 //!   shows a profile the first warp's reads only).
+//! - latency: a scheduler issues a warp's next instruction only once the one it depends on is
+//!   done, `Gpu::dependent_issue_cycles` later for the arithmetic pipes, so with `W` warps
+//!   resident per scheduler it issues at most `W / 4` per clock (Little's law: each warp's chain
+//!   of dependent instructions, its critical path, times the waves of warps). `W` is the
+//!   occupancy's (`occupancy`: registers per thread from the CUBIN, shared memory, threads),
+//!   capped by the blocks the grid gives each SM. Below 4 warps per scheduler this bound
+//!   exceeds the issue bound; the longer latencies of loads are not in it (bench/PROFILE.md).
 //!
 //! Work is spread over the SMs in whole blocks: the busiest SM runs `ceil(blocks / SMs)` of them,
 //! so a grid of 133 blocks costs two blocks' time, as on the device.
@@ -37,6 +44,8 @@ pub struct Gpu {
     pub tensor_clock_ghz: f64,
     /// Warp-instructions issued per SM per clock.
     pub issue_per_sm: f64,
+    /// Clocks between a warp's instruction and one that depends on it, in the arithmetic pipes.
+    pub dependent_issue_cycles: f64,
     /// Wavefronts (128 bytes) of the L1/shared data path per SM per clock.
     pub l1_wavefronts_per_sm: f64,
     /// Distinct `__constant__` addresses the constant cache serves per SM per clock.
@@ -62,6 +71,13 @@ pub struct Gpu {
 /// - 4 warp schedulers per SM, each issuing one warp-instruction per clock: the same whitepaper's
 ///   SM diagram (four partitions, each with a warp scheduler and a dispatch unit of 32 threads
 ///   per clock).
+/// - 4 clocks from an arithmetic instruction to one that uses its result: the dependent-issue
+///   latency of the FP32 and integer pipes that microbenchmarks measured on Volta (Jia et al.,
+///   "Dissecting the NVIDIA Volta GPU Architecture via Microbenchmarking", 2018: 4 cycles for
+///   FFMA and IADD), taken as the same on Hopper. On the device (issue 36's run, ncu):
+///   every kernel of the corpora waits about 2 clocks per instruction on such fixed-latency
+///   dependencies (the `wait` stall), and puzzle 11's solution, with 1.8 warps per scheduler,
+///   issues in 35% of the cycles.
 /// - 128 bytes per clock per SM through L1 and shared memory: the CUDA C++ Programming Guide's
 ///   32 banks of 4 bytes, each serving one word per clock (one wavefront per clock); 132 x 128 B
 ///   x 1.98 GHz = 33 TB/s, the whitepaper's aggregate L1 bandwidth.
@@ -90,25 +106,27 @@ pub struct Gpu {
 ///   guide's 8 KB per SM would keep the taps for both. ncu names the stall (issue 36's run):
 ///   immediate constant cache misses, 29 cycles per instruction issued. The cache's size and miss
 ///   cost are not measured.
-/// - Latency. A bound by Little's law (waves of resident warps x each warp's chain of load
-///   latencies) stays well below the issue bound for puzzles 09 and 05, worked through by hand
-///   with round latencies. ncu (issue 36's run) still finds puzzle 09's warps waiting on their
-///   global loads (10 to 12 cycles per instruction issued, 49 warps per SM), and a persistent
-///   kernel of 8 warps per SM 4 times slower than predicted; no latency term is modelled.
+/// - The latency of loads. The latency bound counts the arithmetic pipes' 4 clocks only. ncu
+///   (issue 36's run) finds puzzle 09's warps waiting on their global loads (10 to 12 cycles
+///   per instruction issued, 49 warps per SM), and a persistent kernel of 8 warps per SM 3.5
+///   times slower than its latency bound. How long a warp waits per load depends on how many
+///   loads it issues before using the first (3 to 142 cycles per global load instruction across
+///   the corpora), which the counts do not tell; no single load latency fits them.
 /// - L2, and the instructions `ptxas` adds or removes (the counts are PTX's), but for 32-bit
 ///   integer division and remainder by a register, which `mix::sass_extra` counts as the SASS
 ///   has them (issue 36: a learner's implicit GEMM computes its im2col addresses with them, and
 ///   its SASS ran 2.2 to 3.4 times the PTX's instructions).
-/// - How well the schedulers fill their issue slots. A kernel of few warps per scheduler (its
-///   registers decide, which the PTX does not tell) waits on dependencies: issue 36's learners'
-///   puzzle 11 kernels used 65 to 81% of the slots with 6 to 15 warps per scheduler, so their
-///   issue bound is optimistic by that much (bench/PROFILE.md).
+/// - How well the schedulers fill their issue slots with 4 warps or more each: issue 36's
+///   learners' puzzle 11 kernels used 65 to 81% of the slots with 6 to 15 warps per scheduler
+///   (busy pipes and dependencies), so their issue bound is optimistic by that much
+///   (bench/PROFILE.md).
 pub const H100: Gpu = Gpu {
     name: "NVIDIA H100 SXM5 80GB",
     sms: 132,
     clock_ghz: 1.98,
     tensor_clock_ghz: 1.81,
     issue_per_sm: 4.0,
+    dependent_issue_cycles: 4.0,
     l1_wavefronts_per_sm: 1.0,
     const_addresses_per_sm: 1.0,
     dram_bytes_per_s: 2.822e12,
@@ -130,9 +148,12 @@ pub struct Load {
     /// Tensor-core work per block, tf32 FLOP, through `mma.sync` and through `wgmma`.
     pub mma_sync_flop_per_block: f64,
     pub wgmma_flop_per_block: f64,
+    /// Warps resident per scheduler that have work (`occupancy`, capped by the grid); `None`
+    /// where the register count is not known, and no latency bound.
+    pub warps_per_scheduler: Option<f64>,
 }
 
-/// The four bounds and which one binds, in seconds.
+/// The six bounds and which one binds, in seconds.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Prediction {
     pub issue: f64,
@@ -141,6 +162,9 @@ pub struct Prediction {
     pub memory: f64,
     /// Zero where the kernel uses no tensor cores.
     pub tensor: f64,
+    /// The issue bound at the rate the resident warps' dependencies allow (the issue bound or
+    /// more).
+    pub latency: f64,
 }
 
 impl Prediction {
@@ -150,12 +174,15 @@ impl Prediction {
             .max(self.constant)
             .max(self.memory)
             .max(self.tensor)
+            .max(self.latency)
     }
 
     pub fn bound(&self) -> &'static str {
         let t = self.seconds();
         if t == self.issue {
             "issue-bound"
+        } else if t == self.latency {
+            "latency-bound (too few warps per scheduler to hide dependencies)"
         } else if t == self.shared {
             "shared-bound (L1/shared data path)"
         } else if t == self.constant {
@@ -177,8 +204,13 @@ pub fn predict(gpu: &Gpu, load: &Load) -> Prediction {
     } else {
         gpu.clock_ghz
     } * 1e9;
+    let issue = per_sm * load.issued_per_block / (gpu.issue_per_sm * clock);
+    let hidden = load
+        .warps_per_scheduler
+        .map_or(1.0, |w| (w / gpu.dependent_issue_cycles).min(1.0));
     Prediction {
-        issue: per_sm * load.issued_per_block / (gpu.issue_per_sm * clock),
+        issue,
+        latency: if hidden > 0.0 { issue / hidden } else { issue },
         shared: per_sm * load.wavefronts_per_block / (gpu.l1_wavefronts_per_sm * clock),
         constant: per_sm * load.const_addresses_per_block / (gpu.const_addresses_per_sm * clock),
         memory: load.dram_bytes / gpu.dram_bytes_per_s,
@@ -203,6 +235,7 @@ mod tests {
             dram_bytes: 2.822e12 * 0.25,
             mma_sync_flop_per_block: 0.0,
             wgmma_flop_per_block: 0.0,
+            warps_per_scheduler: None,
         };
         let one = predict(&H100, &load(132));
         assert!((one.issue - 1.0).abs() < 1e-9 && (one.shared - 0.5).abs() < 1e-9);
@@ -224,6 +257,7 @@ mod tests {
             dram_bytes: 0.0,
             mma_sync_flop_per_block: 0.0,
             wgmma_flop_per_block: 0.0,
+            warps_per_scheduler: None,
         };
         let uniform = predict(&H100, &load(1.0));
         assert_eq!(uniform.bound(), "issue-bound");
@@ -247,6 +281,7 @@ mod tests {
             dram_bytes: 0.0,
             mma_sync_flop_per_block: sync,
             wgmma_flop_per_block: wg,
+            warps_per_scheduler: None,
         };
         let sync = predict(&H100, &load(4.0 * 18720.0 * 2048.0, 0.0));
         assert!((sync.tensor * 1.98e9 - 18720.0 * 7.8).abs() < 1e-3);
@@ -268,10 +303,37 @@ mod tests {
             dram_bytes: 0.0,
             mma_sync_flop_per_block: sync,
             wgmma_flop_per_block: 0.0,
+            warps_per_scheduler: None,
         };
         assert!((predict(&H100, &load(0.0)).issue - 1.0).abs() < 1e-9);
         let busy = predict(&H100, &load(4.0 * 2048.0 * 1000.0));
         assert!((busy.issue - 1.98 / 1.81).abs() < 1e-9);
         assert!((busy.tensor * 1.98e9 - 1000.0 * 7.8).abs() < 1e-3);
+    }
+
+    #[test]
+    fn fewer_than_4_warps_a_scheduler_issue_at_most_w_over_4_a_clock() {
+        // Puzzle 11's solution: 2 blocks of 4 warps per SM (221 registers), 2 per scheduler.
+        let load = |w: Option<f64>| Load {
+            blocks: 132,
+            issued_per_block: 4.0 * 1.98e9,
+            wavefronts_per_block: 0.0,
+            const_addresses_per_block: 0.0,
+            dram_bytes: 0.0,
+            mma_sync_flop_per_block: 0.0,
+            wgmma_flop_per_block: 0.0,
+            warps_per_scheduler: w,
+        };
+        let two = predict(&H100, &load(Some(2.0)));
+        assert!((two.issue - 1.0).abs() < 1e-9 && (two.latency - 2.0).abs() < 1e-9);
+        assert_eq!(
+            two.bound(),
+            "latency-bound (too few warps per scheduler to hide dependencies)"
+        );
+        // Four or more hide the 4 clocks; an unknown register count gives no latency bound.
+        for w in [Some(4.0), Some(16.0), None] {
+            let p = predict(&H100, &load(w));
+            assert_eq!((p.latency, p.bound()), (p.issue, "issue-bound"));
+        }
     }
 }

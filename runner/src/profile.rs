@@ -81,6 +81,8 @@ pub struct Profiler {
     pub probe: Option<[u32; 3]>,
     /// Each block run and its global and shared accesses, in the order they ran.
     pub block_accesses: Vec<([u32; 3], u64)>,
+    /// Each block's shared memory, static and dynamic (from the launch).
+    pub shared_bytes: usize,
     executed: u64,
     pending: Option<Pending>,
 }
@@ -97,6 +99,7 @@ impl Profiler {
             budget: 250_000_000,
             probe: None,
             block_accesses: vec![],
+            shared_bytes: 0,
             executed: 0,
             pending: None,
         }
@@ -196,6 +199,7 @@ impl Profiler {
 impl Observer for Profiler {
     fn start(&mut self, l: &Launched<'_>) {
         self.per_inst = vec![Counts::default(); l.prog.insts.len()];
+        self.shared_bytes = l.shared_bytes;
         self.lines = l.prog.insts.iter().map(|i| i.line).collect();
         self.classes = l.prog.insts.iter().map(|i| Class::of(&i.op)).collect();
         self.tensor = l.prog.insts.iter().map(|i| i.op.tensor_work()).collect();

@@ -142,6 +142,14 @@ fn a_learners_implicit_gemm_counts_its_divisions_as_sass_spells_them() {
         "{text}"
     );
     assert!((480.0..560.0).contains(&issue), "{text}");
+    // 72 registers a thread (ncu's `launch__registers_per_thread` on the H100): 7 blocks of 4
+    // warps an SM, 7 warps a scheduler, enough to hide the arithmetic's dependencies.
+    assert!(
+        text.contains("occupancy on an H100: 72 registers a thread (ptxas, sm_90)")
+            && text.contains("7 blocks of 4 warps per SM (limited by registers), 28 warps"),
+        "{text}"
+    );
+    assert!(!text.contains(", latency "), "{text}");
     // The profile says why: 13.3M divisions and remainders on this case, ~24 SASS instructions each.
     assert!(
         text.contains("integer division: ") && text.contains("no integer divider"),
@@ -149,4 +157,37 @@ fn a_learners_implicit_gemm_counts_its_divisions_as_sass_spells_them() {
     );
     // A kernel without divisions by a value says nothing of them.
     assert!(!profile(&["puzzle-04", "--solution"]).contains("integer division"));
+}
+
+/// Issue 36: puzzle 11's solution takes 221 registers a thread (ncu's
+/// `launch__registers_per_thread` on an H100), so an SM holds 2 of its 4-warp blocks: 2 warps a
+/// scheduler, each waiting 4 clocks for the instruction its next one depends on. Its issue
+/// bound was 0.42 of the H100's 76.7 us on this case; the latency bound is twice it (0.83).
+#[test]
+fn few_warps_a_scheduler_make_puzzle_11s_solution_latency_bound() {
+    let text = profile(&[
+        "puzzle-11",
+        "--solution",
+        "--case",
+        "full-n32-56x56-ic64-oc64",
+    ]);
+    assert!(
+        text.contains("occupancy on an H100: 221 registers a thread (ptxas, sm_90)")
+            && text.contains(
+                "2 blocks of 4 warps per SM (limited by registers), 8 warps, 2.0 per scheduler"
+            ),
+        "{text}"
+    );
+    assert!(
+        text.contains("latency-bound (too few warps per scheduler to hide dependencies)"),
+        "{text}"
+    );
+    let issue: f64 = text
+        .split("(issue ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no issue bound in\n{text}"));
+    let latency = bound_us(&text, "latency");
+    assert!((latency / issue - 2.0).abs() < 0.01, "{text}");
+    assert!((60.0..70.0).contains(&latency), "{text}");
 }

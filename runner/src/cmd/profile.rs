@@ -6,17 +6,20 @@
 //! whole instead (what `bench/profile_vs_ncu.py` compares with `ncu`). Per source line and for
 //! the kernel: warp-instructions issued, active lanes per issue, global sectors per request,
 //! shared wavefronts per request, distinct constant addresses per constant request; the
-//! instruction mix; bytes per output; the predicted time from
-//! `model`, with the bound that sets it.
+//! instruction mix; bytes per output; the occupancy (`occupancy`, from the registers a thread
+//! takes in NVRTC's sm_90 CUBIN, `toolchain::cubin`); the predicted time from `model`, with the
+//! bound that sets it.
 
 use super::KernelChoice;
 use crate::engine;
 use crate::install;
 use crate::model::{self, Load};
+use crate::occupancy::{self, Occupancy};
 use crate::profile::{Counts, Profiler, sample_blocks};
 use sim::SimOptions;
 use spec::{Arg, Scale};
 use std::process::ExitCode;
+use toolchain::source::{Compiled, Source, Target};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -278,6 +281,14 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         total.sectors as f64 * 32.0 * factor / outputs as f64,
         dram / outputs as f64
     );
+    let occupancy = registers(&code, &file, &case.macros, &ptx).map(|r| {
+        let o = occupancy::occupancy(&occupancy::SM_90, threads, r, prof.shared_bytes as u32);
+        (r, o)
+    });
+    // The warps that have work: as many blocks as fit, or as the grid gives each SM.
+    let per_sm = blocks.div_ceil(u64::from(gpu.sms)).max(1);
+    let working = |o: &Occupancy| u64::from(o.blocks).min(per_sm) * u64::from(o.warps_per_block);
+    text += &occupancy_line(&occupancy, prof.shared_bytes, per_sm);
     let runs = runs.max(1) as f64;
     let (sync_work, wg_work) = prof.tensor_work();
     let load = Load {
@@ -288,6 +299,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         dram_bytes: dram,
         mma_sync_flop_per_block: sync_work as f64 / runs,
         wgmma_flop_per_block: wg_work as f64 / runs,
+        warps_per_scheduler: occupancy.as_ref().map(|(_, o)| working(o) as f64 / 4.0),
     };
     let p = model::predict(&gpu, &load);
     let us = |s: f64| format!("{:.1} us", s * 1e6);
@@ -297,8 +309,14 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         String::new()
     };
+    // The latency bound is named only where it exceeds the issue bound.
+    let latency = if p.latency > p.issue {
+        format!(", latency {}", us(p.latency))
+    } else {
+        String::new()
+    };
     text += &format!(
-        "predicted on an {}: {}, {} (issue {}, shared {}, constant {}, memory {}{tensor}); the model and its sources: runner/src/model.rs\n",
+        "predicted on an {}: {}, {} (issue {}{latency}, shared {}, constant {}, memory {}{tensor}); the model and its sources: runner/src/model.rs\n",
         gpu.name,
         us(p.seconds()),
         p.bound(),
@@ -313,4 +331,41 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// The registers a thread of the kernel takes on an H100, from the CUBIN NVRTC makes for sm_90
+/// (`toolchain::cubin`); `None` where it cannot be compiled or read.
+fn registers(code: &str, file: &str, macros: &[(String, String)], ptx: &str) -> Option<u32> {
+    let kernel = *toolchain::cubin::entries(ptx).first()?;
+    let source = Source { code, file, macros };
+    match toolchain::nvrtc::compile(&source, &Target::Cubin { major: 9, minor: 0 }) {
+        Ok(Compiled::Cubin(bytes)) => toolchain::cubin::registers(&bytes, kernel).ok(),
+        _ => None,
+    }
+}
+
+/// What the occupancy is and what limits it, or why it is not known.
+fn occupancy_line(o: &Option<(u32, Occupancy)>, shared: usize, per_sm: u64) -> String {
+    let Some((registers, o)) = o else {
+        return "occupancy: not known (no register count from the CUBIN for sm_90), so no latency bound\n".into();
+    };
+    let mut line = format!(
+        "occupancy on an H100: {registers} registers a thread (ptxas, sm_90) and {:.1} KB of shared memory a block: {} block{} of {} warps per SM (limited by {}), {} warps, {:.1} per scheduler",
+        shared as f64 / 1024.0,
+        o.blocks,
+        if o.blocks == 1 { "" } else { "s" },
+        o.warps_per_block,
+        o.limited_by.join(" and "),
+        o.warps(),
+        f64::from(o.warps()) / 4.0
+    );
+    if per_sm < u64::from(o.blocks) {
+        let warps = per_sm * u64::from(o.warps_per_block);
+        line += &format!(
+            "; the grid gives each SM {per_sm} block{}: {warps} warps, {:.1} per scheduler",
+            if per_sm == 1 { "" } else { "s" },
+            warps as f64 / 4.0
+        );
+    }
+    line + "\n"
 }
