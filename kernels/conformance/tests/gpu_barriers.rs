@@ -13,7 +13,7 @@ mod sync;
 use toolchain::nvrtc::Source;
 
 /// The correct kernels and their block sizes.
-const KERNELS: [(&str, u32); 16] = [
+const KERNELS: [(&str, u32); 17] = [
     ("named_ok", 128),
     ("named_aligned_ok", 128),
     ("named_same_warp_ok", 128),
