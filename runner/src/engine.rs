@@ -57,6 +57,7 @@ fn evaluate_text(
     let want_gpu = req.backend != BackendChoice::Sim && gpu::libcuda_present();
     if want_gpu {
         // It creates its CUDA context while this process compiles and simulates.
+        let _start = gpu::trace::phase("start the workers not running");
         gpu.start();
     }
     if req.backend == BackendChoice::Gpu && !matches!(gpu.device(), Ok(Some(_))) {
@@ -91,6 +92,7 @@ fn evaluate_text(
             );
         }
     }
+    let compiling = gpu::trace::phase("compile to PTX, check the entry, warnings");
     let mut macro_sets: Vec<&Vec<(String, String)>> = cases.iter().map(|c| &c.macros).collect();
     macro_sets.dedup();
     let mut warnings: Vec<toolchain::warnings::Warning> = vec![];
@@ -115,6 +117,7 @@ fn evaluate_text(
             }
         }
     }
+    drop(compiling);
     let small: Vec<Case> = cases
         .iter()
         .filter(|c| c.scale == Scale::Small)
@@ -124,7 +127,9 @@ fn evaluate_text(
     let (sim, gpu_part) = std::thread::scope(|s| {
         let gpu_part = want_gpu.then(|| {
             s.spawn(|| {
+                let hello = gpu::trace::phase("GPU: a worker's hello");
                 let device = gpu.device()?;
+                drop(hello);
                 let Some(device) = device else {
                     return Ok(None);
                 };
@@ -147,13 +152,18 @@ fn evaluate_text(
                     }
                     Err(d) => (RunOutput::failed(d), case.clone()),
                 };
+                let all = gpu::trace::phase("GPU: every case, run and judged");
                 let ran = run_backend(puzzle, Backend::Gpu, &cases, &mut run, Some(&mut remote));
+                drop(all);
                 Ok(Some((device, ran, cases)))
             })
         });
         let sim = on_sim.then(|| {
             let one = |case: &Case| run_on_sim(puzzle, &code, &file, case);
+            let prerun = gpu::trace::phase("simulator: the small cases, on every core");
             let mut ran = crate::prerun::prerun(&small, &one);
+            drop(prerun);
+            let _judged = gpu::trace::phase("simulator: judge (and shrink)");
             // A case run ahead is taken from there; a shrunk case, or one not run ahead, here.
             let mut run = |case: &Case| {
                 let ahead = small.iter().position(|c| c.name == case.name);

@@ -26,7 +26,9 @@ fn judge_full(
     out: RunOutput,
 ) -> serde_json::Value {
     colored::control::set_override(run.color);
+    let judging = gpu::trace::phase("judge");
     let (mut result, diagnostics) = judge_with(puzzle, case, Backend::Gpu, out, false);
+    drop(judging);
     let mut on_gpu = |c: &Case| match engine::with_declared_launch(puzzle, &run.code, &run.file, c)
     {
         Ok(own) => {
@@ -39,13 +41,18 @@ fn judge_full(
         }
         Err(d) => (RunOutput::failed(d), c.clone()),
     };
+    let shrinking = gpu::trace::phase("shrink");
     let shrunk = (run.shrink && crate::shrink::shrinkable(case, &result, &diagnostics))
         .then(|| crate::shrink::shrink_failure(puzzle, case, Backend::Gpu, &mut on_gpu))
         .flatten();
+    drop(shrinking);
     // The diff reads the reference, lent for it.
+    let diff = gpu::trace::phase("diff");
     result.expected = std::mem::take(&mut case.expected);
     result.diff = crate::report::diff_of(&result, &puzzle.tolerance);
     case.expected = std::mem::take(&mut result.expected);
+    drop(diff);
+    let _summary = gpu::trace::phase("free the output, summary");
     result.output = vec![];
     result.expected = vec![];
     crate::remote::summary((result, diagnostics), shrunk)

@@ -112,7 +112,9 @@ pub fn load(source: &Source<'_>, job: &Job) -> Result<Loaded, Diagnostic> {
     let driver = |e: DriverError| launch_error(&e);
     let ctx = CudaContext::new(0).map_err(driver)?;
     let (major, minor) = ctx.compute_capability().map_err(driver)?;
+    let compile = crate::trace::phase("compile and load the module");
     let module = module(&ctx, source, major, minor)?;
+    drop(compile);
     let function = module.load_function(&job.kernel).map_err(|_| {
         Diagnostic::new(
             Kind::KernelNotFound,
@@ -159,7 +161,12 @@ pub fn load(source: &Source<'_>, job: &Job) -> Result<Loaded, Diagnostic> {
             )
             .map_err(driver)?;
     }
+    let upload = crate::trace::phase("upload inputs, poison outputs");
     let inputs = allocate(&stream, job).map_err(driver)?;
+    if crate::trace::on() {
+        stream.synchronize().map_err(driver)?; // so that the phase holds the copies
+    }
+    drop(upload);
     let l = job.launch;
     let config = LaunchConfig {
         grid_dim: (l.grid[0], l.grid[1], l.grid[2]),
@@ -355,18 +362,24 @@ pub fn execute(source: &Source<'_>, job: &Job) -> RunOutput {
         Ok(loaded) => loaded,
         Err(d) => return RunOutput::failed(d),
     };
-    let ran = loaded
-        .launch_with(None)
-        .and_then(|ms| Ok((ms, loaded.outputs()?, loaded.inputs_after()?)));
+    let launch = crate::trace::phase("launch");
+    let ran = loaded.launch_with(None).and_then(|ms| {
+        drop(launch);
+        let _back = crate::trace::phase("read outputs and inputs back");
+        Ok((ms, loaded.outputs()?, loaded.inputs_after()?))
+    });
     match ran {
-        Ok((ms, outputs, inputs)) => RunOutput {
-            outputs,
-            seconds: f64::from(ms) / 1e3,
-            diagnostics: crate::gpu_faults::changed_inputs(job, &inputs)
-                .into_iter()
-                .collect(),
-            ..RunOutput::default()
-        },
+        Ok((ms, outputs, inputs)) => {
+            let _compare = crate::trace::phase("compare inputs bit for bit");
+            RunOutput {
+                outputs,
+                seconds: f64::from(ms) / 1e3,
+                diagnostics: crate::gpu_faults::changed_inputs(job, &inputs)
+                    .into_iter()
+                    .collect(),
+                ..RunOutput::default()
+            }
+        }
         Err(e) => RunOutput::failed(
             crate::gpu_faults::trap(&e, source.code).unwrap_or_else(|| launch_error(&e)),
         ),

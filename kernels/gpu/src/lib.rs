@@ -6,7 +6,8 @@
 //! holds what a check and its worker say to each other, and [`pool`] keeps workers alive across
 //! checks, [`resident`] the full-scale cases inside them;
 //! [`gpu_faults`] turns what a fault left behind into diagnostics; [`bench`] times kernels with
-//! device events and measures the device's peaks; `capture` keeps a kernel's `printf`.
+//! device events and measures the device's peaks; `capture` keeps a kernel's `printf`; [`trace`]
+//! times a check's phases on both sides (`CONV_WORKBOOK_TRACE=1`).
 //!
 //! This crate may import `spec` and `toolchain`; the simulator is only a dev-dependency (the
 //! tests compare the two backends). The runner sits above it.
@@ -18,6 +19,7 @@ pub mod gpu_faults;
 pub mod message;
 pub mod pool;
 pub mod resident;
+pub mod trace;
 pub mod wire;
 pub mod worker;
 

@@ -138,6 +138,7 @@ impl Worker {
 
     /// Starts slot `slot`'s worker (its lock held by the caller).
     fn spawn(&self, slot: usize) -> Result<(), Diagnostic> {
+        let _spawn = crate::trace::phase_of(|| format!("spawn worker {slot}"));
         let sock = self.path(slot, "sock");
         let _ = std::fs::remove_file(&sock);
         let log = File::create(self.path(slot, "log"));
@@ -183,6 +184,7 @@ impl Worker {
     }
 
     fn connect(&mut self, slot: usize, lock: File) -> Result<Taken, Diagnostic> {
+        let _connect = crate::trace::phase_of(|| format!("connect to worker {slot}, its hello"));
         let sock = self.path(slot, "sock");
         let mut stream = match UnixStream::connect(&sock) {
             Ok(s) => s,
@@ -263,6 +265,7 @@ impl Worker {
         if let Err(d) = &self.device {
             return diagnosed(d.clone());
         }
+        let _round = crate::trace::phase_of(|| format!("round trip: {}", request.label()));
         let mut taken = match self.take() {
             Ok(t) => t,
             Err(d) => return diagnosed(d),
@@ -292,6 +295,7 @@ impl Worker {
         };
         match serde_json::from_slice::<Answer>(&frame.header) {
             Ok(answer) => {
+                crate::trace::print_worker(&answer.trace);
                 if answer.fatal {
                     // It exits; a successor starts while the caller reads this answer, and the
                     // next request goes to the spare.

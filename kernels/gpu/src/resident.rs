@@ -70,6 +70,7 @@ impl Resident {
                 if self.kept.len() >= PUZZLES_KEPT {
                     self.kept.remove(0);
                 }
+                let _build = crate::trace::phase_of(|| format!("build {}'s full cases", puzzle.id));
                 let mut cases = (puzzle.cases)(Scale::Full);
                 cases.retain(|c| c.scale == Scale::Full);
                 self.kept.push((puzzle.id.to_string(), cases));
@@ -114,7 +115,10 @@ impl Resident {
         };
         let resolved = match puzzle.declared_launch {
             None => Ok(()),
-            Some(_) => match nvrtc::compile(&source, &Target::Ptx) {
+            Some(_) => match {
+                let _ptx = crate::trace::phase("PTX for the declared launch");
+                nvrtc::compile(&source, &Target::Ptx)
+            } {
                 Ok(Compiled::Ptx(ptx)) => {
                     puzzle.resolve_launch(&ptx, &run.file, std::slice::from_mut(case))
                 }

@@ -70,7 +70,15 @@ pub(crate) fn answer(
     hooks: &Hooks,
     resident: &mut Resident,
 ) -> (Frame, bool) {
-    let request = Request::from_frame(frame);
+    let (request, asked) = match Request::from_frame(frame) {
+        Ok((request, asked)) => (Ok(request), asked),
+        Err(e) => (Err(e), false),
+    };
+    crate::trace::hold(asked);
+    let whole = crate::trace::phase_of(|| match &request {
+        Ok(r) => r.label(),
+        Err(_) => "an unreadable request".into(),
+    });
     let puzzle = match &request {
         Ok(Request::Describe(id)) => (hooks.puzzle)(id),
         Ok(Request::Full(run)) => (hooks.puzzle)(&run.puzzle),
@@ -133,6 +141,7 @@ pub(crate) fn answer(
     }
     // A full case's output goes to the judge here; its summary goes back instead.
     let judged = judge.map(|j| j(std::mem::take(&mut reply.output)));
+    drop(whole);
     let mut rest = reply.output;
     let arrays = std::mem::take(&mut rest.outputs);
     let answer = Answer {
@@ -142,6 +151,7 @@ pub(crate) fn answer(
         judged,
         stubs,
         fatal,
+        trace: crate::trace::take(),
     };
     (Frame::new(&answer, arrays), fatal)
 }
@@ -311,7 +321,7 @@ mod tests {
         );
         let mut bytes = vec![];
         wire::write(&mut bytes, &frame).unwrap();
-        let back = Request::from_frame(wire::read(&mut bytes.as_slice()).unwrap()).unwrap();
+        let (back, _) = Request::from_frame(wire::read(&mut bytes.as_slice()).unwrap()).unwrap();
         let Request::Run(back) = back else {
             panic!("a run comes back as a run")
         };
