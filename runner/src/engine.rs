@@ -58,7 +58,7 @@ fn evaluate_text(
     if want_gpu {
         // It creates its CUDA context while this process compiles and simulates.
         let _start = gpu::trace::phase("start the workers not running");
-        gpu.start();
+        gpu.start(Some(puzzle.id));
     }
     if req.backend == BackendChoice::Gpu && !matches!(gpu.device(), Ok(Some(_))) {
         anyhow::bail!(

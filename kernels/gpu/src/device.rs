@@ -9,8 +9,8 @@
 #![allow(unsafe_code)] // cudarc's kernel launch is `unsafe fn`: each call says why it is sound.
 
 use cudarc::driver::{
-    CudaContext, CudaEvent, CudaModule, CudaSlice, CudaStream, DriverError, LaunchConfig,
-    PushKernelArg, sys,
+    CudaContext, CudaEvent, CudaModule, CudaSlice, CudaStream, DevicePtrMut, DriverError,
+    LaunchConfig, PushKernelArg, sys,
 };
 use serde::{Deserialize, Serialize};
 use spec::diag::{Diagnostic, Kind};
@@ -219,32 +219,30 @@ fn module(
     Ok(module)
 }
 
-/// One device buffer per pointer argument (inputs filled, outputs poisoned with NaN), `None` for
-/// integers.
-/// An output buffer as the launch finds it (see [`Arg::output_init`]).
+/// An output buffer as the launch finds it (see [`Arg::output_init`]), poisoned on the device:
+/// no host array is built for it (a full case's output has 67 million elements).
 fn output_buffer(stream: &Arc<CudaStream>, out: &Arg) -> Result<CudaSlice<f32>, DriverError> {
-    let mut init = match *out {
-        // Row by row, as `output_init` lays it out, without a division per element (a full
-        // case's output has 67 million).
-        Arg::Pitched {
-            rows, cols, stride, ..
-        } => {
-            let mut init = Vec::with_capacity(rows * stride);
-            for _ in 0..rows {
-                init.extend(std::iter::repeat_n(f32::NAN, cols));
-                init.extend(std::iter::repeat_n(
-                    spec::job::PADDING_SENTINEL,
-                    stride.saturating_sub(cols),
-                ));
+    let len = out.output_len().expect("an output buffer").max(1);
+    // SAFETY: every element is set by the memsets below, queued before anything else can use it.
+    let mut buf = unsafe { stream.alloc::<f32>(len) }?;
+    let cu = stream.cu_stream();
+    let (ptr, _record) = buf.device_ptr_mut(stream);
+    let nan = f32::NAN.to_bits();
+    // SAFETY: `ptr` holds `len` floats; a pitched output's rows x stride floats are its `len`.
+    unsafe {
+        match *out {
+            Arg::Pitched {
+                rows, cols, stride, ..
+            } if stride > cols && rows * cols > 0 => {
+                let sentinel = spec::job::PADDING_SENTINEL.to_bits();
+                sys::cuMemsetD32Async(ptr, sentinel, len, cu).result()?;
+                sys::cuMemsetD2D32Async(ptr, stride * 4, nan, cols, rows, cu).result()?;
             }
-            init
+            _ => sys::cuMemsetD32Async(ptr, nan, len, cu).result()?,
         }
-        _ => out.output_init().expect("an output buffer"),
-    };
-    if init.is_empty() {
-        init.push(f32::NAN);
     }
-    stream.clone_htod(&init)
+    drop(_record);
+    Ok(buf)
 }
 
 /// `job` with its inputs' data left out (a full case's are hundreds of megabytes): a loaded
@@ -346,7 +344,9 @@ impl Loaded {
                 _ => None,
             })
             .map(|(len, buf)| {
-                let mut host = self.stream.clone_dtoh(buf)?;
+                let mut host = crate::scratch::take(buf.len());
+                self.stream.memcpy_dtoh(buf, &mut host)?;
+                self.stream.synchronize()?;
                 host.truncate(len);
                 Ok(host)
             })
@@ -371,18 +371,35 @@ pub fn execute(source: &Source<'_>, job: &Job) -> RunOutput {
     match ran {
         Ok((ms, outputs, inputs)) => {
             let _compare = crate::trace::phase("compare inputs bit for bit");
+            let changed = crate::gpu_faults::changed_inputs(job, &inputs);
+            inputs.into_iter().flatten().for_each(crate::scratch::give);
             RunOutput {
                 outputs,
                 seconds: f64::from(ms) / 1e3,
-                diagnostics: crate::gpu_faults::changed_inputs(job, &inputs)
-                    .into_iter()
-                    .collect(),
+                diagnostics: changed.into_iter().collect(),
                 ..RunOutput::default()
             }
         }
         Err(e) => RunOutput::failed(
             crate::gpu_faults::trap(&e, source.code).unwrap_or_else(|| launch_error(&e)),
         ),
+    }
+}
+
+/// Zeroes `buffers` on `stream`, queued before they are freed: the worker serves one learner
+/// after another in one CUDA context, where a freed buffer's memory is handed to the next
+/// allocation as it was left, and a later kernel's stray pointer could read what an earlier one
+/// wrote (a correct output is the expected one).
+pub fn wipe(stream: &Arc<CudaStream>, buffers: &mut [Option<CudaSlice<f32>>]) {
+    for buf in buffers.iter_mut().flatten() {
+        let _ = stream.memset_zeros(buf);
+    }
+}
+
+impl Drop for Loaded {
+    fn drop(&mut self) {
+        let _wipe = crate::trace::phase("zero the buffers before they are freed");
+        wipe(&self.stream, &mut self.inputs);
     }
 }
 
@@ -395,8 +412,9 @@ impl Loaded {
             .zip(&self.inputs)
             .map(|(arg, buf)| match (arg, buf) {
                 (Arg::Input { .. }, Some(buf)) => {
-                    let (mut host, len) = (self.stream.clone_dtoh(buf)?, buf.len());
-                    host.truncate(len.min(host.len()));
+                    let mut host = crate::scratch::take(buf.len());
+                    self.stream.memcpy_dtoh(buf, &mut host)?;
+                    self.stream.synchronize()?;
                     Ok(Some(host))
                 }
                 _ => Ok(None),

@@ -7,7 +7,8 @@
 //! checks, [`resident`] the full-scale cases inside them;
 //! [`gpu_faults`] turns what a fault left behind into diagnostics; [`bench`] times kernels with
 //! device events and measures the device's peaks; `capture` keeps a kernel's `printf`; [`trace`]
-//! times a check's phases on both sides (`CONV_WORKBOOK_TRACE=1`).
+//! times a check's phases on both sides (`CONV_WORKBOOK_TRACE=1`); [`scratch`] keeps the large host
+//! buffers a worker reads back into.
 //!
 //! This crate may import `spec` and `toolchain`; the simulator is only a dev-dependency (the
 //! tests compare the two backends). The runner sits above it.
@@ -19,6 +20,7 @@ pub mod gpu_faults;
 pub mod message;
 pub mod pool;
 pub mod resident;
+pub mod scratch;
 pub mod trace;
 pub mod wire;
 pub mod worker;

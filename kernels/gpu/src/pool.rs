@@ -57,6 +57,8 @@ pub struct Worker {
     /// What the last hello said: `Ok(None)` before any hello.
     device: Result<Option<Device>, Diagnostic>,
     said_hello: bool,
+    /// The puzzle a worker started from here builds its full cases for at once (`--ahead`).
+    ahead: Option<String>,
 }
 
 /// One slot taken: its lock held while connected.
@@ -87,6 +89,7 @@ impl Worker {
             last: 0,
             device: Ok(None),
             said_hello: false,
+            ahead: None,
         }
     }
 
@@ -95,8 +98,11 @@ impl Worker {
     }
 
     /// Makes sure two slots have a worker (one to use, a spare), without waiting for them to be
-    /// ready: they create their CUDA contexts while the caller does other work.
-    pub fn start(&mut self) {
+    /// ready: they create their CUDA contexts while the caller does other work. A worker started
+    /// from now on builds the full cases of puzzle `ahead` at once, so that the spare too has
+    /// them ready when a fault or a timeout sends the next request to it.
+    pub fn start(&mut self, ahead: Option<&str>) {
+        self.ahead = ahead.map(String::from);
         if self.device.is_err() {
             return;
         }
@@ -147,6 +153,7 @@ impl Worker {
             .args(&self.args)
             .arg("--socket")
             .arg(&sock)
+            .args(self.ahead.iter().flat_map(|id| ["--ahead", id]))
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(stderr)

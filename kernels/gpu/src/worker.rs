@@ -218,7 +218,14 @@ fn run_here(req: &Request) -> Reply {
 
 /// Worker side: serves one client at a time on `socket` until a request leaves the CUDA context
 /// unusable, or until [`idle`] passes without a client while its slot's lock is free.
-pub fn serve_socket(socket: &Path, hooks: Hooks) -> std::io::Result<()> {
+///
+/// `ahead`: a puzzle whose full cases it builds at once, on other threads, while it creates its
+/// CUDA context and waits for its first client (who is likely to ask for them).
+pub fn serve_socket(socket: &Path, hooks: Hooks, ahead: Option<String>) -> std::io::Result<()> {
+    let mut resident = Resident::default();
+    if let Some(id) = ahead {
+        resident.build_ahead(hooks, id);
+    }
     let mut capture = crate::capture::stdout().ok();
     let hello = hello();
     let _ = std::fs::remove_file(socket);
@@ -231,7 +238,6 @@ pub fn serve_socket(socket: &Path, hooks: Hooks) -> std::io::Result<()> {
             }
         }
     });
-    let mut resident = Resident::default();
     let lock = socket.with_extension("lock");
     loop {
         let stream = match clients.recv_timeout(crate::pool::idle()) {
