@@ -55,10 +55,13 @@ pub const PUZZLES_KEPT: usize = 2;
 /// The worker's full-scale cases, most recently used puzzle last.
 #[derive(Default)]
 pub struct Resident {
-    kept: Vec<(String, Vec<Case>)>,
+    kept: Vec<Kept>,
     /// A puzzle's full cases being built ahead of the first request (see [`Resident::build_ahead`]).
-    ahead: Option<std::thread::JoinHandle<Option<(String, Vec<Case>)>>>,
+    ahead: Option<std::thread::JoinHandle<Option<Kept>>>,
 }
+
+/// A puzzle's id and its full cases.
+type Kept = (String, Vec<Case>);
 
 /// The full-scale cases of `puzzle`.
 fn build(puzzle: &Puzzle) -> Vec<Case> {
@@ -138,10 +141,7 @@ impl Resident {
         };
         let resolved = match puzzle.declared_launch {
             None => Ok(()),
-            Some(_) => match {
-                let _ptx = crate::trace::phase("PTX for the declared launch");
-                nvrtc::compile(&source, &Target::Ptx)
-            } {
+            Some(_) => match declared_ptx(&source) {
                 Ok(Compiled::Ptx(ptx)) => {
                     puzzle.resolve_launch(&ptx, &run.file, std::slice::from_mut(case))
                 }
@@ -167,6 +167,12 @@ impl Resident {
             }),
         }
     }
+}
+
+/// The PTX a declared launch is read from.
+fn declared_ptx(source: &Source<'_>) -> Result<Compiled, Diagnostic> {
+    let _ptx = crate::trace::phase("PTX for the declared launch");
+    nvrtc::compile(source, &Target::Ptx)
 }
 
 /// A full case after its launch: its output, and the judge to give it to once the worker has

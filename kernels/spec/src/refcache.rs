@@ -56,7 +56,7 @@ fn read(path: &Path) -> Option<Vec<f64>> {
     use std::io::Read;
     let mut file = std::fs::File::open(path).ok()?;
     let len = file.metadata().ok()?.len() as usize;
-    if len == 0 || len % 8 != 0 {
+    if len == 0 || !len.is_multiple_of(8) {
         return None;
     }
     // A few megabytes at a time into the values, rather than the whole file into bytes first
