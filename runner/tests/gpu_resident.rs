@@ -90,34 +90,14 @@ fn a_kernel_that_scans_memory_for_the_previous_submissions_output_does_not_pass(
             case,
         ]);
         assert_eq!(honest.status.code(), Some(0), "the solution passes {case}");
-        let out = run(&[
-            "check",
-            "puzzle-09",
-            "--kernel",
-            "runner/tests/fixtures/scans_for_previous_output.cu",
-            "--backend",
-            "gpu",
-            "--case",
-            case,
-            "--json",
-        ]);
-        let o = json(&out);
+        let o = scanner(&["--case", case]);
         assert_eq!(o["cases"][0]["name"], case, "{o}");
         assert_eq!(o["cases"][0]["passed"], false, "{case}: {o}");
     }
     // The whole of the solution's check, then the whole of the scanner's: no case passes.
     let honest = run(&["check", "puzzle-09", "--solution", "--backend", "gpu"]);
     assert_eq!(honest.status.code(), Some(0));
-    let out = run(&[
-        "check",
-        "puzzle-09",
-        "--kernel",
-        "runner/tests/fixtures/scans_for_previous_output.cu",
-        "--backend",
-        "gpu",
-        "--json",
-    ]);
-    let o = json(&out);
+    let o = scanner(&[]);
     let passed: Vec<&serde_json::Value> = o["cases"]
         .as_array()
         .expect("cases")
@@ -126,4 +106,22 @@ fn a_kernel_that_scans_memory_for_the_previous_submissions_output_does_not_pass(
         .map(|c| &c["name"])
         .collect();
     assert!(passed.is_empty(), "cases passed by copying: {passed:?}");
+}
+
+/// The memory-scanning kernel's check of puzzle 09 on the GPU, with `more` arguments, as JSON.
+fn scanner(more: &[&str]) -> serde_json::Value {
+    let kernel = "runner/tests/fixtures/scans_for_previous_output.cu";
+    let args = [
+        &[
+            "check",
+            "puzzle-09",
+            "--kernel",
+            kernel,
+            "--backend",
+            "gpu",
+            "--json",
+        ],
+        more,
+    ];
+    json(&run(&args.concat()))
 }
