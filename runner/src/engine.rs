@@ -57,7 +57,6 @@ fn evaluate_text(
     let want_gpu = req.backend != BackendChoice::Sim && gpu::libcuda_present();
     if want_gpu {
         // It creates its CUDA context while this process compiles and simulates.
-        let _start = gpu::trace::phase("start the workers not running");
         gpu.start(Some(puzzle.id));
     }
     if req.backend == BackendChoice::Gpu && !matches!(gpu.device(), Ok(Some(_))) {
@@ -127,9 +126,7 @@ fn evaluate_text(
     let (sim, gpu_part) = std::thread::scope(|s| {
         let gpu_part = want_gpu.then(|| {
             s.spawn(|| {
-                let hello = gpu::trace::phase("GPU: a worker's hello");
                 let device = gpu.device()?;
-                drop(hello);
                 let Some(device) = device else {
                     return Ok(None);
                 };

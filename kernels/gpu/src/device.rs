@@ -8,9 +8,10 @@
 //! A worker serves many jobs: each module is loaded once per process and kept ([`MODULES`]).
 #![allow(unsafe_code)] // cudarc's kernel launch is `unsafe fn`: each call says why it is sound.
 
+use crate::buffers::{allocate, output_buffer, wipe};
 use cudarc::driver::{
-    CudaContext, CudaEvent, CudaModule, CudaSlice, CudaStream, DevicePtrMut, DriverError,
-    LaunchConfig, PushKernelArg, sys,
+    CudaContext, CudaEvent, CudaModule, CudaSlice, CudaStream, DriverError, LaunchConfig,
+    PushKernelArg, sys,
 };
 use serde::{Deserialize, Serialize};
 use spec::diag::{Diagnostic, Kind};
@@ -219,32 +220,6 @@ fn module(
     Ok(module)
 }
 
-/// An output buffer as the launch finds it (see [`Arg::output_init`]), poisoned on the device:
-/// no host array is built for it (a full case's output has 67 million elements).
-fn output_buffer(stream: &Arc<CudaStream>, out: &Arg) -> Result<CudaSlice<f32>, DriverError> {
-    let len = out.output_len().expect("an output buffer").max(1);
-    // SAFETY: every element is set by the memsets below, queued before anything else can use it.
-    let mut buf = unsafe { stream.alloc::<f32>(len) }?;
-    let cu = stream.cu_stream();
-    let (ptr, _record) = buf.device_ptr_mut(stream);
-    let nan = f32::NAN.to_bits();
-    // SAFETY: `ptr` holds `len` floats; a pitched output's rows x stride floats are its `len`.
-    unsafe {
-        match *out {
-            Arg::Pitched {
-                rows, cols, stride, ..
-            } if stride > cols && rows * cols > 0 => {
-                let sentinel = spec::job::PADDING_SENTINEL.to_bits();
-                sys::cuMemsetD32Async(ptr, sentinel, len, cu).result()?;
-                sys::cuMemsetD2D32Async(ptr, stride * 4, nan, cols, rows, cu).result()?;
-            }
-            _ => sys::cuMemsetD32Async(ptr, nan, len, cu).result()?,
-        }
-    }
-    drop(_record);
-    Ok(buf)
-}
-
 /// `job` with its inputs' data left out (a full case's are hundreds of megabytes): a loaded
 /// kernel keeps its inputs on the device.
 fn without_data(job: &Job) -> Job {
@@ -263,20 +238,6 @@ fn without_data(job: &Job) -> Job {
         budget: job.budget,
         work: job.work,
     }
-}
-
-fn allocate(
-    stream: &Arc<CudaStream>,
-    job: &Job,
-) -> Result<Vec<Option<CudaSlice<f32>>>, DriverError> {
-    job.args
-        .iter()
-        .map(|arg| match arg {
-            Arg::Input { data, .. } => stream.clone_htod(data).map(Some),
-            Arg::I32 { .. } => Ok(None),
-            out => output_buffer(stream, out).map(Some),
-        })
-        .collect()
 }
 
 impl Loaded {
@@ -383,16 +344,6 @@ pub fn execute(source: &Source<'_>, job: &Job) -> RunOutput {
         Err(e) => RunOutput::failed(
             crate::gpu_faults::trap(&e, source.code).unwrap_or_else(|| launch_error(&e)),
         ),
-    }
-}
-
-/// Zeroes `buffers` on `stream`, queued before they are freed: the worker serves one learner
-/// after another in one CUDA context, where a freed buffer's memory is handed to the next
-/// allocation as it was left, and a later kernel's stray pointer could read what an earlier one
-/// wrote (a correct output is the expected one).
-pub fn wipe(stream: &Arc<CudaStream>, buffers: &mut [Option<CudaSlice<f32>>]) {
-    for buf in buffers.iter_mut().flatten() {
-        let _ = stream.memset_zeros(buf);
     }
 }
 

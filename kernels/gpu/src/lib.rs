@@ -1,6 +1,7 @@
 //! The GPU backend on cudarc, and the worker process it runs in.
 //!
-//! [`device`] detects a device, compiles a CUBIN for its arch, launches and reads back;
+//! [`device`] detects a device, compiles a CUBIN for its arch, launches and reads back, its
+//! buffers made, poisoned and zeroed before they are freed by `buffers`;
 //! [`worker`] is the child process that owns the CUDA context, spoken to over [`wire`], so that
 //! an illegal address or an endless loop ends the child, not the learner's session; `message`
 //! holds what a check and its worker say to each other, and [`pool`] keeps workers alive across
@@ -14,6 +15,7 @@
 //! tests compare the two backends). The runner sits above it.
 
 pub mod bench;
+mod buffers;
 mod capture;
 mod device;
 pub mod gpu_faults;
@@ -25,4 +27,5 @@ pub mod trace;
 pub mod wire;
 pub mod worker;
 
+pub use buffers::wipe;
 pub use device::*;
