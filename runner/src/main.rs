@@ -25,6 +25,7 @@ mod remote;
 mod report;
 mod resident;
 mod scan;
+mod sequence;
 mod shrink;
 mod source_text;
 mod svg;

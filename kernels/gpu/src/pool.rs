@@ -11,7 +11,8 @@
 //! by killing its worker without touching another client's; a worker idle past its minute exits
 //! only while it can take its own slot's lock, so no client is left connecting to a worker that
 //! is going away. [`Worker::start`] keeps two slots' workers alive, so the request after a fault
-//! or a timeout goes to a warm spare while the slot that lost its worker starts a new one.
+//! or a timeout goes to a warm spare while the slot that lost its worker starts a new one: a
+//! request takes a free slot whose worker is ready before one whose worker is still starting.
 //! `grade`'s threads share the slots: each request takes whichever is free.
 
 use crate::Device;
@@ -172,28 +173,48 @@ impl Worker {
             })
     }
 
-    /// Takes a free slot (the last one used if it is free), connected to its worker and past its
-    /// hello.
+    /// Takes a free slot, connected to its worker and past its hello: a free slot whose worker
+    /// is ready (the last one used first: its worker keeps that check's full cases), else the
+    /// first free one, waiting for its worker to start. So a request after a fault, or `grade`'s
+    /// timing after its checks, goes to a warm worker rather than one still creating its context.
     fn take(&mut self) -> Result<Taken, Diagnostic> {
         let order: Vec<usize> = std::iter::once(self.last)
             .chain((0..SLOTS).filter(|&s| s != self.last))
             .collect();
         loop {
+            let mut starting = None;
             for &slot in &order {
                 let Some(lock) = self.try_lock(slot) else {
                     continue;
                 };
+                match UnixStream::connect(self.path(slot, "sock")) {
+                    Ok(stream) => {
+                        self.last = slot;
+                        return self.connect(slot, lock, Some(stream));
+                    }
+                    Err(_) if starting.is_none() => starting = Some((slot, lock)),
+                    Err(_) => {}
+                }
+            }
+            if let Some((slot, lock)) = starting {
                 self.last = slot;
-                return self.connect(slot, lock);
+                return self.connect(slot, lock, None);
             }
             std::thread::sleep(Duration::from_millis(3));
         }
     }
 
-    fn connect(&mut self, slot: usize, lock: File) -> Result<Taken, Diagnostic> {
+    /// Slot `slot`'s worker past its hello, on `stream` if already connected, starting the
+    /// worker if it does not run.
+    fn connect(
+        &mut self,
+        slot: usize,
+        lock: File,
+        stream: Option<UnixStream>,
+    ) -> Result<Taken, Diagnostic> {
         let _connect = crate::trace::phase_of(|| format!("connect to worker {slot}, its hello"));
         let sock = self.path(slot, "sock");
-        let mut stream = match UnixStream::connect(&sock) {
+        let mut stream = match stream.map_or_else(|| UnixStream::connect(&sock), Ok) {
             Ok(s) => s,
             Err(_) => {
                 // A worker still creating its context has not opened its socket yet.
@@ -358,3 +379,7 @@ fn fnv(bytes: &[u8]) -> u64 {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     })
 }
+
+#[cfg(test)]
+#[path = "pool_tests.rs"]
+mod tests;
