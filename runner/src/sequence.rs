@@ -171,7 +171,10 @@ mod tests {
                 Some(1)
             );
         }
-        assert_eq!(ends_the_run(Backend::Sim, &[trap.clone()]), None);
+        assert_eq!(
+            ends_the_run(Backend::Sim, std::slice::from_ref(&trap)),
+            None
+        );
         assert_eq!(ends_the_run(Backend::Gpu, &[trap]), Some(0));
     }
 }
