@@ -8,7 +8,11 @@
 # minute (with IDLE_CHECK=1), and the GPU tests. Run from the repository root with the release runner and the GPU
 # test binaries carried:
 #   RUNNER=.bench/runner GPU_TESTS=".bench/gpu-x .bench/gpu_learner-x ..." bash bench/latency.sh
+# On the device machine ($OUT set) everything it prints is also written to $OUT/latency.txt, so
+# the whole table comes back, not only the end of the output. CONV_WORKBOOK_TRACE=1 on a single
+# `runner check` shows where its seconds go.
 set -u
+if [ -n "${OUT:-}" ]; then exec > >(tee "$OUT/latency.txt") 2>&1; fi
 R=${RUNNER:-target/release/runner}
 now() { date +%s.%N; }
 workers() { pgrep -f 'gpu-worker --socket' | tr '\n' ' '; }

@@ -4,22 +4,23 @@
 //!
 //! Data flow (DESIGN.md): the spec's cases; NVRTC compiles once per distinct macro set; the PTX's
 //! entry is checked against the spec; then the simulator runs the small cases (for its checks) and
-//! the GPU, in a worker process with a time limit, runs every case where there is one. A wrong
-//! case is cut to the smallest size that still fails, when the puzzle can shrink its cases.
+//! the GPU, in a worker process with a time limit, runs every case where there is one, until a
+//! timeout or a trap (`sequence`). A wrong case is cut to the smallest size that still fails,
+//! when the puzzle can shrink its cases.
 
 use crate::install;
-use crate::judge::{agreement, judge};
+use crate::judge::agreement;
 use gpu::Device;
 use gpu::pool::Worker;
 use gpu::worker::{self, KernelRun};
-use spec::{Case, Diagnostic, Kind, Puzzle, RunOutput, Scale};
+use spec::{Case, Diagnostic, Puzzle, RunOutput, Scale};
 use std::path::PathBuf;
 use std::time::Duration;
 use toolchain::nvrtc::{self, Compiled, Source, Target};
 
 use crate::outcome::dedup;
-pub use crate::outcome::fold;
 pub use crate::outcome::{Backend, BackendChoice, CaseResult, Outcome, QuickTiming};
+use crate::sequence::run_backend;
 
 /// What to check and how.
 pub struct Request {
@@ -57,7 +58,7 @@ fn evaluate_text(
     let want_gpu = req.backend != BackendChoice::Sim && gpu::libcuda_present();
     if want_gpu {
         // It creates its CUDA context while this process compiles and simulates.
-        gpu.start();
+        gpu.start(Some(puzzle.id));
     }
     if req.backend == BackendChoice::Gpu && !matches!(gpu.device(), Ok(Some(_))) {
         anyhow::bail!(
@@ -91,6 +92,7 @@ fn evaluate_text(
             );
         }
     }
+    let compiling = gpu::trace::phase("compile to PTX, check the entry, warnings");
     let mut macro_sets: Vec<&Vec<(String, String)>> = cases.iter().map(|c| &c.macros).collect();
     macro_sets.dedup();
     let mut warnings: Vec<toolchain::warnings::Warning> = vec![];
@@ -115,6 +117,7 @@ fn evaluate_text(
             }
         }
     }
+    drop(compiling);
     let small: Vec<Case> = cases
         .iter()
         .filter(|c| c.scale == Scale::Small)
@@ -147,13 +150,18 @@ fn evaluate_text(
                     }
                     Err(d) => (RunOutput::failed(d), case.clone()),
                 };
+                let all = gpu::trace::phase("GPU: every case, run and judged");
                 let ran = run_backend(puzzle, Backend::Gpu, &cases, &mut run, Some(&mut remote));
+                drop(all);
                 Ok(Some((device, ran, cases)))
             })
         });
         let sim = on_sim.then(|| {
             let one = |case: &Case| run_on_sim(puzzle, &code, &file, case);
+            let prerun = gpu::trace::phase("simulator: the small cases, on every core");
             let mut ran = crate::prerun::prerun(&small, &one);
+            drop(prerun);
+            let _judged = gpu::trace::phase("simulator: judge (and shrink)");
             // A case run ahead is taken from there; a shrunk case, or one not run ahead, here.
             let mut run = |case: &Case| {
                 let ahead = small.iter().position(|c| c.name == case.name);
@@ -220,78 +228,6 @@ fn evaluate_text(
         notes,
         rerun: req.rerun.clone(),
     })
-}
-
-/// Runs `cases` on one backend, in order: judges each, cuts the first wrong one to its smallest
-/// failing size, and stops after a timeout (an endless loop would only time out again), naming
-/// the cases it did not run in the timeout's message and listing each as a failed case.
-fn run_backend(
-    puzzle: &Puzzle,
-    backend: Backend,
-    cases: &[Case],
-    run: &mut dyn FnMut(&Case) -> (RunOutput, Case),
-    mut remote: Option<Remote<'_>>,
-) -> (Vec<CaseResult>, Vec<Diagnostic>) {
-    let mut results: Vec<CaseResult> = vec![];
-    let mut diagnostics = vec![];
-    for (n, case) in cases.iter().enumerate() {
-        // Shrink the first wrong case only: one small failure is enough to read.
-        let first_failure = !results.iter().any(|r| !r.passed);
-        let ((mut result, mut diags), smaller) = match remote.as_mut() {
-            // Judged where it ran, and cut smaller there (`remote`).
-            Some(remote) if case.scale == Scale::Full => remote(case, first_failure),
-            _ => {
-                // Judged against the case as it ran: with the launch the kernel declares, if
-                // it does.
-                let (out, ran) = run(case);
-                let (result, diags) = judge(puzzle, &ran, backend, out);
-                let smaller = (first_failure && crate::shrink::shrinkable(case, &result, &diags))
-                    .then(|| crate::shrink::shrink_failure(puzzle, case, backend, run))
-                    .flatten();
-                ((result, diags), smaller)
-            }
-        };
-        result.findings = diags
-            .iter()
-            .map(|d| format!("{}: {}", d.kind.name(), d.message))
-            .collect();
-        results.push(result);
-        if let Some((smaller, more)) = smaller {
-            diags.extend(more);
-            let shrunk_from = Some(case.name.clone());
-            results.push(CaseResult {
-                shrunk_from,
-                ..smaller
-            });
-        }
-        let rest = &cases[n + 1..];
-        let timeout = diags.iter_mut().rev().find(|d| d.kind == Kind::Timeout);
-        if let (Some(d), false) = (timeout, rest.is_empty()) {
-            let names: Vec<String> = rest.iter().map(|c| c.name.clone()).collect();
-            d.message += &format!(
-                " (not run on the {} after it: {})",
-                backend.name(),
-                fold(&names, 3)
-            );
-            diagnostics.extend(diags.into_iter().map(|d| in_case(d, &case.name)));
-            let why = format!("case {} timed out before it", case.name);
-            results.extend(
-                rest.iter()
-                    .map(|c| CaseResult::not_run(c, backend, why.clone())),
-            );
-            break;
-        }
-        diagnostics.extend(diags.into_iter().map(|d| in_case(d, &case.name)));
-    }
-    (results, diagnostics)
-}
-
-/// Runs and judges a full case in the GPU worker (the bool: whether to cut it smaller).
-type Remote<'a> = &'a mut dyn FnMut(&Case, bool) -> crate::remote::Judged;
-
-fn in_case(mut d: Diagnostic, case: &str) -> Diagnostic {
-    d.case = Some(case.to_string());
-    d
 }
 
 /// The full-scale case's time on the GPU from this check's one launch (not a benchmark), with its

@@ -31,24 +31,25 @@ pub fn poisoned(v: f32) -> bool {
 /// The padding elements of `output` that no longer hold the sentinel, and the diagnostic for
 /// them (none when they are all intact).
 pub fn padding_written(p: Pitch, output: &[f32]) -> Option<Diagnostic> {
-    // Row by row: no division per element (a full case has 67 million).
-    let changed: Vec<usize> = (0..output.len().div_ceil(p.stride.max(1)))
+    // Row by row: no division per element (a full case has 67 million); counted, the first
+    // three kept.
+    let mut changed = (0..output.len().div_ceil(p.stride.max(1)))
         .flat_map(|r| (p.cols..p.stride).map(move |c| r * p.stride + c))
-        .filter(|&i| i < output.len() && output[i].to_bits() != PADDING_SENTINEL.to_bits())
-        .collect();
-    let &first = changed.first()?;
-    let shown: Vec<String> = changed
+        .filter(|&i| i < output.len() && output[i].to_bits() != PADDING_SENTINEL.to_bits());
+    let first: Vec<usize> = changed.by_ref().take(3).collect();
+    let count = first.len() + changed.count();
+    let &first_one = first.first()?;
+    let shown: Vec<String> = first
         .iter()
-        .take(3)
         .map(|&i| format!("{} now {}", place(p, i), output[i]))
         .collect();
     Some(Diagnostic::new(
         Kind::PaddingWritten,
         format!(
             "{} padding element{} of the output changed, first {}: {}; columns {} to {} of each row are padding (output_stride {} is wider than the {} output columns) and must be left as they were: guard the store with c < output_cols, not with the stride",
-            changed.len(),
-            if changed.len() == 1 { "" } else { "s" },
-            place(p, first),
+            count,
+            if count == 1 { "" } else { "s" },
+            place(p, first_one),
             shown.join(", "),
             p.cols,
             p.stride - 1,

@@ -9,6 +9,7 @@
 
 use crate::grid;
 use crate::outcome::{Agreement, Backend, CaseResult};
+use crate::scan::Mismatches;
 use spec::{Case, Diagnostic, Kind, Puzzle, RunOutput};
 
 /// Compares the sim and GPU outputs of every case both backends ran.
@@ -76,31 +77,27 @@ pub fn judge_with(
     let complete = output.len() == case.expected.len();
     // A 2D output's padding is judged bit for bit below, not against the tolerance.
     let pitch = case.job.output_pitch();
+    // Only the runner's own poison is "never written" in a 2D output: its input's padding holds
+    // NaN too, and a NaN that came out of a sum is a wrong value (see `grid`).
+    let unwritten_nan: fn(f32) -> bool = match pitch {
+        Some(_) => grid::poisoned,
+        None => f32::is_nan,
+    };
     let (mismatches, max_abs_err) = if complete {
-        let (m, e) = crate::scan::scan(&output, &case.expected, pitch, &puzzle.tolerance);
+        let (m, e) = crate::scan::scan(
+            &output,
+            &case.expected,
+            pitch,
+            &puzzle.tolerance,
+            unwritten_nan,
+        );
         (m, Some(e))
     } else {
-        (vec![], None)
+        (Mismatches::default(), None)
     };
     let max_abs_err = max_abs_err.filter(|e: &f64| e.is_finite());
     let launched_ok = diagnostics.is_empty();
-    // Only the runner's own poison is "never written" in a 2D output: its input's padding holds
-    // NaN too, and a NaN that came out of a sum is a wrong value (see `grid`).
-    let unwritten_nan = |v: f32| match pitch {
-        Some(_) => grid::poisoned(v),
-        None => v.is_nan(),
-    };
     if complete && !mismatches.is_empty() && launched_ok {
-        let unwritten: Vec<usize> = mismatches
-            .iter()
-            .copied()
-            .filter(|&i| unwritten_nan(output[i]))
-            .collect();
-        let wrong: Vec<usize> = mismatches
-            .iter()
-            .copied()
-            .filter(|&i| !unwritten_nan(output[i]))
-            .collect();
         let located = |mut d: Diagnostic, i: usize| match owner(case, i) {
             Some((block, Some(thread))) => d.in_thread(block, thread),
             Some((block, None)) => {
@@ -109,6 +106,7 @@ pub fn judge_with(
             }
             None => d,
         };
+        let unwritten = &mismatches.first_unwritten;
         if let Some(&first) = unwritten.first() {
             let d = Diagnostic::new(
                 Kind::UnwrittenOutput,
@@ -117,23 +115,24 @@ pub fn judge_with(
                      either no thread wrote them (check the guard and that every output \
                      index is covered), or they were only updated (`+=`, `atomicAdd`) from \
                      the NaN the runner leaves in outputs (it does not zero them)",
-                    unwritten.len(),
+                    mismatches.unwritten,
                     output.len(),
-                    listing(case, &unwritten, |_| String::new()),
+                    listing(case, unwritten, mismatches.unwritten, |_| String::new()),
                 ),
             );
             diagnostics.push(located(d, first));
         }
+        let wrong = &mismatches.first_wrong;
         if let Some(&first) = wrong.first() {
             let values =
                 |i: usize| format!(" yours {:.6}, expected {:.6}", output[i], case.expected[i]);
             let mut message = format!(
                 "{} of {} elements differ: {}",
-                wrong.len(),
+                mismatches.wrong,
                 pitch.map_or(output.len(), |p| p.rows * p.cols),
-                listing(case, &wrong, values)
+                listing(case, wrong, mismatches.wrong, values)
             );
-            if let Some(why) = grid::guess(case, &output, &wrong, &puzzle.tolerance) {
+            if let Some(why) = grid::guess(case, &output, wrong, &puzzle.tolerance) {
                 message += &format!("; {why}");
             }
             let d = Diagnostic::new(Kind::WrongOutput, message);
@@ -173,7 +172,7 @@ pub fn judge_with(
             true => case.expected.clone(),
             false => vec![],
         },
-        first_mismatch: mismatches.first().copied(),
+        first_mismatch: mismatches.first(),
         pitch,
         nhwc: image_shape(case),
         shrunk_from: None,
@@ -186,8 +185,14 @@ pub fn judge_with(
     (result, diagnostics)
 }
 
-/// The first few of `indices`, each with `detail` and the thread that owns it.
-fn listing(case: &Case, indices: &[usize], detail: impl Fn(usize) -> String) -> String {
+/// The first few of `indices` (the first of `total`), each with `detail` and the thread that owns
+/// it.
+fn listing(
+    case: &Case,
+    indices: &[usize],
+    total: usize,
+    detail: impl Fn(usize) -> String,
+) -> String {
     const SHOWN: usize = 3;
     let mut parts: Vec<String> = indices
         .iter()
@@ -219,8 +224,8 @@ fn listing(case: &Case, indices: &[usize], detail: impl Fn(usize) -> String) -> 
             format!("{at}{}{who}", detail(i))
         })
         .collect();
-    if indices.len() > SHOWN {
-        parts.push(format!("and {} more", indices.len() - SHOWN));
+    if total > SHOWN {
+        parts.push(format!("and {} more", total - SHOWN));
     }
     parts.join(", ")
 }

@@ -26,6 +26,7 @@ mod remote;
 mod report;
 mod resident;
 mod scan;
+mod sequence;
 mod shrink;
 mod source_text;
 mod svg;
@@ -95,6 +96,9 @@ enum Command {
         /// The socket to serve on.
         #[arg(long)]
         socket: Option<std::path::PathBuf>,
+        /// Build this puzzle's full-scale cases at once, before the first request asks for them.
+        #[arg(long)]
+        ahead: Option<String>,
     },
 }
 
@@ -136,8 +140,8 @@ fn main() -> ExitCode {
         Command::Grade(args) => cmd::grade::execute(args),
         Command::Release(args) => cmd::release::execute(args),
         Command::Fuzz(args) => cmd::fuzz::execute(args),
-        Command::GpuWorker { socket } => match socket {
-            Some(path) => gpu::worker::serve_socket(&path, resident::HOOKS),
+        Command::GpuWorker { socket, ahead } => match socket {
+            Some(path) => gpu::worker::serve_socket(&path, resident::HOOKS, ahead),
             None => gpu::worker::serve(resident::HOOKS),
         }
         .map(|()| ExitCode::SUCCESS)

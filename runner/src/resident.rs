@@ -26,7 +26,9 @@ fn judge_full(
     out: RunOutput,
 ) -> serde_json::Value {
     colored::control::set_override(run.color);
+    let judging = gpu::trace::phase("judge");
     let (mut result, diagnostics) = judge_with(puzzle, case, Backend::Gpu, out, false);
+    drop(judging);
     let mut on_gpu = |c: &Case| match engine::with_declared_launch(puzzle, &run.code, &run.file, c)
     {
         Ok(own) => {
@@ -39,14 +41,20 @@ fn judge_full(
         }
         Err(d) => (RunOutput::failed(d), c.clone()),
     };
+    let shrinking = gpu::trace::phase("shrink");
     let shrunk = (run.shrink && crate::shrink::shrinkable(case, &result, &diagnostics))
         .then(|| crate::shrink::shrink_failure(puzzle, case, Backend::Gpu, &mut on_gpu))
         .flatten();
+    drop(shrinking);
     // The diff reads the reference, lent for it.
+    let diff = gpu::trace::phase("diff");
     result.expected = std::mem::take(&mut case.expected);
     result.diff = crate::report::diff_of(&result, &puzzle.tolerance);
     case.expected = std::mem::take(&mut result.expected);
-    result.output = vec![];
+    drop(diff);
+    let _summary = gpu::trace::phase("summary");
+    // The output's memory waits for the next full case's output (`gpu::scratch`).
+    gpu::scratch::give(std::mem::take(&mut result.output));
     result.expected = vec![];
     crate::remote::summary((result, diagnostics), shrunk)
 }
@@ -70,7 +78,17 @@ mod tests {
             .collect();
         wrong[image[image.len() / 2]] += 3.0;
         wrong[image[image.len() - 1]] = f32::NAN;
-        let mut all = vec![right, wrong];
+        // Every image element wrong, the first half of them unwritten: more of each than the
+        // judge keeps (`scan::KEPT`), so only the counts tell them.
+        let mut most = right.clone();
+        for (k, &i) in image.iter().enumerate() {
+            most[i] = if k < image.len() / 2 {
+                f32::NAN
+            } else {
+                most[i] + 2.5
+            };
+        }
+        let mut all = vec![right, wrong, most];
         if let Some(p) = case.job.output_pitch().filter(|p| p.stride > p.cols) {
             let mut padded = all[0].clone();
             padded[p.cols] = 1.0;
@@ -90,6 +108,7 @@ mod tests {
         for puzzle in crate::registry::all() {
             for case in (puzzle.cases)(spec::Scale::Small) {
                 for output in outputs(&case) {
+                    let (sent, output_len) = (output.clone(), output.len());
                     let out = RunOutput {
                         outputs: vec![output],
                         ..RunOutput::default()
@@ -114,6 +133,25 @@ mod tests {
                     assert_eq!(remote.pitch, host.pitch, "{at}");
                     assert_eq!(diags, host_diags, "{at}");
                     assert!(!host.passed || output_is_right(&host), "{at}");
+                    // Counted, not listed: the wrong and unwritten elements are all there.
+                    let count = |kind: spec::Kind| {
+                        diags.iter().find(|d| d.kind == kind).map(|d| {
+                            let n = d.message.split(' ').next().unwrap_or_default();
+                            n.parse::<usize>().unwrap_or(0)
+                        })
+                    };
+                    let changed = |f: fn(&f32) -> bool| {
+                        let image = (0..output_len)
+                            .filter(|&i| !case.job.output_pitch().is_some_and(|p| p.is_padding(i)));
+                        image.filter(|&i| f(&sent[i])).count()
+                    };
+                    if changed(|v| v.is_nan()) > 0 {
+                        assert_eq!(
+                            count(spec::Kind::UnwrittenOutput),
+                            Some(changed(|v| v.is_nan())),
+                            "{at}"
+                        );
+                    }
                     assert!(remote.output.is_empty() && remote.expected.is_empty());
                     let human = |r: CaseResult, d: Vec<Diagnostic>| {
                         crate::report::human(&engine::Outcome {
@@ -135,6 +173,6 @@ mod tests {
                 }
             }
         }
-        assert!(compared > 200, "{compared}");
+        assert!(compared > 300, "{compared}");
     }
 }

@@ -1,6 +1,6 @@
 //! The GPU's answers to kernels nobody here wrote (issue 16), end to end through the warm worker:
 //! a `__trap()` and a failed `assert` are `trap` (the assert with the condition, file, line, block
-//! and thread the device printed), a store into an input is `wrote_input`, recursive device
+//! and thread the device printed; no case runs after a trap), a store into an input is `wrote_input`, recursive device
 //! functions run and agree with the simulator, and a sample of generated kernels
 //! (`runner fuzz --backend both`) agrees bit for bit. Ignored without a GPU; on one, as in
 //! `gpu.rs`: `RUNNER_BIN=... WORKBOOK_ROOT=... target/release/deps/gpu_learner-HASH --ignored`.
@@ -40,6 +40,35 @@ fn a_trap_on_the_gpu_is_a_trap() {
     assert_eq!(o["passed"], false);
     let d = first_of(&o, "trap");
     assert!(d["message"].as_str().unwrap().contains("__trap()"), "{d}");
+}
+
+/// A trap ends the GPU's run of a check: each trap costs the driver a few tenths of a second and
+/// the worker its CUDA context, so `bench/class04/trap.cu` (five trapping cases of twelve) used
+/// to take 4.3 s on an H200; now its first trap is the last case run there.
+#[test]
+#[ignore = "needs a CUDA GPU: run with --ignored on a GPU machine"]
+fn the_gpu_runs_no_case_after_a_trap_and_answers_within_two_seconds() {
+    assert!(gpu::probe().is_some(), "this test needs a CUDA GPU");
+    let args = ["check", "puzzle-04", "--kernel", "bench/class04/trap.cu"];
+    let started = std::time::Instant::now();
+    let out = run(&[&args[..], &["--backend", "gpu", "--json"]].concat());
+    let took = started.elapsed();
+    let o: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let d = first_of(&o, "trap");
+    assert!(
+        d["message"]
+            .as_str()
+            .unwrap()
+            .contains("not run on the gpu after it"),
+        "{d}"
+    );
+    let cases = o["cases"].as_array().unwrap();
+    let ran = cases.iter().filter(|c| c.get("not_run").is_none()).count();
+    assert_eq!(ran, 7, "six passing cases, then the trap: {o}");
+    assert!(
+        took < std::time::Duration::from_secs(2),
+        "the check took {took:?}"
+    );
 }
 
 #[test]

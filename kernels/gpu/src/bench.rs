@@ -65,6 +65,9 @@ pub fn time_job(source: &Source<'_>, job: &Job, plan: Plan) -> Result<Timing, Di
         .map(|(start, end)| start.elapsed_ms(end))
         .collect::<Result<Vec<_>, _>>()
         .map_err(launch_error)?;
+    for set in &mut sets {
+        crate::wipe(&loaded.stream, set);
+    }
     Ok(Timing { times_ms, copies })
 }
 

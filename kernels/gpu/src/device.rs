@@ -8,6 +8,7 @@
 //! A worker serves many jobs: each module is loaded once per process and kept ([`MODULES`]).
 #![allow(unsafe_code)] // cudarc's kernel launch is `unsafe fn`: each call says why it is sound.
 
+use crate::buffers::{allocate, output_buffer, wipe};
 use cudarc::driver::{
     CudaContext, CudaEvent, CudaModule, CudaSlice, CudaStream, DriverError, LaunchConfig,
     PushKernelArg, sys,
@@ -113,7 +114,9 @@ pub fn load(source: &Source<'_>, job: &Job) -> Result<Loaded, Diagnostic> {
     let driver = |e: DriverError| launch_error(&e);
     let ctx = CudaContext::new(0).map_err(driver)?;
     let (major, minor) = ctx.compute_capability().map_err(driver)?;
+    let compile = crate::trace::phase("compile and load the module");
     let module = module(&ctx, source, major, minor)?;
+    drop(compile);
     let function = module.load_function(&job.kernel).map_err(|_| {
         Diagnostic::new(
             Kind::KernelNotFound,
@@ -160,9 +163,14 @@ pub fn load(source: &Source<'_>, job: &Job) -> Result<Loaded, Diagnostic> {
             )
             .map_err(driver)?;
     }
+    let upload = crate::trace::phase("upload inputs, poison outputs");
     let inputs = allocate(&stream, job).map_err(driver)?;
     crate::maps::write(&module, &stream, &job.tensor_maps, &inputs)
         .map_err(|e| e.diagnostic(source.file))?;
+    if crate::trace::on() {
+        stream.synchronize().map_err(driver)?; // so that the phase holds the copies
+    }
+    drop(upload);
     let l = job.launch;
     let config = LaunchConfig {
         grid_dim: (l.grid[0], l.grid[1], l.grid[2]),
@@ -216,34 +224,6 @@ fn module(
     Ok(module)
 }
 
-/// One device buffer per pointer argument (inputs filled, outputs poisoned with NaN), `None` for
-/// integers.
-/// An output buffer as the launch finds it (see [`Arg::output_init`]).
-fn output_buffer(stream: &Arc<CudaStream>, out: &Arg) -> Result<CudaSlice<f32>, DriverError> {
-    let mut init = match *out {
-        // Row by row, as `output_init` lays it out, without a division per element (a full
-        // case's output has 67 million).
-        Arg::Pitched {
-            rows, cols, stride, ..
-        } => {
-            let mut init = Vec::with_capacity(rows * stride);
-            for _ in 0..rows {
-                init.extend(std::iter::repeat_n(f32::NAN, cols));
-                init.extend(std::iter::repeat_n(
-                    spec::job::PADDING_SENTINEL,
-                    stride.saturating_sub(cols),
-                ));
-            }
-            init
-        }
-        _ => out.output_init().expect("an output buffer"),
-    };
-    if init.is_empty() {
-        init.push(f32::NAN);
-    }
-    stream.clone_htod(&init)
-}
-
 /// `job` with its inputs' data left out (a full case's are hundreds of megabytes): a loaded
 /// kernel keeps its inputs on the device.
 fn without_data(job: &Job) -> Job {
@@ -263,20 +243,6 @@ fn without_data(job: &Job) -> Job {
         budget: job.budget,
         work: job.work,
     }
-}
-
-fn allocate(
-    stream: &Arc<CudaStream>,
-    job: &Job,
-) -> Result<Vec<Option<CudaSlice<f32>>>, DriverError> {
-    job.args
-        .iter()
-        .map(|arg| match arg {
-            Arg::Input { data, .. } => stream.clone_htod(data).map(Some),
-            Arg::I32 { .. } => Ok(None),
-            out => output_buffer(stream, out).map(Some),
-        })
-        .collect()
 }
 
 impl Loaded {
@@ -345,7 +311,9 @@ impl Loaded {
                 _ => None,
             })
             .map(|(len, buf)| {
-                let mut host = self.stream.clone_dtoh(buf)?;
+                let mut host = crate::scratch::take(buf.len());
+                self.stream.memcpy_dtoh(buf, &mut host)?;
+                self.stream.synchronize()?;
                 host.truncate(len);
                 Ok(host)
             })
@@ -361,21 +329,34 @@ pub fn execute(source: &Source<'_>, job: &Job) -> RunOutput {
         Ok(loaded) => loaded,
         Err(d) => return RunOutput::failed(d),
     };
-    let ran = loaded
-        .launch_with(None)
-        .and_then(|ms| Ok((ms, loaded.outputs()?, loaded.inputs_after()?)));
+    let launch = crate::trace::phase("launch");
+    let ran = loaded.launch_with(None).and_then(|ms| {
+        drop(launch);
+        let _back = crate::trace::phase("read outputs and inputs back");
+        Ok((ms, loaded.outputs()?, loaded.inputs_after()?))
+    });
     match ran {
-        Ok((ms, outputs, inputs)) => RunOutput {
-            outputs,
-            seconds: f64::from(ms) / 1e3,
-            diagnostics: crate::gpu_faults::changed_inputs(job, &inputs)
-                .into_iter()
-                .collect(),
-            ..RunOutput::default()
-        },
+        Ok((ms, outputs, inputs)) => {
+            let _compare = crate::trace::phase("compare inputs bit for bit");
+            let changed = crate::gpu_faults::changed_inputs(job, &inputs);
+            inputs.into_iter().flatten().for_each(crate::scratch::give);
+            RunOutput {
+                outputs,
+                seconds: f64::from(ms) / 1e3,
+                diagnostics: changed.into_iter().collect(),
+                ..RunOutput::default()
+            }
+        }
         Err(e) => RunOutput::failed(
             crate::gpu_faults::trap(&e, source.code).unwrap_or_else(|| launch_error(&e)),
         ),
+    }
+}
+
+impl Drop for Loaded {
+    fn drop(&mut self) {
+        let _wipe = crate::trace::phase("zero the buffers before they are freed");
+        wipe(&self.stream, &mut self.inputs);
     }
 }
 
@@ -388,8 +369,9 @@ impl Loaded {
             .zip(&self.inputs)
             .map(|(arg, buf)| match (arg, buf) {
                 (Arg::Input { .. }, Some(buf)) => {
-                    let (mut host, len) = (self.stream.clone_dtoh(buf)?, buf.len());
-                    host.truncate(len.min(host.len()));
+                    let mut host = crate::scratch::take(buf.len());
+                    self.stream.memcpy_dtoh(buf, &mut host)?;
+                    self.stream.synchronize()?;
                     Ok(Some(host))
                 }
                 _ => Ok(None),

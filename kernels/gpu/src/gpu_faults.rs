@@ -94,12 +94,9 @@ pub fn changed_inputs(job: &Job, after: &[Option<Vec<f32>>]) -> Option<Diagnosti
         let (Arg::Input { name, data }, Some(back)) = (arg, back) else {
             continue;
         };
-        let differs = |(_, (x, y)): &(usize, (&f32, &f32))| x.to_bits() != y.to_bits();
-        let mut changed = data.iter().zip(back).enumerate().filter(differs);
-        let Some((first, _)) = changed.next() else {
+        let Some((first, count)) = differences(data, back) else {
             continue;
         };
-        let count = 1 + changed.count();
         return Some(Diagnostic::new(
             Kind::WroteInput,
             format!(
@@ -109,6 +106,38 @@ pub fn changed_inputs(job: &Job, after: &[Option<Vec<f32>>]) -> Option<Diagnosti
         ));
     }
     None
+}
+
+/// The first index where `a` and `b` differ bit for bit, and how many do; split among threads
+/// for a full case's input (a hundred million elements).
+fn differences(a: &[f32], b: &[f32]) -> Option<(usize, usize)> {
+    let n = a.len().min(b.len());
+    let part = |from: usize, to: usize| {
+        let mut first = None;
+        let mut count = 0;
+        for i in from..to {
+            if a[i].to_bits() != b[i].to_bits() {
+                first = first.or(Some(i));
+                count += 1;
+            }
+        }
+        (first, count)
+    };
+    let threads = match n < 1 << 20 {
+        true => 1,
+        false => std::thread::available_parallelism().map_or(1, |t| t.get()),
+    };
+    let chunk = n.div_ceil(threads).max(1);
+    let parts: Vec<(Option<usize>, usize)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..n)
+            .step_by(chunk)
+            .map(|from| s.spawn(move || part(from, (from + chunk).min(n))))
+            .collect();
+        let joined = handles.into_iter().map(|h| h.join().expect("no panic"));
+        joined.collect()
+    });
+    let first = parts.iter().find_map(|p| p.0)?;
+    Some((first, parts.iter().map(|p| p.1).sum()))
 }
 
 #[cfg(test)]
@@ -167,5 +196,16 @@ mod tests {
             d.message
                 .contains("2 of 3 elements of the input `a` (the first is `a[1]`)")
         );
+    }
+
+    #[test]
+    fn a_large_input_is_compared_in_parts_with_the_same_answer() {
+        let a: Vec<f32> = (0..3_000_001).map(|i| i as f32).collect();
+        let mut b = a.clone();
+        assert_eq!(differences(&a, &b), None);
+        for i in [2_999_999, 1_500_000, 77] {
+            b[i] = -1.0;
+        }
+        assert_eq!(differences(&a, &b), Some((77, 3)));
     }
 }

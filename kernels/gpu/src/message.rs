@@ -52,20 +52,48 @@ impl Request {
         }
     }
 
-    /// The request as a frame: the input arrays travel as raw bits beside the JSON.
+    /// The request as a trace names it.
+    pub fn label(&self) -> String {
+        match self {
+            Request::Run(run) => format!("run {} on a small case", run.job.kernel),
+            Request::Bench(run, _) => format!("bench {}", run.job.kernel),
+            Request::Peaks => "measure the peaks".into(),
+            Request::Describe(id) => format!("describe {id}'s full cases"),
+            Request::Full(run) => format!("full case {} of {}", run.case, run.puzzle),
+        }
+    }
+
+    /// The request as a frame: the input arrays travel as raw bits beside the JSON, with whether
+    /// the worker is to time its phases ([`crate::trace`]).
     pub(crate) fn to_frame(&self) -> Frame {
         let mut bare = self.clone();
         let arrays = bare.job_mut().map(take_inputs).unwrap_or_default();
-        Frame::new(&bare, arrays)
+        let trace = crate::trace::on();
+        Frame::new(
+            &Sent {
+                request: bare,
+                trace,
+            },
+            arrays,
+        )
     }
 
-    pub(crate) fn from_frame(frame: Frame) -> serde_json::Result<Request> {
-        let mut req: Request = serde_json::from_slice(&frame.header)?;
-        if let Some(job) = req.job_mut() {
+    /// The request in `frame`, and whether it asks the worker to time its phases.
+    pub(crate) fn from_frame(frame: Frame) -> serde_json::Result<(Request, bool)> {
+        let Sent { mut request, trace } = serde_json::from_slice(&frame.header)?;
+        if let Some(job) = request.job_mut() {
             put_inputs(job, frame.arrays);
         }
-        Ok(req)
+        Ok((request, trace))
     }
+}
+
+/// A request as it travels.
+#[derive(Serialize, Deserialize)]
+struct Sent {
+    request: Request,
+    #[serde(default)]
+    trace: bool,
 }
 
 /// Moves every input's data out of `job`, in argument order.
@@ -110,6 +138,9 @@ pub(crate) struct Answer {
     pub(crate) judged: Option<serde_json::Value>,
     pub(crate) stubs: Vec<Stub>,
     pub(crate) fatal: bool,
+    /// The worker's phases, when the request asked for them ([`crate::trace`]).
+    #[serde(default)]
+    pub(crate) trace: Vec<String>,
 }
 
 impl Answer {

@@ -11,7 +11,8 @@
 //! by killing its worker without touching another client's; a worker idle past its minute exits
 //! only while it can take its own slot's lock, so no client is left connecting to a worker that
 //! is going away. [`Worker::start`] keeps two slots' workers alive, so the request after a fault
-//! or a timeout goes to a warm spare while the slot that lost its worker starts a new one.
+//! or a timeout goes to a warm spare while the slot that lost its worker starts a new one: a
+//! request takes a free slot whose worker is ready before one whose worker is still starting.
 //! `grade`'s threads share the slots: each request takes whichever is free.
 
 use crate::Device;
@@ -57,6 +58,8 @@ pub struct Worker {
     /// What the last hello said: `Ok(None)` before any hello.
     device: Result<Option<Device>, Diagnostic>,
     said_hello: bool,
+    /// The puzzle a worker started from here builds its full cases for at once (`--ahead`).
+    ahead: Option<String>,
 }
 
 /// One slot taken: its lock held while connected.
@@ -87,6 +90,7 @@ impl Worker {
             last: 0,
             device: Ok(None),
             said_hello: false,
+            ahead: None,
         }
     }
 
@@ -95,8 +99,11 @@ impl Worker {
     }
 
     /// Makes sure two slots have a worker (one to use, a spare), without waiting for them to be
-    /// ready: they create their CUDA contexts while the caller does other work.
-    pub fn start(&mut self) {
+    /// ready: they create their CUDA contexts while the caller does other work. A worker started
+    /// from now on builds the full cases of puzzle `ahead` at once, so that the spare too has
+    /// them ready when a fault or a timeout sends the next request to it.
+    pub fn start(&mut self, ahead: Option<&str>) {
+        self.ahead = ahead.map(String::from);
         if self.device.is_err() {
             return;
         }
@@ -138,6 +145,7 @@ impl Worker {
 
     /// Starts slot `slot`'s worker (its lock held by the caller).
     fn spawn(&self, slot: usize) -> Result<(), Diagnostic> {
+        let _spawn = crate::trace::phase_of(|| format!("spawn worker {slot}"));
         let sock = self.path(slot, "sock");
         let _ = std::fs::remove_file(&sock);
         let log = File::create(self.path(slot, "log"));
@@ -146,6 +154,7 @@ impl Worker {
             .args(&self.args)
             .arg("--socket")
             .arg(&sock)
+            .args(self.ahead.iter().flat_map(|id| ["--ahead", id]))
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(stderr)
@@ -164,27 +173,48 @@ impl Worker {
             })
     }
 
-    /// Takes a free slot (the last one used if it is free), connected to its worker and past its
-    /// hello.
+    /// Takes a free slot, connected to its worker and past its hello: a free slot whose worker
+    /// is ready (the last one used first: its worker keeps that check's full cases), else the
+    /// first free one, waiting for its worker to start. So a request after a fault, or `grade`'s
+    /// timing after its checks, goes to a warm worker rather than one still creating its context.
     fn take(&mut self) -> Result<Taken, Diagnostic> {
         let order: Vec<usize> = std::iter::once(self.last)
             .chain((0..SLOTS).filter(|&s| s != self.last))
             .collect();
         loop {
+            let mut starting = None;
             for &slot in &order {
                 let Some(lock) = self.try_lock(slot) else {
                     continue;
                 };
+                match UnixStream::connect(self.path(slot, "sock")) {
+                    Ok(stream) => {
+                        self.last = slot;
+                        return self.connect(slot, lock, Some(stream));
+                    }
+                    Err(_) if starting.is_none() => starting = Some((slot, lock)),
+                    Err(_) => {}
+                }
+            }
+            if let Some((slot, lock)) = starting {
                 self.last = slot;
-                return self.connect(slot, lock);
+                return self.connect(slot, lock, None);
             }
             std::thread::sleep(Duration::from_millis(3));
         }
     }
 
-    fn connect(&mut self, slot: usize, lock: File) -> Result<Taken, Diagnostic> {
+    /// Slot `slot`'s worker past its hello, on `stream` if already connected, starting the
+    /// worker if it does not run.
+    fn connect(
+        &mut self,
+        slot: usize,
+        lock: File,
+        stream: Option<UnixStream>,
+    ) -> Result<Taken, Diagnostic> {
+        let _connect = crate::trace::phase_of(|| format!("connect to worker {slot}, its hello"));
         let sock = self.path(slot, "sock");
-        let mut stream = match UnixStream::connect(&sock) {
+        let mut stream = match stream.map_or_else(|| UnixStream::connect(&sock), Ok) {
             Ok(s) => s,
             Err(_) => {
                 // A worker still creating its context has not opened its socket yet.
@@ -263,6 +293,7 @@ impl Worker {
         if let Err(d) = &self.device {
             return diagnosed(d.clone());
         }
+        let _round = crate::trace::phase_of(|| format!("round trip: {}", request.label()));
         let mut taken = match self.take() {
             Ok(t) => t,
             Err(d) => return diagnosed(d),
@@ -292,6 +323,7 @@ impl Worker {
         };
         match serde_json::from_slice::<Answer>(&frame.header) {
             Ok(answer) => {
+                crate::trace::print_worker(&answer.trace);
                 if answer.fatal {
                     // It exits; a successor starts while the caller reads this answer, and the
                     // next request goes to the spare.
@@ -347,3 +379,7 @@ fn fnv(bytes: &[u8]) -> u64 {
         (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
     })
 }
+
+#[cfg(test)]
+#[path = "pool_tests.rs"]
+mod tests;

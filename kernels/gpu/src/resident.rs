@@ -55,12 +55,41 @@ pub const PUZZLES_KEPT: usize = 2;
 /// The worker's full-scale cases, most recently used puzzle last.
 #[derive(Default)]
 pub struct Resident {
-    kept: Vec<(String, Vec<Case>)>,
+    kept: Vec<Kept>,
+    /// A puzzle's full cases being built ahead of the first request (see [`Resident::build_ahead`]).
+    ahead: Option<std::thread::JoinHandle<Option<Kept>>>,
+}
+
+/// A puzzle's id and its full cases.
+type Kept = (String, Vec<Case>);
+
+/// The full-scale cases of `puzzle`.
+fn build(puzzle: &Puzzle) -> Vec<Case> {
+    let _build = crate::trace::phase_of(|| format!("build {}'s full cases", puzzle.id));
+    let mut cases = (puzzle.cases)(Scale::Full);
+    cases.retain(|c| c.scale == Scale::Full);
+    cases
 }
 
 impl Resident {
+    /// Starts building the full cases of puzzle `id` on other threads, so that they are ready,
+    /// or nearly, when the first request asks for them (a fresh worker's: the first check after
+    /// the workers start, or the spare that takes over after a fault).
+    pub fn build_ahead(&mut self, hooks: Hooks, id: String) {
+        self.ahead = Some(std::thread::spawn(move || {
+            let puzzle = (hooks.puzzle)(&id)?;
+            Some((id, build(&puzzle)))
+        }));
+    }
+
     /// The full cases of `puzzle`, built on first use.
     fn cases(&mut self, puzzle: &Puzzle) -> &mut Vec<Case> {
+        if let Some(handle) = self.ahead.take() {
+            let _wait = crate::trace::phase("wait for the full cases built ahead");
+            if let Ok(Some(built)) = handle.join() {
+                self.kept.push(built);
+            }
+        }
         match self.kept.iter().position(|(id, _)| id == puzzle.id) {
             Some(i) => {
                 let entry = self.kept.remove(i);
@@ -70,9 +99,7 @@ impl Resident {
                 if self.kept.len() >= PUZZLES_KEPT {
                     self.kept.remove(0);
                 }
-                let mut cases = (puzzle.cases)(Scale::Full);
-                cases.retain(|c| c.scale == Scale::Full);
-                self.kept.push((puzzle.id.to_string(), cases));
+                self.kept.push((puzzle.id.to_string(), build(puzzle)));
             }
         }
         &mut self.kept.last_mut().expect("just kept").1
@@ -114,7 +141,7 @@ impl Resident {
         };
         let resolved = match puzzle.declared_launch {
             None => Ok(()),
-            Some(_) => match nvrtc::compile(&source, &Target::Ptx) {
+            Some(_) => match declared_ptx(&source) {
                 Ok(Compiled::Ptx(ptx)) => {
                     puzzle.resolve_launch(&ptx, &run.file, std::slice::from_mut(case))
                 }
@@ -140,6 +167,12 @@ impl Resident {
             }),
         }
     }
+}
+
+/// The PTX a declared launch is read from.
+fn declared_ptx(source: &Source<'_>) -> Result<Compiled, Diagnostic> {
+    let _ptx = crate::trace::phase("PTX for the declared launch");
+    nvrtc::compile(source, &Target::Ptx)
 }
 
 /// A full case after its launch: its output, and the judge to give it to once the worker has

@@ -70,7 +70,15 @@ pub(crate) fn answer(
     hooks: &Hooks,
     resident: &mut Resident,
 ) -> (Frame, bool) {
-    let request = Request::from_frame(frame);
+    let (request, asked) = match Request::from_frame(frame) {
+        Ok((request, asked)) => (Ok(request), asked),
+        Err(e) => (Err(e), false),
+    };
+    crate::trace::hold(asked);
+    let whole = crate::trace::phase_of(|| match &request {
+        Ok(r) => r.label(),
+        Err(_) => "an unreadable request".into(),
+    });
     let puzzle = match &request {
         Ok(Request::Describe(id)) => (hooks.puzzle)(id),
         Ok(Request::Full(run)) => (hooks.puzzle)(&run.puzzle),
@@ -133,6 +141,7 @@ pub(crate) fn answer(
     }
     // A full case's output goes to the judge here; its summary goes back instead.
     let judged = judge.map(|j| j(std::mem::take(&mut reply.output)));
+    drop(whole);
     let mut rest = reply.output;
     let arrays = std::mem::take(&mut rest.outputs);
     let answer = Answer {
@@ -142,6 +151,7 @@ pub(crate) fn answer(
         judged,
         stubs,
         fatal,
+        trace: crate::trace::take(),
     };
     (Frame::new(&answer, arrays), fatal)
 }
@@ -208,7 +218,14 @@ fn run_here(req: &Request) -> Reply {
 
 /// Worker side: serves one client at a time on `socket` until a request leaves the CUDA context
 /// unusable, or until [`idle`] passes without a client while its slot's lock is free.
-pub fn serve_socket(socket: &Path, hooks: Hooks) -> std::io::Result<()> {
+///
+/// `ahead`: a puzzle whose full cases it builds at once, on other threads, while it creates its
+/// CUDA context and waits for its first client (who is likely to ask for them).
+pub fn serve_socket(socket: &Path, hooks: Hooks, ahead: Option<String>) -> std::io::Result<()> {
+    let mut resident = Resident::default();
+    if let Some(id) = ahead {
+        resident.build_ahead(hooks, id);
+    }
     let mut capture = crate::capture::stdout().ok();
     let hello = hello();
     let _ = std::fs::remove_file(socket);
@@ -221,7 +238,6 @@ pub fn serve_socket(socket: &Path, hooks: Hooks) -> std::io::Result<()> {
             }
         }
     });
-    let mut resident = Resident::default();
     let lock = socket.with_extension("lock");
     loop {
         let stream = match clients.recv_timeout(crate::pool::idle()) {
@@ -312,7 +328,7 @@ mod tests {
         );
         let mut bytes = vec![];
         wire::write(&mut bytes, &frame).unwrap();
-        let back = Request::from_frame(wire::read(&mut bytes.as_slice()).unwrap()).unwrap();
+        let (back, _) = Request::from_frame(wire::read(&mut bytes.as_slice()).unwrap()).unwrap();
         let Request::Run(back) = back else {
             panic!("a run comes back as a run")
         };

@@ -53,16 +53,26 @@ fn path(cache: &Path, label: &str, inputs: &[&[f32]]) -> PathBuf {
 }
 
 fn read(path: &Path) -> Option<Vec<f64>> {
-    let bytes = std::fs::read(path).ok()?;
-    if bytes.is_empty() || bytes.len() % 8 != 0 {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path).ok()?;
+    let len = file.metadata().ok()?.len() as usize;
+    if len == 0 || !len.is_multiple_of(8) {
         return None;
     }
-    Some(
-        bytes
-            .chunks_exact(8)
-            .map(|b| f64::from_le_bytes(b.try_into().expect("8 bytes")))
-            .collect(),
-    )
+    // A few megabytes at a time into the values, rather than the whole file into bytes first
+    // (puzzle 09's largest reference is 512 MB, read on every worker's first check).
+    let mut values = Vec::with_capacity(len / 8);
+    let mut chunk = vec![0u8; 1 << 22];
+    while values.len() < len / 8 {
+        let want = ((len / 8 - values.len()) * 8).min(chunk.len());
+        file.read_exact(&mut chunk[..want]).ok()?;
+        values.extend(
+            chunk[..want]
+                .chunks_exact(8)
+                .map(|b| f64::from_le_bytes(b.try_into().expect("8 bytes"))),
+        );
+    }
+    Some(values)
 }
 
 fn write(path: &Path, values: &[f64]) -> std::io::Result<()> {

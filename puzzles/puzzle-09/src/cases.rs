@@ -86,6 +86,18 @@ pub fn case(
     out_pad: usize,
     scale: Scale,
 ) -> Case {
+    owned_case(name, layout, input.clone(), kernel, out_pad, scale)
+}
+
+/// [`case`], its input moved into the job rather than copied (a full case's is 256 MB).
+fn owned_case(
+    name: &str,
+    layout: Layout,
+    input: Image,
+    kernel: &Image,
+    out_pad: usize,
+    scale: Scale,
+) -> Case {
     assert!(
         kernel.rows >= 1
             && kernel.cols >= 1
@@ -95,7 +107,7 @@ pub fn case(
     );
     let (out_rows, out_cols) = (input.rows - kernel.rows + 1, input.cols - kernel.cols + 1);
     let out_stride = out_cols + out_pad;
-    let compute = || reference(input, kernel, out_stride);
+    let compute = || reference(&input, kernel, out_stride);
     let expected = match scale {
         Scale::Small => compute(),
         Scale::Full => spec::refcache::cached(
@@ -114,7 +126,7 @@ pub fn case(
         args: vec![
             Arg::Input {
                 name: "input".into(),
-                data: input.data.clone(),
+                data: input.data,
             },
             Arg::Input {
                 name: "kernel".into(),
@@ -248,11 +260,22 @@ pub fn cases(blocks: fn(u32, u32) -> Layout, full: Layout, seed: u64, scale: Sca
         ),
     ];
     if scale == Scale::Full {
-        for (s, n, k) in FULL_SHAPES {
-            let (x, kernel) = random_data(seed + s, (n, n, 0), (k, k));
-            let name = format!("full-{n}x{n}-{k}x{k}");
-            cases.push(case(&name, full, &x, &kernel, 0, Scale::Full));
-        }
+        // Each on its own core: a worker builds them while a learner waits for the first check.
+        let built: Vec<Case> = std::thread::scope(|scope| {
+            let handles: Vec<_> = FULL_SHAPES
+                .map(|(s, n, k)| {
+                    scope.spawn(move || {
+                        let (x, kernel) = random_data(seed + s, (n, n, 0), (k, k));
+                        let name = format!("full-{n}x{n}-{k}x{k}");
+                        owned_case(&name, full, x, &kernel, 0, Scale::Full)
+                    })
+                })
+                .into_iter()
+                .collect();
+            let joined = handles.into_iter().map(|h| h.join().expect("no panic"));
+            joined.collect()
+        });
+        cases.extend(built);
     }
     cases
 }

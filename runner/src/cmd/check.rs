@@ -90,6 +90,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         rerun: rerun(&args, puzzle.id),
         only_case: args.case.clone(),
     };
+    let evaluate = gpu::trace::phase("evaluate (every phase above)");
     let outcome = match engine::evaluate(&req, &mut engine::gpu_worker()) {
         Ok(outcome) => outcome,
         Err(e) => {
@@ -101,6 +102,8 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
             return Err(e);
         }
     };
+    drop(evaluate);
+    let reporting = gpu::trace::phase("report");
     let report = if args.json {
         let style = json::Style {
             pretty: args.pretty,
@@ -123,6 +126,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     }
     // A closed pipe (`runner check ... | head`) is not an error worth a panic.
     let _ = std::io::stdout().write_all(report.as_bytes());
+    drop(reporting);
     if outcome.passed && own_file {
         let mut state = workbook::State::load();
         state.mark_solved(puzzle.id, &text);

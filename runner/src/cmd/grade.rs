@@ -93,12 +93,17 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         || std::thread::available_parallelism().map_or(1, |n| n.get()),
         |n| n as usize,
     );
+    let checking = gpu::trace::phase("grade: check every submission");
     let graded = check_all(&args, puzzle, &files, jobs.min(files.len()), &bar);
+    drop(checking);
+    let timing = gpu::trace::phase("grade: time the submissions that passed");
     let mut rows = vec![];
     let small_cases = (puzzle.cases)(spec::Scale::Small).len();
     // Timed one at a time on one worker, after every check: kernels of other submissions running
     // beside a timed one would slow it.
     let mut gpu = engine::gpu_worker();
+    // Built once for all of them, when the first needs it (a benchmark sends its inputs).
+    let mut full: Option<Option<spec::Case>> = None;
     for (submission, graded) in found.submissions.iter().zip(graded) {
         let (file, name) = (&submission.path, submission.name.clone());
         if let (Some(Format::Gradescope), Ok(outcome)) = (args.format, &graded) {
@@ -111,9 +116,13 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         rows.push(match graded {
             Ok(outcome) => {
                 let mut row = row(name, &outcome, small_cases);
-                if outcome.passed && outcome.backends.contains(&Backend::Gpu) {
+                if outcome.passed
+                    && outcome.backends.contains(&Backend::Gpu)
+                    && let Some(case) =
+                        full.get_or_insert_with(|| super::timing::full_case(&puzzle).ok())
+                {
                     row.bench_seconds =
-                        super::bench::median_seconds(&mut gpu, &puzzle, file, GRADE_PLAN);
+                        super::bench::median_seconds(&mut gpu, &puzzle, case, file, GRADE_PLAN);
                 }
                 row
             }
@@ -122,6 +131,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         });
     }
     bar.finish_and_clear();
+    drop(timing);
     print!("{}", table(&rows));
     print!("{}", super::grade_files::skipped_lines(&found.skipped));
     let csv_path = out_dir.join("grade.csv");

@@ -99,9 +99,14 @@ pub fn timings(gpu: &mut Worker, run: KernelRun, plan: Plan) -> Result<Vec<f64>,
 
 /// The median seconds of `path` on the puzzle's full case, for `runner grade` (which has already
 /// checked it): `None` when it cannot be timed.
-pub fn median_seconds(gpu: &mut Worker, puzzle: &Puzzle, path: &Path, plan: Plan) -> Option<f64> {
-    let case = full_case(puzzle).ok()?;
-    let (run, _) = kernel_run(puzzle, &case, path).ok()?;
+pub fn median_seconds(
+    gpu: &mut Worker,
+    puzzle: &Puzzle,
+    case: &Case,
+    path: &Path,
+    plan: Plan,
+) -> Option<f64> {
+    let (run, _) = kernel_run(puzzle, case, path).ok()?;
     let times = timings(gpu, run, plan).ok()?;
     times.get(times.len() / 2).map(|ms| ms * 1e-3)
 }

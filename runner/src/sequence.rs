@@ -1,0 +1,180 @@
+//! One backend's cases in order, and when it stops early.
+//!
+//! Each case is run and judged in turn; the first wrong one is cut to its smallest failing size.
+//! A backend stops after a timeout (an endless loop would only time out again), and the GPU also
+//! after a trap or a failed `assert`: the driver takes a few tenths of a second to report a trap
+//! (0.35 to 0.8 s measured on an H200), the CUDA context is unusable after it, so each further
+//! case costs a fresh worker, and a fault on a GPU busy with another client's long kernel waits
+//! for that kernel (`bench/RESULTS.md`). The simulator, where a trap costs nothing, runs every
+//! case, so `auto` still names each case that traps. The cases not run are named in the
+//! diagnostic's message and listed as failed cases with their reason, so the total stays the
+//! puzzle's.
+
+use crate::judge::judge;
+use crate::outcome::{Backend, CaseResult, fold};
+use spec::{Case, Diagnostic, Kind, Puzzle, RunOutput, Scale};
+
+/// Runs and judges a full case in the GPU worker (the bool: whether to cut it smaller).
+pub type Remote<'a> = &'a mut dyn FnMut(&Case, bool) -> crate::remote::Judged;
+
+/// Runs `cases` on one backend, in order: judges each, cuts the first wrong one to its smallest
+/// failing size, and stops after a case that [`ends_the_run`], naming the cases it did not run
+/// in that diagnostic's message and listing each as a failed case.
+pub fn run_backend(
+    puzzle: &Puzzle,
+    backend: Backend,
+    cases: &[Case],
+    run: &mut dyn FnMut(&Case) -> (RunOutput, Case),
+    mut remote: Option<Remote<'_>>,
+) -> (Vec<CaseResult>, Vec<Diagnostic>) {
+    let mut results: Vec<CaseResult> = vec![];
+    let mut diagnostics = vec![];
+    for (n, case) in cases.iter().enumerate() {
+        // Shrink the first wrong case only: one small failure is enough to read.
+        let first_failure = !results.iter().any(|r| !r.passed);
+        let ((mut result, mut diags), smaller) = match remote.as_mut() {
+            // Judged where it ran, and cut smaller there (`remote`).
+            Some(remote) if case.scale == Scale::Full => remote(case, first_failure),
+            _ => {
+                // Judged against the case as it ran: with the launch the kernel declares, if
+                // it does.
+                let (out, ran) = run(case);
+                let (result, diags) = judge(puzzle, &ran, backend, out);
+                let smaller = (first_failure && crate::shrink::shrinkable(case, &result, &diags))
+                    .then(|| crate::shrink::shrink_failure(puzzle, case, backend, run))
+                    .flatten();
+                ((result, diags), smaller)
+            }
+        };
+        result.findings = diags
+            .iter()
+            .map(|d| format!("{}: {}", d.kind.name(), d.message))
+            .collect();
+        results.push(result);
+        if let Some((smaller, more)) = smaller {
+            diags.extend(more);
+            let shrunk_from = Some(case.name.clone());
+            results.push(CaseResult {
+                shrunk_from,
+                ..smaller
+            });
+        }
+        let rest = &cases[n + 1..];
+        let stop = ends_the_run(backend, &diags);
+        if let (Some(i), false) = (stop, rest.is_empty()) {
+            let d = &mut diags[i];
+            let names: Vec<String> = rest.iter().map(|c| c.name.clone()).collect();
+            d.message += &format!(
+                " (not run on the {} after it: {})",
+                backend.name(),
+                fold(&names, 3)
+            );
+            let what = if d.kind == Kind::Timeout {
+                "timed out"
+            } else {
+                "trapped"
+            };
+            let why = format!("case {} {what} before it", case.name);
+            diagnostics.extend(diags.into_iter().map(|d| in_case(d, &case.name)));
+            results.extend(
+                rest.iter()
+                    .map(|c| CaseResult::not_run(c, backend, why.clone())),
+            );
+            break;
+        }
+        diagnostics.extend(diags.into_iter().map(|d| in_case(d, &case.name)));
+    }
+    (results, diagnostics)
+}
+
+/// The diagnostic after which `backend` runs no more cases, if one of `diags` is such: a
+/// timeout on either backend, or a trap (a `__trap()` or a failed `assert`) on the GPU.
+pub fn ends_the_run(backend: Backend, diags: &[Diagnostic]) -> Option<usize> {
+    let last = |kind: Kind| diags.iter().rposition(|d| d.kind == kind);
+    last(Kind::Timeout).or_else(|| last(Kind::Trap).filter(|_| backend == Backend::Gpu))
+}
+
+fn in_case(mut d: Diagnostic, case: &str) -> Diagnostic {
+    d.case = Some(case.to_string());
+    d
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs puzzle 04's small cases on `backend` where every case from the third on traps, and
+    /// returns the results, the diagnostics and how many cases were run.
+    fn trapping_from_the_third(backend: Backend) -> (Vec<CaseResult>, Vec<Diagnostic>, usize) {
+        let puzzle = crate::registry::find("puzzle-04").expect("puzzle 04");
+        let cases = (puzzle.cases)(Scale::Small);
+        let mut ran = 0;
+        let mut run = |case: &Case| {
+            ran += 1;
+            let out = if ran >= 3 {
+                let trap = Diagnostic::new(Kind::Trap, "the kernel executed `__trap()`");
+                RunOutput::failed(trap)
+            } else {
+                let right = case.expected.iter().map(|&e| e as f32).collect();
+                RunOutput {
+                    outputs: vec![right],
+                    ..RunOutput::default()
+                }
+            };
+            (out, case.clone())
+        };
+        let (results, diags) = run_backend(&puzzle, backend, &cases, &mut run, None);
+        assert_eq!(results.len(), cases.len(), "every case is listed");
+        (results, diags, ran)
+    }
+
+    #[test]
+    fn the_gpu_runs_no_case_after_a_trap() {
+        let (results, diags, ran) = trapping_from_the_third(Backend::Gpu);
+        assert_eq!(ran, 3, "two passing cases, then the trap, then none");
+        assert!(results[..2].iter().all(|r| r.passed));
+        let not_run: Vec<&CaseResult> = results.iter().filter(|r| r.not_run.is_some()).collect();
+        assert_eq!(not_run.len(), results.len() - 3);
+        assert!(not_run.iter().all(|r| !r.passed));
+        let why = not_run[0].not_run.as_deref().unwrap();
+        assert!(
+            why.contains(&format!("case {} trapped", results[2].name)),
+            "{why}"
+        );
+        assert_eq!(diags.len(), 1, "{diags:?}");
+        assert_eq!(diags[0].kind, Kind::Trap);
+        assert!(
+            diags[0].message.contains("not run on the gpu after it: "),
+            "{diags:?}"
+        );
+    }
+
+    #[test]
+    fn the_simulator_runs_every_case_after_a_trap() {
+        let (results, diags, ran) = trapping_from_the_third(Backend::Sim);
+        assert_eq!(ran, results.len());
+        assert!(results.iter().all(|r| r.not_run.is_none()));
+        assert_eq!(
+            diags.len(),
+            results.len() - 2,
+            "one trap per case from the third"
+        );
+    }
+
+    #[test]
+    fn a_timeout_ends_a_run_on_either_backend() {
+        let timeout = Diagnostic::new(Kind::Timeout, "did not finish");
+        let trap = Diagnostic::new(Kind::Trap, "trapped");
+        for backend in [Backend::Sim, Backend::Gpu] {
+            assert_eq!(
+                ends_the_run(backend, &[trap.clone(), timeout.clone()]),
+                Some(1)
+            );
+        }
+        assert_eq!(
+            ends_the_run(Backend::Sim, std::slice::from_ref(&trap)),
+            None
+        );
+        assert_eq!(ends_the_run(Backend::Gpu, &[trap]), Some(0));
+    }
+}
