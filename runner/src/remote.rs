@@ -95,6 +95,7 @@ pub fn call(
         case: case.name.clone(),
         shrink,
         color: colored::control::SHOULD_COLORIZE.should_colorize(),
+        macros: case.macros.clone(),
     });
     let reply = gpu.borrow_mut().call(&request, limit);
     match reply.judged.map(read) {

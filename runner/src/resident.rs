@@ -121,6 +121,7 @@ mod tests {
                         case: case.name.clone(),
                         shrink: false,
                         color: false,
+                        macros: vec![],
                     };
                     let mut case = case.clone();
                     let summary = judge_full(&puzzle, &run, &mut case, out);

@@ -52,6 +52,19 @@ impl Request {
         }
     }
 
+    /// The kernel the request runs, as the worker compiles it, if it runs one.
+    pub(crate) fn source(&self) -> Option<Source<'_>> {
+        match self {
+            Request::Run(run) | Request::Bench(run, _) => Some(run.source()),
+            Request::Full(run) => Some(Source {
+                code: &run.code,
+                file: &run.file,
+                macros: &run.macros,
+            }),
+            Request::Peaks | Request::Describe(_) => None,
+        }
+    }
+
     /// The request as a trace names it.
     pub fn label(&self) -> String {
         match self {

@@ -26,6 +26,7 @@ use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+use toolchain::nvrtc::{self, Target};
 
 /// Workers per user and GPU: at most this many CUDA contexts stay on the device (about 650 MiB
 /// each on an H200, measured by `bench/latency.sh`).
@@ -287,12 +288,29 @@ impl Worker {
         self.device.clone()
     }
 
+    /// Compiles `request`'s kernel for the device here, before a worker's clock starts: ptxas can
+    /// take seconds (14 s for an unrolled Hopper kernel of puzzle 11 on 2 cores), no part of the
+    /// kernel's limit. The worker finds the CUBIN in the disk cache; an error is left to it.
+    fn compile_ahead(&mut self, request: &Request) {
+        if let (Some(source), Ok(Some(d))) = (request.source(), self.device()) {
+            let _compile = crate::trace::phase("compile for the device, before the request");
+            let _ = nvrtc::compile(
+                &source,
+                &Target::Cubin {
+                    major: d.major,
+                    minor: d.minor,
+                },
+            );
+        }
+    }
+
     /// Runs `request` in a worker, waiting at most `limit` for the answer. A worker that does
     /// not answer in time is killed, and its slot starts another.
     pub fn call(&mut self, request: &Request, limit: Duration) -> Reply {
         if let Err(d) = &self.device {
             return diagnosed(d.clone());
         }
+        self.compile_ahead(request);
         let _round = crate::trace::phase_of(|| format!("round trip: {}", request.label()));
         let mut taken = match self.take() {
             Ok(t) => t,
@@ -351,9 +369,6 @@ impl Worker {
         let _ = self.spawn(taken.slot);
         self.last = (taken.slot + 1) % WARM;
     }
-
-    /// Kept for callers that end a session early: the workers outlive it by design.
-    pub fn stop(&mut self) {}
 
     fn last_words(&self, slot: usize) -> String {
         let log = std::fs::read_to_string(self.path(slot, "log")).unwrap_or_default();

@@ -47,6 +47,10 @@ pub struct FullRun {
     pub shrink: bool,
     /// Whether the diff the judge draws is colored.
     pub color: bool,
+    /// The case's macros, as the runner's stand-in has them: the client compiles the kernel with
+    /// them before it sends the request (see `Worker::call`); the worker uses its own case's.
+    #[serde(default)]
+    pub macros: Vec<(String, String)>,
 }
 
 /// Puzzles whose full cases a worker keeps at once (puzzle 09's take 1.2 GB).
