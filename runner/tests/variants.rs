@@ -19,7 +19,7 @@
 mod common;
 
 use common::rewrites::{hand_written, rewritten, solutions};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn root() -> &'static Path {
