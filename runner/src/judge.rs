@@ -96,6 +96,22 @@ pub fn judge_with(
         (Mismatches::default(), None)
     };
     let max_abs_err = max_abs_err.filter(|e: &f64| e.is_finite());
+    // An output and a reference of different lengths, with nothing else said, is the runner's
+    // fault (a damaged reference file, say), never a silent failure of the learner's.
+    if !complete && diagnostics.is_empty() && !output.is_empty() && !case.expected.is_empty() {
+        diagnostics.push(Diagnostic::new(
+            Kind::InternalError,
+            format!(
+                "the run gave {} output elements where case {}'s reference has {}: a bug of the \
+                 runner, not of your kernel (deleting {} makes the runner compute its references \
+                 again)",
+                output.len(),
+                case.name,
+                case.expected.len(),
+                spec::cache_dir().join("references").display()
+            ),
+        ));
+    }
     let launched_ok = diagnostics.is_empty();
     if complete && !mismatches.is_empty() && launched_ok {
         let located = |mut d: Diagnostic, i: usize| match owner(case, i) {
@@ -312,4 +328,28 @@ pub fn owner(case: &Case, i: usize) -> Option<([u32; 3], Option<[u32; 3]>)> {
         (None, None) => return None,
     };
     (block < l.blocks() as usize).then_some(([block as u32, 0, 0], Some([thread as u32, 0, 0])))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reference of another length than the output (the damaged reference file of a full case)
+    /// is the runner's internal error, named, not a failed case with nothing said.
+    #[test]
+    fn an_output_and_a_reference_of_different_lengths_is_an_internal_error() {
+        let puzzle = crate::registry::find("puzzle-01").expect("puzzle 01");
+        let mut case = (puzzle.cases)(spec::Scale::Small).remove(0);
+        let output: Vec<f32> = case.expected.iter().map(|&e| e as f32).collect();
+        case.expected.pop();
+        let out = RunOutput {
+            outputs: vec![output],
+            ..RunOutput::default()
+        };
+        let (result, diagnostics) = judge(&puzzle, &case, Backend::Gpu, out);
+        assert!(!result.passed);
+        assert_eq!(diagnostics.len(), 1);
+        assert_eq!(diagnostics[0].kind, Kind::InternalError);
+        assert!(diagnostics[0].message.contains("reference has"));
+    }
 }

@@ -78,7 +78,11 @@ fn read(path: &Path) -> Option<Vec<f64>> {
 fn write(path: &Path, values: &[f64]) -> std::io::Result<()> {
     let dir = path.parent().expect("a folder");
     std::fs::create_dir_all(dir)?;
-    let tmp = dir.join(format!(".{}.tmp", std::process::id()));
+    // A name of its own per write: one process builds several cases' references at once (on
+    // threads), and a name per process had them write into one file and rename it twice.
+    static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = dir.join(format!(".{}-{n}.tmp", std::process::id()));
     let mut file = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
     for v in values {
         file.write_all(&v.to_le_bytes())?;
@@ -136,6 +140,29 @@ mod tests {
         let other = cached_in(&dir, "test-case", &[&b], compute);
         assert_eq!(calls.get(), 2, "other inputs, another reference");
         assert_eq!(other[2], 2.0);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Puzzle 09 and 10's workers build their full cases on threads: each reference must land
+    /// whole under its own name however the writes interleave.
+    #[test]
+    fn references_written_at_once_by_threads_each_come_back_whole() {
+        let dir = std::env::temp_dir().join(format!("refcache-threads-{}", std::process::id()));
+        let sizes = [300_000usize, 200_000, 100_000, 250_000];
+        for round in 0..3 {
+            let inputs: Vec<[f32; 1]> = sizes.iter().map(|&n| [n as f32 + round as f32]).collect();
+            std::thread::scope(|s| {
+                for (input, &n) in inputs.iter().zip(&sizes) {
+                    let dir = &dir;
+                    s.spawn(move || cached_in(dir, "threads", &[input], || vec![n as f64; n]));
+                }
+            });
+            for (input, &n) in inputs.iter().zip(&sizes) {
+                let back = read(&path(&dir, "threads", &[input])).expect("stored");
+                assert_eq!(back.len(), n, "round {round}");
+                assert!(back.iter().all(|&v| v == n as f64), "round {round}");
+            }
+        }
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
