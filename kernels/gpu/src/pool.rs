@@ -292,15 +292,12 @@ impl Worker {
     /// take seconds (14 s for an unrolled Hopper kernel of puzzle 11 on 2 cores), no part of the
     /// kernel's limit. The worker finds the CUBIN in the disk cache; an error is left to it.
     fn compile_ahead(&mut self, request: &Request) {
-        if let (Some(source), Ok(Some(d))) = (request.source(), self.device()) {
+        let Some(source) = request.source() else {
+            return;
+        };
+        if let Ok(Some(Device { major, minor, .. })) = self.device() {
             let _compile = crate::trace::phase("compile for the device, before the request");
-            let _ = nvrtc::compile(
-                &source,
-                &Target::Cubin {
-                    major: d.major,
-                    minor: d.minor,
-                },
-            );
+            let _ = nvrtc::compile(&source, &Target::Cubin { major, minor });
         }
     }
 
