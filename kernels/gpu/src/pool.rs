@@ -288,16 +288,20 @@ impl Worker {
         self.device.clone()
     }
 
-    /// Compiles `request`'s kernel for the device here, before a worker's clock starts: ptxas can
-    /// take seconds (14 s for an unrolled Hopper kernel of puzzle 11 on 2 cores), no part of the
-    /// kernel's limit. The worker finds the CUBIN in the disk cache; an error is left to it.
-    fn compile_ahead(&mut self, request: &Request) {
-        let Some(source) = request.source() else {
-            return;
-        };
-        if let Ok(Some(Device { major, minor, .. })) = self.device() {
+    /// Compiles `request`'s kernel for the device before the worker's clock starts: ptxas can take
+    /// seconds (14 s for an unrolled Hopper kernel), no part of the kernel's limit (disk cache).
+    fn compile_ahead(&self, request: &Request) {
+        if let (Some(source), Ok(Some(Device { major, minor, .. }))) =
+            (request.source(), &self.device)
+        {
             let _compile = crate::trace::phase("compile for the device, before the request");
-            let _ = nvrtc::compile(&source, &Target::Cubin { major, minor });
+            let _ = nvrtc::compile(
+                &source,
+                &Target::Cubin {
+                    major: *major,
+                    minor: *minor,
+                },
+            );
         }
     }
 
@@ -307,12 +311,12 @@ impl Worker {
         if let Err(d) = &self.device {
             return diagnosed(d.clone());
         }
-        self.compile_ahead(request);
         let _round = crate::trace::phase_of(|| format!("round trip: {}", request.label()));
         let mut taken = match self.take() {
             Ok(t) => t,
             Err(d) => return diagnosed(d),
         };
+        self.compile_ahead(request);
         if wire::write(&mut taken.stream, &request.to_frame()).is_err() {
             return diagnosed(self.died(taken.slot, "while taking a request"));
         }
@@ -356,8 +360,7 @@ impl Worker {
     /// Stops `taken`'s worker (it may still be running a kernel) and starts another in its slot.
     fn replace(&mut self, taken: &Taken) {
         if taken.pid > 0 {
-            // The pid is the worker's own, from its hello; the slot's lock, held, keeps any other
-            // client from starting another in its place.
+            // The worker's own pid (its hello); the slot's lock keeps others from starting one.
             let _ = Command::new("kill")
                 .args(["-KILL", &taken.pid.to_string()])
                 .stderr(Stdio::null())
