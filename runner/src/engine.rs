@@ -13,7 +13,7 @@ use crate::judge::agreement;
 use gpu::Device;
 use gpu::pool::Worker;
 use gpu::worker::{self, KernelRun};
-use spec::{Case, Diagnostic, Puzzle, RunOutput, Scale};
+use spec::{Case, Diagnostic, Kind, Puzzle, RunOutput, Scale};
 use std::path::PathBuf;
 use std::time::Duration;
 use toolchain::nvrtc::{self, Compiled, Source, Target};
@@ -68,7 +68,7 @@ fn evaluate_text(
     let chapter = format!("book/src/{}", puzzle.chapter_file());
     let locate = |mut d: Diagnostic| {
         d.chapter = Some(chapter.clone());
-        d
+        at_declaration(d, &code)
     };
     if let Err(d) = install::ensure_nvrtc() {
         return Ok(failed_early(req, &file, locate(d)));
@@ -261,6 +261,24 @@ pub fn with_declared_launch(
         puzzle.resolve_launch(&ptx, file, std::slice::from_mut(&mut own))?;
     }
     Ok(own)
+}
+
+/// A tensor map that cannot be encoded is found knowing only the PTX, so its diagnostic says
+/// line 1; it belongs at the line that declares `tensor_maps`. (A declared launch shape's stays
+/// at line 1: the broken corpus's measurement, `bench/broken.json`, was made with it there.)
+fn at_declaration(mut d: Diagnostic, code: &str) -> Diagnostic {
+    let symbol = spec::tensor_maps::SYMBOL;
+    let about_maps = d.message.starts_with(&format!("`{symbol}`"));
+    if d.kind == Kind::BadLaunchShape && d.line == Some(1) && about_maps {
+        let declares = |l: &str| {
+            let l = l.trim_start();
+            !l.starts_with("//") && l.contains(&format!("{symbol}[")) && l.contains("__device__")
+        };
+        if let Some(n) = code.lines().position(declares) {
+            d.line = Some(n as u32 + 1);
+        }
+    }
+    d
 }
 
 /// The simulator's options for `code` compiled with `macros`: the checks, with the learner's
