@@ -7,6 +7,7 @@
 
 mod book;
 mod cmd;
+mod constcache;
 mod drift;
 mod engine;
 mod gradescope;

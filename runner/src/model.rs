@@ -14,7 +14,10 @@
 //!   wavefront for every 4 cache lines it touches (`profile`), so a coalesced request, or one
 //!   touching two lines, is one wavefront, as `ncu` counts it.
 //! - constant: the constant cache serves one distinct address per clock, so a warp's request for
-//!   `n` different addresses is `n` requests, one after the other.
+//!   `n` different addresses is `n` requests, one after the other. A kernel whose constants
+//!   overflow the SM's constant cache while more warps are resident than it has lines
+//!   (`constcache::misses`) misses on every constant request, each holding the SM's constant path
+//!   `Gpu::const_miss_cycles`.
 //! - memory: the bytes every run must move from and to DRAM (each input read once, each output
 //!   written once) at the copy bandwidth measured on the device.
 //! - tensor: the tensor cores' products (`mma.sync`, `wmma.mma`, `wgmma`) at the rates measured on
@@ -31,6 +34,8 @@
 //!
 //! Work is spread over the SMs in whole blocks: the busiest SM runs `ceil(blocks / SMs)` of them,
 //! so a grid of 133 blocks costs two blocks' time, as on the device.
+
+use crate::constcache;
 
 /// One GPU's constants.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -50,6 +55,11 @@ pub struct Gpu {
     pub l1_wavefronts_per_sm: f64,
     /// Distinct `__constant__` addresses the constant cache serves per SM per clock.
     pub const_addresses_per_sm: f64,
+    /// Bytes of the SM's first-level constant cache (lines of `constcache::LINE_BYTES`).
+    pub const_cache_bytes: f64,
+    /// Clocks of the SM's constant path per constant request that misses that cache, beyond the
+    /// clock of each address.
+    pub const_miss_cycles: f64,
     /// DRAM bandwidth, bytes (read plus written) per second.
     pub dram_bytes_per_s: f64,
     /// Tensor-core products per SM per clock, in tf32 FLOP (multiply-adds x 2; 16-bit operands
@@ -88,6 +98,18 @@ pub struct Gpu {
 ///   performance guidelines): a request is split into as many requests as it has distinct
 ///   addresses, throughput falling by that factor. One address per clock per SM is this
 ///   model's assumption.
+/// - A first-level constant cache of 2 KB a SM in 64-byte lines: Jia et al. (2018, above)
+///   measured these for Volta's constant L1 cache (a 64 KB L1.5 constant cache behind it), taken
+///   as the same on Hopper. 14 clocks of the SM's constant path per PTX constant request that
+///   misses it, on top of its address's one: derived from puzzle 05's solution on an NVIDIA
+///   H100 80GB HBM3 (`bench/profile_corpus.json`): 10.89M clocks per SM (ncu's
+///   `sm__cycles_elapsed.avg`) over the 722k constant requests its busiest SM issues, all
+///   missing (15.1 each); `ptxas` pairs them into 8-byte `ULDC.64` loads, so 30 clocks per SASS
+///   load, as ncu's `imc_miss` stall says (29.0 and 30.7 cycles per instruction issued for it and
+///   its bulk-tile variant). A constant fitted to one kernel, not measured apart. Checked on the
+///   one other kernel of the corpora whose constants overflow the cache, puzzle 06's solution:
+///   24 warps a SM, fewer than the cache's 32 lines, no misses predicted, none seen (`imc_miss`
+///   0.15).
 /// - 2.822 TB/s: the device-to-device copy (bytes read plus written) that `runner bench`
 ///   measured on an NVIDIA H100 80GB HBM3 (README); the datasheet's HBM3 peak is 3.35 TB/s.
 /// - Tensor cores, measured on an NVIDIA H100 80GB HBM3: `mma.sync.m16n8k8` tf32 takes 7.8 clocks
@@ -99,13 +121,8 @@ pub struct Gpu {
 ///   dense TF32 figure at this clock.
 ///
 /// Not modelled (bench/PROFILE.md, "Terms tried", has the arithmetic against the device's numbers):
-/// - The constant cache's misses. Puzzle 05 runs 8 times slower than predicted. In SASS it reads
-///   its taps with uniform `ULDC.64` loads, each waited on at once: >= 28.7 clocks per load per SM
-///   on the device. Puzzle 06 issues as many per warp, eight in a burst per 64-byte line, and takes
-///   <= 11.5. No cost per request or per line fits both, and an LRU cache of the programming
-///   guide's 8 KB per SM would keep the taps for both. ncu names the stall (issue 36's run):
-///   immediate constant cache misses, 29 cycles per instruction issued. The cache's size and miss
-///   cost are not measured.
+/// - Which constant requests miss, beyond the all-or-nothing of `constcache::misses`: a kernel whose
+///   warps read each line in a burst, or in step with each other, may miss less.
 /// - The latency of loads. The latency bound counts the arithmetic pipes' 4 clocks only. ncu
 ///   (issue 36's run) finds puzzle 09's warps waiting on their global loads (10 to 12 cycles
 ///   per instruction issued, 49 warps per SM), and a persistent kernel of 8 warps per SM 3.5
@@ -129,6 +146,8 @@ pub const H100: Gpu = Gpu {
     dependent_issue_cycles: 4.0,
     l1_wavefronts_per_sm: 1.0,
     const_addresses_per_sm: 1.0,
+    const_cache_bytes: 2048.0,
+    const_miss_cycles: 14.0,
     dram_bytes_per_s: 2.822e12,
     mma_sync_flop_per_sm: 4.0 * 2048.0 / 7.8,
     wgmma_flop_per_sm: 480e12 / (132.0 * 1.98e9),
@@ -143,6 +162,10 @@ pub struct Load {
     pub wavefronts_per_block: f64,
     /// Distinct constant addresses, summed over the constant requests, per block.
     pub const_addresses_per_block: f64,
+    /// Warp requests for constants per block.
+    pub const_requests_per_block: f64,
+    /// The constants the kernel reads, bytes (whole cache lines).
+    pub const_bytes: f64,
     /// Bytes that must cross DRAM for the whole launch.
     pub dram_bytes: f64,
     /// Tensor-core work per block, tf32 FLOP, through `mma.sync` and through `wgmma`.
@@ -159,6 +182,9 @@ pub struct Prediction {
     pub issue: f64,
     pub shared: f64,
     pub constant: f64,
+    /// The part of `constant` spent on constant cache misses (`constcache::misses`); the bound is named
+    /// after them where they are most of it.
+    pub constant_misses: f64,
     pub memory: f64,
     /// Zero where the kernel uses no tensor cores.
     pub tensor: f64,
@@ -185,6 +211,8 @@ impl Prediction {
             "latency-bound (too few warps per scheduler to hide dependencies)"
         } else if t == self.shared {
             "shared-bound (L1/shared data path)"
+        } else if t == self.constant && 2.0 * self.constant_misses > self.constant {
+            "constant-bound (constant cache misses)"
         } else if t == self.constant {
             "constant-bound (distinct constant addresses)"
         } else if t == self.tensor {
@@ -208,11 +236,21 @@ pub fn predict(gpu: &Gpu, load: &Load) -> Prediction {
     let hidden = load
         .warps_per_scheduler
         .map_or(1.0, |w| (w / gpu.dependent_issue_cycles).min(1.0));
+    let warps_per_sm = load.warps_per_scheduler.map(|w| w * 4.0);
+    let misses = constcache::misses(
+        gpu.const_cache_bytes,
+        warps_per_sm,
+        load.const_bytes,
+        load.const_requests_per_block,
+    );
+    let constant_misses = per_sm * misses * gpu.const_miss_cycles / clock;
     Prediction {
         issue,
         latency: if hidden > 0.0 { issue / hidden } else { issue },
         shared: per_sm * load.wavefronts_per_block / (gpu.l1_wavefronts_per_sm * clock),
-        constant: per_sm * load.const_addresses_per_block / (gpu.const_addresses_per_sm * clock),
+        constant: per_sm * load.const_addresses_per_block / (gpu.const_addresses_per_sm * clock)
+            + constant_misses,
+        constant_misses,
         memory: load.dram_bytes / gpu.dram_bytes_per_s,
         tensor: per_sm
             * (load.mma_sync_flop_per_block / gpu.mma_sync_flop_per_sm
@@ -232,6 +270,8 @@ mod tests {
             issued_per_block: 4.0 * 1.98e9,
             wavefronts_per_block: 0.5 * 1.98e9,
             const_addresses_per_block: 0.75 * 1.98e9,
+            const_requests_per_block: 0.0,
+            const_bytes: 0.0,
             dram_bytes: 2.822e12 * 0.25,
             mma_sync_flop_per_block: 0.0,
             wgmma_flop_per_block: 0.0,
@@ -254,6 +294,8 @@ mod tests {
             issued_per_block: 8000.0,
             wavefronts_per_block: 0.0,
             const_addresses_per_block: 1000.0 * addresses,
+            const_requests_per_block: 0.0,
+            const_bytes: 0.0,
             dram_bytes: 0.0,
             mma_sync_flop_per_block: 0.0,
             wgmma_flop_per_block: 0.0,
@@ -278,6 +320,8 @@ mod tests {
             issued_per_block: 0.0,
             wavefronts_per_block: 0.0,
             const_addresses_per_block: 0.0,
+            const_requests_per_block: 0.0,
+            const_bytes: 0.0,
             dram_bytes: 0.0,
             mma_sync_flop_per_block: sync,
             wgmma_flop_per_block: wg,
@@ -300,6 +344,8 @@ mod tests {
             issued_per_block: 4.0 * 1.98e9,
             wavefronts_per_block: 0.0,
             const_addresses_per_block: 0.0,
+            const_requests_per_block: 0.0,
+            const_bytes: 0.0,
             dram_bytes: 0.0,
             mma_sync_flop_per_block: sync,
             wgmma_flop_per_block: 0.0,
@@ -319,6 +365,8 @@ mod tests {
             issued_per_block: 4.0 * 1.98e9,
             wavefronts_per_block: 0.0,
             const_addresses_per_block: 0.0,
+            const_requests_per_block: 0.0,
+            const_bytes: 0.0,
             dram_bytes: 0.0,
             mma_sync_flop_per_block: 0.0,
             wgmma_flop_per_block: 0.0,

@@ -8,12 +8,14 @@
 //! - shared memory: requests and wavefronts, a wavefront serving at most one 4-byte word per bank
 //!   of the 32, so a request needs as many as the most distinct words any one bank holds (bank
 //!   conflicts; threads reading one word share it);
-//! - constant memory: requests and the distinct addresses each reads (serialized on a GPU).
+//! - constant memory: requests and the distinct addresses each reads (serialized on a GPU), and
+//!   the constant cache lines the kernel reads (`constcache::Lines`).
 //!
 //! The accesses of one instruction arrive together (lane by lane), so a request ends when an
 //! access of another instruction or space arrives. `cmd::profile` turns the counts into a table
 //! and `model` into a predicted time.
 
+use crate::constcache::Lines;
 use crate::mix::{self, Class};
 use ptx::ir::{Space, TensorPipe};
 use sim::observe::{Acc, Issue, Launched, Observer, Touch};
@@ -83,6 +85,8 @@ pub struct Profiler {
     pub block_accesses: Vec<([u32; 3], u64)>,
     /// Each block's shared memory, static and dynamic (from the launch).
     pub shared_bytes: usize,
+    /// The constants the blocks run read (`constcache`).
+    pub const_lines: Lines,
     executed: u64,
     pending: Option<Pending>,
 }
@@ -100,6 +104,7 @@ impl Profiler {
             probe: None,
             block_accesses: vec![],
             shared_bytes: 0,
+            const_lines: Lines::default(),
             executed: 0,
             pending: None,
         }
@@ -270,7 +275,8 @@ impl Observer for Profiler {
                     p.lines.push((t.buf, l));
                 }
             }
-            _ => {
+            space => {
+                self.const_lines.record(space, t.buf, first, last);
                 for w in first / 4..=last / 4 {
                     p.units.push((0, w));
                 }

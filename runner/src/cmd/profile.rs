@@ -296,6 +296,8 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         issued_per_block: prof.sass_issued() as f64 / runs,
         wavefronts_per_block: (total.wavefronts + total.global_wavefronts) as f64 / runs,
         const_addresses_per_block: total.const_addresses as f64 / runs,
+        const_requests_per_block: total.const_requests as f64 / runs,
+        const_bytes: prof.const_lines.bytes(),
         dram_bytes: dram,
         mma_sync_flop_per_block: sync_work as f64 / runs,
         wgmma_flop_per_block: wg_work as f64 / runs,
