@@ -2,18 +2,15 @@
 //! that adds up, per PTX instruction, what the hardware would be asked to do.
 //!
 //! - issued: warp-instructions issued, and the lanes that executed them (divergence);
-//! - global memory: requests (one per warp-instruction that touches it), the 32-byte sectors
-//!   each touches (coalescing), the 128-byte lines, and the L1 wavefronts: one for every 4 lines
-//!   of a request (the tag stage resolves 4 lines of 4 sectors per clock; `model`);
-//! - shared memory: requests and wavefronts, a wavefront serving at most one 4-byte word per bank
-//!   of the 32, so a request needs as many as the most distinct words any one bank holds (bank
-//!   conflicts; threads reading one word share it);
-//! - constant memory: requests and the distinct addresses each reads (serialized on a GPU), and
-//!   the constant cache lines the kernel reads (`constcache::Lines`).
+//! - global memory: requests (one per warp-instruction that touches it), the 32-byte sectors each
+//!   touches (coalescing), the 128-byte lines, and the L1 wavefronts: one for every 4 lines of a
+//!   request (the tag stage resolves 4 lines of 4 sectors per clock; `model`);
+//! - shared memory: requests and wavefronts, as many as the most distinct 4-byte words one bank
+//!   holds (bank conflicts); constant memory: requests, the distinct addresses each reads
+//!   (serialized on a GPU), and the constant cache lines read (`constcache::Lines`).
 //!
-//! The accesses of one instruction arrive together (lane by lane), so a request ends when an
-//! access of another instruction or space arrives. `cmd::profile` turns the counts into a table
-//! and `model` into a predicted time.
+//! The accesses of one instruction arrive together, so a request ends when an access of another
+//! instruction or space arrives. `cmd::profile` makes the counts a table, `model` a time.
 
 use crate::constcache::Lines;
 use crate::mix::{self, Class};
@@ -76,8 +73,8 @@ pub struct Profiler {
     /// Each instruction's SASS instructions beyond its own (`mix::sass_extra`).
     sass_extra: Vec<u64>,
     pub sample: Option<Vec<[u32; 3]>>,
-    /// Sampled blocks start only while fewer thread-instructions than this have run (so that
-    /// a profile takes seconds, and the same ones on every machine).
+    /// Sampled blocks start only while fewer thread-instructions than this have run (a profile
+    /// takes seconds, the same ones on every machine).
     pub budget: u64,
     /// A sampled block run whatever the budget (`runner profile`'s probe past the SMs).
     pub probe: Option<[u32; 3]>,
@@ -169,8 +166,7 @@ impl Profiler {
         work
     }
 
-    /// Warp-instructions issued as SASS counts them: the PTX's, plus what `ptxas` expands
-    /// (`mix::sass_extra`).
+    /// Warp-instructions issued as SASS counts them: the PTX's, plus `mix::sass_extra`.
     pub fn sass_issued(&self) -> u64 {
         let extra: u64 = (self.per_inst.iter().zip(&self.sass_extra))
             .map(|(c, x)| c.issued * x)
