@@ -33,6 +33,9 @@ pub struct Request {
     pub rerun: String,
     /// Run only the case of this name.
     pub only_case: Option<String>,
+    /// Leave the GPU's full-scale cases for [`crate::later::finish`] (`grade`: every
+    /// submission's small cases before any full case).
+    pub full_later: bool,
 }
 
 /// Checks `req.file` against `req.puzzle`. `Err` only for usage problems (an unreadable file, a GPU
@@ -65,11 +68,7 @@ fn evaluate_text(
             "--backend gpu: no CUDA device found (libcuda did not load or reports no GPU); use --backend sim"
         );
     }
-    let chapter = format!("book/src/{}", puzzle.chapter_file());
-    let locate = |mut d: Diagnostic| {
-        d.chapter = Some(chapter.clone());
-        at_declaration(d, &code)
-    };
+    let locate = |d: Diagnostic| located(puzzle, &code, d);
     if let Err(d) = install::ensure_nvrtc() {
         return Ok(failed_early(req, &file, locate(d)));
     }
@@ -141,6 +140,9 @@ fn evaluate_text(
                 // The full cases' requests and the small ones' share the worker.
                 let gpu = std::cell::RefCell::new(gpu);
                 let mut remote = |case: &Case, shrink: bool| {
+                    if req.full_later {
+                        return crate::later::waiting(case);
+                    }
                     crate::remote::call(&gpu, puzzle, &code, &file, case, shrink, req.gpu_limit)
                 };
                 let mut run = |case: &Case| match with_declared_launch(puzzle, &code, &file, case) {
@@ -187,11 +189,13 @@ fn evaluate_text(
         diagnostics.extend(d);
     }
     let mut full_case = None;
+    let mut later = None;
     match gpu_part {
         Ok(Some((device, (r, d), cases))) => {
             backends.push(Backend::Gpu);
             notes.push(format!("GPU: {} ({})", device.name, device.arch()));
             full_case = quick_timing(&device, &cases, &r);
+            later = crate::later::Later::of(&device, &cases, &r, &code);
             results.extend(r);
             diagnostics.extend(d);
         }
@@ -227,12 +231,23 @@ fn evaluate_text(
         full_case,
         notes,
         rerun: req.rerun.clone(),
+        later,
     })
+}
+
+/// `d` with its chapter, and at the line that declares what it is about (`at_declaration`).
+pub fn located(puzzle: &Puzzle, code: &str, mut d: Diagnostic) -> Diagnostic {
+    d.chapter = Some(format!("book/src/{}", puzzle.chapter_file()));
+    at_declaration(d, code)
 }
 
 /// The full-scale case's time on the GPU from this check's one launch (not a benchmark), with its
 /// share of the FP32 FMA peak when `runner bench` has measured the device's peaks.
-fn quick_timing(device: &Device, cases: &[Case], results: &[CaseResult]) -> Option<QuickTiming> {
+pub fn quick_timing(
+    device: &Device,
+    cases: &[Case],
+    results: &[CaseResult],
+) -> Option<QuickTiming> {
     let full = cases.iter().find(|c| c.scale == Scale::Full)?;
     let result = results
         .iter()
@@ -342,5 +357,6 @@ fn failed_early(req: &Request, file: &str, d: Diagnostic) -> Outcome {
         full_case: None,
         notes: vec![],
         rerun: req.rerun.clone(),
+        later: None,
     }
 }

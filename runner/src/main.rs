@@ -15,6 +15,7 @@ mod grid;
 mod install;
 mod json;
 mod judge;
+mod later;
 mod mix;
 mod model;
 mod occupancy;

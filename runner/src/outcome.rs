@@ -133,6 +133,9 @@ pub struct Outcome {
     /// The command that checks this file again.
     #[serde(skip)]
     pub rerun: String,
+    /// The GPU's full-scale cases, left for later (`grade`'s second pass, `later`).
+    #[serde(skip)]
+    pub later: Option<crate::later::Later>,
 }
 
 /// One timed launch of the full-scale case during a check: a glance, not a benchmark (`runner

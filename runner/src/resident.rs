@@ -167,6 +167,7 @@ mod tests {
                             full_case: None,
                             notes: vec![],
                             rerun: String::new(),
+                            later: None,
                         })
                     };
                     assert_eq!(human(remote, diags), human(host, host_diags), "{at}");

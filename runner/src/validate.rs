@@ -139,6 +139,7 @@ fn evaluate(
         gpu_limit: Duration::from_secs(10),
         rerun: String::new(),
         only_case: None,
+        full_later: false,
     };
     GPU.with_borrow_mut(|gpu| engine::evaluate(&req, gpu))
         .map_err(|e| format!("{file}: {e:#}"))

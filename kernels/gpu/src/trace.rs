@@ -12,7 +12,7 @@
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
-use std::time::Instant;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 /// 0: not read yet; 1: off; 2: on.
 static ENV: AtomicU8 = AtomicU8::new(0);
@@ -63,26 +63,35 @@ pub fn print_worker(lines: &[String]) {
     }
 }
 
-/// A phase being timed; its time is told when it is dropped.
+/// A phase being timed; its time is told when it is dropped, with the time of day it started
+/// (UTC, so that the lines of processes running side by side, `grade`'s, can be put in order).
 #[must_use = "a phase is timed until it is dropped"]
-pub struct Phase(Option<(String, Instant)>);
+pub struct Phase(Option<(String, Instant, SystemTime)>);
 
 /// Starts timing `what` (nothing at all when tracing is off).
 pub fn phase(what: &str) -> Phase {
-    Phase(on().then(|| (what.to_string(), Instant::now())))
+    phase_of(|| what.to_string())
 }
 
 /// [`phase`] with a name made only when tracing is on.
 pub fn phase_of(what: impl FnOnce() -> String) -> Phase {
-    Phase(on().then(|| (what(), Instant::now())))
+    Phase(on().then(|| (what(), Instant::now(), SystemTime::now())))
+}
+
+/// `hh:mm:ss.mmm` of a time, UTC.
+fn time_of_day(t: SystemTime) -> String {
+    let ms = t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis()) % 86_400_000;
+    let (s, ms) = (ms / 1000, ms % 1000);
+    format!("{:02}:{:02}:{:02}.{ms:03}", s / 3600, s / 60 % 60, s % 60)
 }
 
 impl Drop for Phase {
     fn drop(&mut self) {
-        let Some((what, since)) = self.0.take() else {
+        let Some((what, since, at)) = self.0.take() else {
             return;
         };
-        let line = format!("{:>8.3} s  {what}", since.elapsed().as_secs_f64());
+        let took = since.elapsed().as_secs_f64();
+        let line = format!("{took:>8.3} s  from {}  {what}", time_of_day(at));
         if ASKED.load(Ordering::Relaxed) {
             HELD.lock().map(|mut h| h.push(line)).ok();
         } else {
@@ -102,10 +111,17 @@ mod tests {
         drop(phase("case build"));
         let lines = take();
         assert_eq!(lines.len(), 1, "{lines:?}");
-        assert!(lines[0].ends_with(" s  case build"), "{lines:?}");
+        assert!(lines[0].ends_with("  case build"), "{lines:?}");
+        assert!(lines[0].contains(" s  from "), "{lines:?}");
         assert!(take().is_empty(), "taken once");
         hold(false);
         drop(phase("not asked"));
         assert!(take().is_empty());
+    }
+
+    #[test]
+    fn times_of_day_are_utc_hours_minutes_seconds_and_milliseconds() {
+        let t = UNIX_EPOCH + std::time::Duration::from_millis(86_400_000 * 3 + 3_723_045);
+        assert_eq!(time_of_day(t), "01:02:03.045");
     }
 }

@@ -89,6 +89,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         gpu_limit: Duration::from_secs_f64(args.timeout.max(0.1)),
         rerun: rerun(&args, puzzle.id),
         only_case: args.case.clone(),
+        full_later: false,
     };
     let evaluate = gpu::trace::phase("evaluate (every phase above)");
     let outcome = match engine::evaluate(&req, &mut engine::gpu_worker()) {

@@ -3,13 +3,16 @@
 //! folder (or `--out DIR`). One row per file, whatever happened to it: a submission that does not
 //! compile, or cannot be read, is a failed row, never an abort. Exit status 0 when grading
 //! completed (however the students did), 2 for a usage error. Submissions are checked in parallel
-//! (`--jobs`, one per core by default); the rows keep the files' order.
+//! (`--jobs`, one per core by default); on a GPU their full-scale cases run after every
+//! submission's small cases, one submission at a time (`later`), and the passing ones are timed
+//! last; the rows keep the files' order.
 
 use super::check::Scoring;
 use crate::engine::{self, Backend, BackendChoice, CaseResult, Outcome};
-use crate::{gradescope, registry, workbook};
+use crate::{gradescope, later, registry, workbook};
 use anyhow::{Context, anyhow};
 use gpu::bench::Plan;
+use gpu::pool::Worker;
 use indicatif::ProgressBar;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -34,8 +37,9 @@ pub struct Args {
     /// Seconds a GPU case may run before it is stopped.
     #[arg(long, default_value_t = 10.0, value_name = "SECONDS")]
     timeout: f64,
-    /// Submissions checked at once (default: one per core). Each has its own GPU worker; the
-    /// timing of passing submissions on a GPU comes after, one at a time.
+    /// Submissions checked at once (default: one per core). On a GPU their full-scale cases come
+    /// after every submission's small cases, one submission at a time, and the timing of the
+    /// passing ones after that.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     jobs: Option<u32>,
     /// Also write each submission's results in this platform's format (gradescope: one
@@ -93,15 +97,44 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         || std::thread::available_parallelism().map_or(1, |n| n.get()),
         |n| n as usize,
     );
-    let checking = gpu::trace::phase("grade: check every submission");
-    let graded = check_all(&args, puzzle, &files, jobs.min(files.len()), &bar);
+    // A handle on the GPU workers per job (they share `gpu::pool`'s slots), kept from one
+    // submission to the next and from one pass to the next.
+    let workers: Vec<Mutex<Worker>> = (0..jobs.clamp(1, files.len().max(1)))
+        .map(|_| Mutex::new(engine::gpu_worker()))
+        .collect();
+    let checking = gpu::trace::phase("grade: check every submission (the GPU's small cases)");
+    let graded = in_parallel(&workers, &files, |file, gpu| {
+        bar.set_message(workbook::display(file));
+        engine::evaluate(&request(&args, puzzle, file), gpu)
+    });
     drop(checking);
+    // Every submission's small cases are done: no fault of one can wait for another's long
+    // full case now. The full cases run one submission after another, on one worker (`later`).
+    let full = gpu::trace::phase("grade: the GPU's full cases, one submission at a time");
+    let graded: Vec<anyhow::Result<Outcome>> = match workers.first() {
+        Some(gpu) => {
+            let gpu = &mut gpu.lock().expect("no thread panicked holding it");
+            let finish = |(file, graded): (&PathBuf, anyhow::Result<Outcome>)| {
+                let req = request(&args, puzzle, file);
+                bar.inc(1);
+                graded.map(|o| later::finish(&req, gpu, o))
+            };
+            files.iter().zip(graded).map(finish).collect()
+        }
+        None => graded,
+    };
+    drop(full);
     let timing = gpu::trace::phase("grade: time the submissions that passed");
     let mut rows = vec![];
     let small_cases = (puzzle.cases)(spec::Scale::Small).len();
     // Timed one at a time on one worker, after every check: kernels of other submissions running
     // beside a timed one would slow it.
-    let mut gpu = engine::gpu_worker();
+    let mut gpu = workers
+        .into_iter()
+        .next()
+        .map_or_else(engine::gpu_worker, |w| {
+            w.into_inner().expect("no thread panicked holding it")
+        });
     // Built once for all of them, when the first needs it (a benchmark sends its inputs).
     let mut full: Option<Option<spec::Case>> = None;
     for (submission, graded) in found.submissions.iter().zip(graded) {
@@ -156,51 +189,52 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Checks every file, `jobs` at a time (each thread with its own GPU worker, kept from one
-/// submission to the next), and returns the outcomes in the order of `files`.
-fn check_all(
-    args: &Args,
-    puzzle: spec::Puzzle,
-    files: &[PathBuf],
-    jobs: usize,
-    bar: &ProgressBar,
-) -> Vec<anyhow::Result<Outcome>> {
+/// How one submission is checked: its GPU full cases left for the second pass.
+fn request(args: &Args, puzzle: spec::Puzzle, file: &Path) -> engine::Request {
+    engine::Request {
+        puzzle,
+        file: file.to_path_buf(),
+        backend: args.backend,
+        gpu_limit: Duration::from_secs_f64(args.timeout.max(0.1)),
+        rerun: format!(
+            "{} check {} --kernel {}",
+            workbook::runner_command(),
+            puzzle.id,
+            workbook::display(file)
+        ),
+        only_case: None,
+        full_later: true,
+    }
+}
+
+/// `work` on every item, as many at once as there are workers (each thread keeps one), and the
+/// answers in the items' order.
+fn in_parallel<T: Sync, R: Send>(
+    workers: &[Mutex<Worker>],
+    items: &[T],
+    work: impl Fn(&T, &mut Worker) -> R + Sync,
+) -> Vec<R> {
     let next = AtomicUsize::new(0);
-    let done: Mutex<Vec<Option<anyhow::Result<Outcome>>>> =
-        Mutex::new(files.iter().map(|_| None).collect());
+    let done: Mutex<Vec<Option<R>>> = Mutex::new(items.iter().map(|_| None).collect());
     std::thread::scope(|s| {
-        for _ in 0..jobs {
+        for worker in workers {
             s.spawn(|| {
-                let mut gpu = engine::gpu_worker();
+                let mut gpu = worker.lock().expect("no thread panics holding it");
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(file) = files.get(i) else {
+                    let Some(item) = items.get(i) else {
                         return;
                     };
-                    bar.set_message(workbook::display(file));
-                    let req = engine::Request {
-                        puzzle,
-                        file: file.clone(),
-                        backend: args.backend,
-                        gpu_limit: Duration::from_secs_f64(args.timeout.max(0.1)),
-                        rerun: format!(
-                            "{} check {} --kernel {}",
-                            workbook::runner_command(),
-                            puzzle.id,
-                            workbook::display(file)
-                        ),
-                        only_case: None,
-                    };
-                    let outcome = engine::evaluate(&req, &mut gpu);
-                    done.lock().expect("no thread panics holding it")[i] = Some(outcome);
-                    bar.inc(1);
+                    let answer = work(item, &mut gpu);
+                    done.lock().expect("no thread panics holding it")[i] = Some(answer);
                 }
             });
         }
     });
-    let done = done.into_inner().expect("no thread panicked holding it");
-    done.into_iter()
-        .map(|o| o.expect("every file was checked"))
+    done.into_inner()
+        .expect("no thread panicked holding it")
+        .into_iter()
+        .map(|o| o.expect("every item was worked on"))
         .collect()
 }
 

@@ -69,6 +69,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
             gpu_limit: Duration::from_secs_f64(args.timeout.max(0.1)),
             rerun: String::new(),
             only_case: None,
+            full_later: false,
         };
         let outcome = engine::evaluate(&req, &mut gpu)?;
         say(&report::human(&outcome));
