@@ -6,7 +6,8 @@
 kernel, `broken_igemm/p11_ok.cu` and the learners' first kernels of
 `runner/tests/fixtures/learners`):
 - predicted: what `runner profile --case FULL` predicts for each full-scale case, with its six
-  bounds (the latency bound is the issue bound where `runner profile` names none), and the profile's kernel row for the first full case (the case `runner profile` picks);
+  bounds (the latency bound is the issue bound where `runner profile` names none) and the stores
+  that follow a tensor kernel's products, and the profile's kernel row for the first full case (the case `runner profile` picks);
 - measured: the median of `runner bench --runs 20` (a lineup's other kernels, the solution and
   the baseline, are kept from the same call rather than benched again; puzzle 01, which `runner
   bench` does not time, by ncu's gpu__time_duration);
@@ -17,8 +18,12 @@ kernel, `broken_igemm/p11_ok.cu` and the learners' first kernels of
     RUNNER=target/release/runner python3 bench/profile_vs_ncu.py --corpus --sim-only sim.json
     RUNNER=... python3 bench/profile_vs_ncu.py --corpus --sim sim.json OUT_DIR    # on the GPU
     RUNNER=... python3 bench/profile_vs_ncu.py --corpus --stored bench/profile_corpus.json OUT_DIR
+    python3 bench/profile_vs_ncu.py --corpus --merge bench/profile_corpus.json NEW.json
 
-The last redoes the predictions (no GPU) for the kernels as they were when measured (`kernels_at`).
+The third redoes the predictions (no GPU) for the kernels as they were when measured (`kernels_at`,
+or a row's own where it was measured again later). With `ONLY=FILE,FILE` the first two take only
+those kernels; the last puts the rows of such a run (NEW.json, an OUT_DIR's profile_corpus.json)
+in place of the stored rows of the same kernels, each with the commit it was measured at.
 OUT_DIR receives profile_corpus.md (the table) and profile_corpus.json (every number); with
 `NCU_RAW=DIR` each ncu CSV is also kept there.
 """
@@ -49,6 +54,8 @@ CORPUS = [
     ("puzzle-11", "solutions/puzzle-11-hopper.cu"),
     ("puzzle-12", "solutions/puzzle-12-hopper.cu"),
 ]
+if os.environ.get("ONLY"):
+    CORPUS = [c for c in CORPUS if c[1] in os.environ["ONLY"].split(",")]
 SECTIONS = ["SpeedOfLight", "Occupancy", "LaunchStats", "WarpStateStats", "SchedulerStats",
             "MemoryWorkloadAnalysis", "ComputeWorkloadAnalysis"]
 EXTRA = ["gpu__time_duration.sum", "smsp__inst_executed.sum", "smsp__issue_active.avg.pct_of_peak_sustained_active",
@@ -61,7 +68,8 @@ EXTRA = ["gpu__time_duration.sum", "smsp__inst_executed.sum", "smsp__issue_activ
 KEEP = re.compile(r"^launch__|^(Kernel Name|Block Size|Grid Size)$|\.(sum|avg|ratio|pct)$|"
                   r"\.avg\.(pct_of_peak_sustained_active|per_cycle_active|per_second)$|\.sum\.per_cycle_active$")
 BOUNDS = re.compile(r"predicted on an .*?: ([0-9.]+) us, ([a-z-]+).*?\(issue ([0-9.]+) us(?:, latency ([0-9.]+) us)?, shared ([0-9.]+) us, "
-                    r"constant ([0-9.]+) us, memory ([0-9.]+) us(?:, tensor ([0-9.]+) us)?\)")
+                    r"constant ([0-9.]+) us, memory ([0-9.]+) us(?:, tensor ([0-9.]+) us)?"
+                    r"(?:, then stores ([0-9.]+) us)?\)")
 
 
 def fulls(puzzle):
@@ -75,7 +83,7 @@ def profiled(puzzle, kernel, case):
         print(f"{kernel} {case}: no prediction:\n{out[-1500:]}", file=sys.stderr)
         return None
     # The latency bound is printed only where it exceeds the issue bound.
-    keys = ("issue", "latency", "shared", "constant", "memory", "tensor")
+    keys = ("issue", "latency", "shared", "constant", "memory", "tensor", "stores")
     p = {"us": float(m.group(1)), "bound": m.group(2), **dict(zip(keys, (float(g or 0) for g in m.groups()[2:])))}
     p["latency"] = p["latency"] or p["issue"]
     row = [l for l in out.splitlines() if l.startswith("kernel ") or l.startswith("simulated ")
@@ -84,12 +92,13 @@ def profiled(puzzle, kernel, case):
 
 
 def sim_side(at=None):
+    """Predictions for the corpus; `at`: the commit of every kernel file, or {kernel: commit}."""
     rows, tmp = [], tempfile.mkdtemp()
     for puzzle, kernel in CORPUS:
-        path = kernel
-        if at:
+        path, at_k = kernel, at.get(kernel) if isinstance(at, dict) else at
+        if at_k:
             path = os.path.join(tmp, kernel.replace("/", "_"))
-            src = subprocess.run(["git", "show", f"{at}:{kernel}"], capture_output=True, text=True).stdout
+            src = subprocess.run(["git", "show", f"{at_k}:{kernel}"], capture_output=True, text=True).stdout
             if not src:
                 continue
             open(path, "w").write(src)
@@ -188,10 +197,19 @@ def main(args):
     if args[:1] == ["--stored"]:
         stored = json.load(open(args[1]))
         old = {r["kernel"]: r for r in stored["rows"]}
-        rows = [r for r in sim_side(stored.get("kernels_at")) if r["kernel"] in old]
+        at = {k: r.get("kernels_at", stored.get("kernels_at")) for k, r in old.items()}
+        rows = [r for r in sim_side(at) if r["kernel"] in old]
         for r in rows:
-            r["measured"], r["ncu"] = old[r["kernel"]].get("measured"), old[r["kernel"]].get("ncu")
+            for key in ("measured", "ncu", "kernels_at", "gpu"):
+                if key in old[r["kernel"]]:
+                    r[key] = old[r["kernel"]][key]
         write(args[2], rows, stored["gpu"], stored.get("kernels_at"))
+        return
+    if args[:1] == ["--merge"]:
+        stored, new = json.load(open(args[1])), json.load(open(args[2]))
+        again = {r["kernel"]: dict(r, kernels_at=new["kernels_at"], gpu=new["gpu"]) for r in new["rows"]}
+        stored["rows"] = [again.get(r["kernel"], r) for r in stored["rows"]]
+        json.dump(stored, open(args[1], "w"), indent=1)
         return
     rows = json.load(open(args[1])) if args[:1] == ["--sim"] else sim_side()
     out_dir = args[2] if args[:1] == ["--sim"] else args[0]

@@ -24,6 +24,10 @@
 //!   the device, each pipe's work over its rate (a kernel that uses none has no tensor bound).
 //!   A `wgmma`'s B operand is read from shared memory once for its warpgroup (the simulator
 //!   shows a profile the first warp's reads only).
+//! - stores after the products: a tensor-core kernel stores its tile once its products are
+//!   done; with one block resident per SM nothing else on the SM works meanwhile, so the
+//!   output's bytes at DRAM bandwidth add to the tensor bound (`Prediction::stores`; round 13 of
+//!   `lab/igemm/README.md` measured puzzle 11's Hopper store at 17-18 us of N8: this gives 23).
 //! - latency: a scheduler issues a warp's next instruction only once the one it depends on is
 //!   done, `Gpu::dependent_issue_cycles` later for the arithmetic pipes, so with `W` warps
 //!   resident per scheduler it issues at most `W / 4` per clock (Little's law: each warp's chain
@@ -120,23 +124,17 @@ pub struct Gpu {
 ///   round 11), 480e12 / (132 x 1.98e9) = 1,837 FLOP per SM per clock, 90% of the whitepaper's
 ///   dense TF32 figure at this clock.
 ///
-/// Not modelled (bench/PROFILE.md, "Terms tried", has the arithmetic against the device's numbers):
-/// - Which constant requests miss, beyond the all-or-nothing of `constcache::misses`: a kernel whose
-///   warps read each line in a burst, or in step with each other, may miss less.
-/// - The latency of loads. The latency bound counts the arithmetic pipes' 4 clocks only. ncu
-///   (issue 36's run) finds puzzle 09's warps waiting on their global loads (10 to 12 cycles
-///   per instruction issued, 49 warps per SM), and a persistent kernel of 8 warps per SM 3.5
-///   times slower than its latency bound. How long a warp waits per load depends on how many
-///   loads it issues before using the first (3 to 142 cycles per global load instruction across
-///   the corpora), which the counts do not tell; no single load latency fits them.
-/// - L2, and the instructions `ptxas` adds or removes (the counts are PTX's), but for 32-bit
-///   integer division and remainder by a register, which `mix::sass_extra` counts as the SASS
-///   has them (issue 36: a learner's implicit GEMM computes its im2col addresses with them, and
-///   its SASS ran 2.2 to 3.4 times the PTX's instructions).
-/// - How well the schedulers fill their issue slots with 4 warps or more each: issue 36's
-///   learners' puzzle 11 kernels used 65 to 81% of the slots with 6 to 15 warps per scheduler
-///   (busy pipes and dependencies), so their issue bound is optimistic by that much
-///   (bench/PROFILE.md).
+/// Not modelled (bench/PROFILE.md has the arithmetic against the device's numbers):
+/// - Which constant requests miss, beyond the all-or-nothing of `constcache::misses`.
+/// - The latency of loads (the latency bound counts the arithmetic's 4 clocks): puzzle 09's
+///   warps wait on theirs with 49 warps per SM, a persistent kernel of 8 per SM runs 3.5 times
+///   its latency bound. How many loads a warp waits on one after the other decides it (3 to
+///   142 cycles per global load instruction across the corpora), which the counts do not tell.
+/// - L2, and the instructions `ptxas` adds or removes, but for 32-bit integer division and
+///   remainder by a register (`mix::sass_extra`: issue 36's learners' implicit GEMMs).
+/// - How well the schedulers fill their slots with 4 warps or more each (issue 36's learners'
+///   puzzle 11 kernels: 65 to 81% with 6 to 15 warps per scheduler), and the products of a
+///   lone warpgroup (puzzle 11's Hopper ping-pong, about 55% of the `wgmma` rate).
 pub const H100: Gpu = Gpu {
     name: "NVIDIA H100 SXM5 80GB",
     sms: 132,
@@ -154,7 +152,7 @@ pub const H100: Gpu = Gpu {
 };
 
 /// The kernel's work per block (average of the sampled blocks) and the launch.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Load {
     pub blocks: u64,
     pub issued_per_block: f64,
@@ -174,6 +172,10 @@ pub struct Load {
     /// Warps resident per scheduler that have work (`occupancy`, capped by the grid); `None`
     /// where the register count is not known, and no latency bound.
     pub warps_per_scheduler: Option<f64>,
+    /// Blocks resident per SM that have work, likewise.
+    pub resident_blocks: Option<u64>,
+    /// Bytes the launch writes to its outputs.
+    pub store_bytes: f64,
 }
 
 /// The six bounds and which one binds, in seconds.
@@ -188,6 +190,9 @@ pub struct Prediction {
     pub memory: f64,
     /// Zero where the kernel uses no tensor cores.
     pub tensor: f64,
+    /// The stores that follow the tensor bound's products where one block is resident per SM
+    /// (zero elsewhere): the two add up.
+    pub stores: f64,
     /// The issue bound at the rate the resident warps' dependencies allow (the issue bound or
     /// more).
     pub latency: f64,
@@ -199,7 +204,7 @@ impl Prediction {
             .max(self.shared)
             .max(self.constant)
             .max(self.memory)
-            .max(self.tensor)
+            .max(self.tensor + self.stores)
             .max(self.latency)
     }
 
@@ -215,6 +220,8 @@ impl Prediction {
             "constant-bound (constant cache misses)"
         } else if t == self.constant {
             "constant-bound (distinct constant addresses)"
+        } else if t == self.tensor + self.stores && self.stores > 0.0 {
+            "tensor-bound (tensor cores, and the stores after them: one block per SM)"
         } else if t == self.tensor {
             "tensor-bound (tensor cores)"
         } else {
@@ -244,6 +251,11 @@ pub fn predict(gpu: &Gpu, load: &Load) -> Prediction {
         load.const_requests_per_block,
     );
     let constant_misses = per_sm * misses * gpu.const_miss_cycles / clock;
+    let stores = if tensor_cores && load.resident_blocks == Some(1) {
+        load.store_bytes / gpu.dram_bytes_per_s
+    } else {
+        0.0
+    };
     Prediction {
         issue,
         latency: if hidden > 0.0 { issue / hidden } else { issue },
@@ -256,6 +268,7 @@ pub fn predict(gpu: &Gpu, load: &Load) -> Prediction {
             * (load.mma_sync_flop_per_block / gpu.mma_sync_flop_per_sm
                 + load.wgmma_flop_per_block / gpu.wgmma_flop_per_sm)
             / (gpu.clock_ghz * 1e9),
+        stores,
     }
 }
 
@@ -270,12 +283,8 @@ mod tests {
             issued_per_block: 4.0 * 1.98e9,
             wavefronts_per_block: 0.5 * 1.98e9,
             const_addresses_per_block: 0.75 * 1.98e9,
-            const_requests_per_block: 0.0,
-            const_bytes: 0.0,
             dram_bytes: 2.822e12 * 0.25,
-            mma_sync_flop_per_block: 0.0,
-            wgmma_flop_per_block: 0.0,
-            warps_per_scheduler: None,
+            ..Default::default()
         };
         let one = predict(&H100, &load(132));
         assert!((one.issue - 1.0).abs() < 1e-9 && (one.shared - 0.5).abs() < 1e-9);
@@ -292,14 +301,8 @@ mod tests {
         let load = |addresses: f64| Load {
             blocks: 132,
             issued_per_block: 8000.0,
-            wavefronts_per_block: 0.0,
             const_addresses_per_block: 1000.0 * addresses,
-            const_requests_per_block: 0.0,
-            const_bytes: 0.0,
-            dram_bytes: 0.0,
-            mma_sync_flop_per_block: 0.0,
-            wgmma_flop_per_block: 0.0,
-            warps_per_scheduler: None,
+            ..Default::default()
         };
         let uniform = predict(&H100, &load(1.0));
         assert_eq!(uniform.bound(), "issue-bound");
@@ -317,15 +320,9 @@ mod tests {
         // path) at 7.8 clocks each; a warpgroup's 36 x 4 m64n256k8 wgmma's (puzzle 11's tile).
         let load = |sync: f64, wg: f64| Load {
             blocks: 132,
-            issued_per_block: 0.0,
-            wavefronts_per_block: 0.0,
-            const_addresses_per_block: 0.0,
-            const_requests_per_block: 0.0,
-            const_bytes: 0.0,
-            dram_bytes: 0.0,
             mma_sync_flop_per_block: sync,
             wgmma_flop_per_block: wg,
-            warps_per_scheduler: None,
+            ..Default::default()
         };
         let sync = predict(&H100, &load(4.0 * 18720.0 * 2048.0, 0.0));
         assert!((sync.tensor * 1.98e9 - 18720.0 * 7.8).abs() < 1e-3);
@@ -342,14 +339,8 @@ mod tests {
         let load = |sync: f64| Load {
             blocks: 132,
             issued_per_block: 4.0 * 1.98e9,
-            wavefronts_per_block: 0.0,
-            const_addresses_per_block: 0.0,
-            const_requests_per_block: 0.0,
-            const_bytes: 0.0,
-            dram_bytes: 0.0,
             mma_sync_flop_per_block: sync,
-            wgmma_flop_per_block: 0.0,
-            warps_per_scheduler: None,
+            ..Default::default()
         };
         assert!((predict(&H100, &load(0.0)).issue - 1.0).abs() < 1e-9);
         let busy = predict(&H100, &load(4.0 * 2048.0 * 1000.0));
@@ -358,19 +349,39 @@ mod tests {
     }
 
     #[test]
+    fn with_one_block_an_sm_a_tensor_kernels_stores_come_after_its_products() {
+        // One m64n256k8 tf32 wgmma's worth of products a second per SM, and 0.5 s of stores at
+        // DRAM bandwidth: one block resident per SM adds them up; two overlap them (max).
+        let load = |resident: Option<u64>, wg: f64| Load {
+            blocks: 132,
+            wgmma_flop_per_block: wg * H100.wgmma_flop_per_sm * 1.98e9,
+            store_bytes: 0.5 * 2.822e12,
+            dram_bytes: 0.5 * 2.822e12,
+            resident_blocks: resident,
+            ..Default::default()
+        };
+        let one = predict(&H100, &load(Some(1), 1.0));
+        assert!((one.tensor - 1.0).abs() + (one.stores - 0.5).abs() < 1e-9);
+        assert!((one.seconds() - 1.5).abs() < 1e-9, "{one:?}");
+        let then = "tensor-bound (tensor cores, and the stores after them: one block per SM)";
+        assert_eq!(one.bound(), then);
+        for p in [load(Some(2), 1.0), load(None, 1.0)].map(|l| predict(&H100, &l)) {
+            assert!(p.stores == 0.0 && (p.seconds() - 1.0).abs() < 1e-9, "{p:?}");
+            assert_eq!(p.bound(), "tensor-bound (tensor cores)");
+        }
+        // Without tensor work, no stores term: the memory bound alone.
+        let p = predict(&H100, &load(Some(1), 0.0));
+        assert_eq!((p.stores, p.bound()), (0.0, "memory-bound (DRAM)"));
+    }
+
+    #[test]
     fn fewer_than_4_warps_a_scheduler_issue_at_most_w_over_4_a_clock() {
         // Puzzle 11's solution: 2 blocks of 4 warps per SM (221 registers), 2 per scheduler.
         let load = |w: Option<f64>| Load {
             blocks: 132,
             issued_per_block: 4.0 * 1.98e9,
-            wavefronts_per_block: 0.0,
-            const_addresses_per_block: 0.0,
-            const_requests_per_block: 0.0,
-            const_bytes: 0.0,
-            dram_bytes: 0.0,
-            mma_sync_flop_per_block: 0.0,
-            wgmma_flop_per_block: 0.0,
             warps_per_scheduler: w,
+            ..Default::default()
         };
         let two = predict(&H100, &load(Some(2.0)));
         assert!((two.issue - 1.0).abs() < 1e-9 && (two.latency - 2.0).abs() < 1e-9);

@@ -260,15 +260,19 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         );
     }
     let outputs: usize = job.output_names().count().max(1) * case.expected.len().max(1);
+    let written = |a: &Arg| match a {
+        Arg::Output { len, .. } => *len as f64 * 4.0,
+        // Only the image is written, not its rows' padding.
+        Arg::Pitched { rows, cols, .. } => (rows * cols) as f64 * 4.0,
+        Arg::Input { .. } | Arg::I32 { .. } => 0.0,
+    };
+    let store_bytes: f64 = job.args.iter().map(written).sum();
     let dram: f64 = job
         .args
         .iter()
         .map(|a| match a {
             Arg::Input { data, .. } => data.len() as f64 * 4.0,
-            Arg::Output { len, .. } => *len as f64 * 4.0,
-            // Only the image is written, not its rows' padding.
-            Arg::Pitched { rows, cols, .. } => (rows * cols) as f64 * 4.0,
-            Arg::I32 { .. } => 0.0,
+            out => written(out),
         })
         .sum::<f64>()
         + job
@@ -302,11 +306,15 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         mma_sync_flop_per_block: sync_work as f64 / runs,
         wgmma_flop_per_block: wg_work as f64 / runs,
         warps_per_scheduler: occupancy.as_ref().map(|(_, o)| working(o) as f64 / 4.0),
+        resident_blocks: (occupancy.as_ref()).map(|(_, o)| u64::from(o.blocks).min(per_sm)),
+        store_bytes,
     };
     let p = model::predict(&gpu, &load);
     let us = |s: f64| format!("{:.1} us", s * 1e6);
     // The tensor bound is named only for a kernel that uses the tensor cores.
-    let tensor = if p.tensor > 0.0 {
+    let tensor = if p.stores > 0.0 {
+        format!(", tensor {}, then stores {}", us(p.tensor), us(p.stores))
+    } else if p.tensor > 0.0 {
         format!(", tensor {}", us(p.tensor))
     } else {
         String::new()
