@@ -33,7 +33,7 @@ pub struct Request {
     pub rerun: String,
     /// Run only the case of this name.
     pub only_case: Option<String>,
-    /// Leave the GPU's full-scale cases for [`crate::later::finish`] (`grade`: every
+    /// Leave the GPU's full-scale cases for `later::finish` (`grade`: every
     /// submission's small cases before any full case).
     pub full_later: bool,
 }
@@ -141,7 +141,7 @@ fn evaluate_text(
                 let gpu = std::cell::RefCell::new(gpu);
                 let mut remote = |case: &Case, shrink: bool| {
                     if req.full_later {
-                        return crate::later::waiting(case);
+                        return ((crate::outcome::waiting(case), vec![]), None);
                     }
                     crate::remote::call(&gpu, puzzle, &code, &file, case, shrink, req.gpu_limit)
                 };
@@ -195,7 +195,7 @@ fn evaluate_text(
             backends.push(Backend::Gpu);
             notes.push(format!("GPU: {} ({})", device.name, device.arch()));
             full_case = quick_timing(&device, &cases, &r);
-            later = crate::later::Later::of(&device, &cases, &r, &code);
+            later = crate::outcome::Later::of(&device, &cases, &r, &code);
             results.extend(r);
             diagnostics.extend(d);
         }

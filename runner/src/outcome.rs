@@ -135,7 +135,7 @@ pub struct Outcome {
     pub rerun: String,
     /// The GPU's full-scale cases, left for later (`grade`'s second pass, `later`).
     #[serde(skip)]
-    pub later: Option<crate::later::Later>,
+    pub later: Option<Later>,
 }
 
 /// One timed launch of the full-scale case during a check: a glance, not a benchmark (`runner
@@ -205,4 +205,85 @@ pub fn dedup(diagnostics: &mut Vec<Diagnostic>) {
         }
     }
     *diagnostics = kept;
+}
+
+/// What a full case left for later says in the meantime (never in a finished outcome).
+const WAITING: &str = "left for the second pass, after every submission's small cases";
+
+/// The GPU's full cases of one check, left for `grade`'s second pass (`later::finish`).
+#[derive(Clone, Debug)]
+pub struct Later {
+    pub device: gpu::Device,
+    pub cases: Vec<Case>,
+    pub code: String,
+    /// Whether a small case failed on the GPU: then no full case is cut smaller.
+    pub failed_before: bool,
+}
+
+impl Later {
+    /// The full cases among `cases` that the GPU's run left waiting (`results`), if any.
+    pub fn of(
+        device: &gpu::Device,
+        cases: &[Case],
+        results: &[CaseResult],
+        code: &str,
+    ) -> Option<Later> {
+        let waits = |c: &&Case| results.iter().any(|r| r.name == c.name && is_waiting(r));
+        let cases: Vec<Case> = cases.iter().filter(waits).cloned().collect();
+        (!cases.is_empty()).then(|| Later {
+            device: device.clone(),
+            cases,
+            code: code.to_string(),
+            failed_before: results.iter().any(|r| !r.passed && !is_waiting(r)),
+        })
+    }
+}
+
+/// A full case's stand-in result while it waits for the second pass.
+pub fn waiting(case: &Case) -> CaseResult {
+    CaseResult::not_run(case, Backend::Gpu, WAITING.into())
+}
+
+/// Whether `r` is a full case's stand-in ([`waiting`]).
+pub fn is_waiting(r: &CaseResult) -> bool {
+    r.backend == Backend::Gpu && r.not_run.as_deref() == Some(WAITING)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(case: &Case, passed: bool) -> CaseResult {
+        CaseResult {
+            passed,
+            not_run: None,
+            ..CaseResult::not_run(case, Backend::Gpu, String::new())
+        }
+    }
+
+    #[test]
+    fn only_the_full_cases_left_waiting_are_kept_for_later() {
+        let puzzle = crate::registry::find("puzzle-04").expect("puzzle 04");
+        let small = (puzzle.cases)(spec::Scale::Small);
+        let device = gpu::Device {
+            name: "test".into(),
+            major: 9,
+            minor: 0,
+            multiprocessors: 132,
+        };
+        let (a, b) = (&small[0], &small[1]);
+        let mut results = vec![result(a, true), waiting(b)];
+        let later = Later::of(&device, &small, &results, "code").expect("b waits");
+        assert_eq!(later.cases.len(), 1);
+        assert_eq!(later.cases[0].name, b.name);
+        assert!(!later.failed_before);
+        results[0].passed = false;
+        assert!(
+            Later::of(&device, &small, &results, "code")
+                .unwrap()
+                .failed_before
+        );
+        results.pop();
+        assert!(Later::of(&device, &small, &results, "code").is_none());
+    }
 }
