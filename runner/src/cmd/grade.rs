@@ -105,7 +105,9 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     let checking = gpu::trace::phase("grade: check every submission (the GPU's small cases)");
     let graded = in_parallel(&workers, &files, |file, gpu| {
         bar.set_message(workbook::display(file));
-        engine::evaluate(&request(&args, puzzle, file), gpu)
+        let outcome = engine::evaluate(&request(&args, puzzle, file), gpu);
+        bar.inc(1);
+        outcome
     });
     drop(checking);
     // Every submission's small cases are done: no fault of one can wait for another's long
@@ -116,7 +118,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
             let gpu = &mut gpu.lock().expect("no thread panicked holding it");
             let finish = |(file, graded): (&PathBuf, anyhow::Result<Outcome>)| {
                 let req = request(&args, puzzle, file);
-                bar.inc(1);
+                bar.set_message(format!("{} (full-scale cases)", workbook::display(file)));
                 graded.map(|o| later::finish(&req, gpu, o))
             };
             files.iter().zip(graded).map(finish).collect()
