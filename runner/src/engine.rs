@@ -278,20 +278,24 @@ pub fn with_declared_launch(
     Ok(own)
 }
 
-/// A tensor map that cannot be encoded is found knowing only the PTX, so its diagnostic says
-/// line 1; it belongs at the line that declares `tensor_maps`. (A declared launch shape's stays
-/// at line 1: the broken corpus's measurement, `bench/broken.json`, was made with it there.)
+/// A declaration the runner refuses (a launch shape no GPU launches, a tensor map the encoder
+/// would not take) is found knowing only the PTX, so its diagnostic says line 1; it belongs at
+/// the line that declares the array its message names first (`` `launch_shape` = {...}: ...``,
+/// `` `tensor_maps`: map ...``). One about a declaration that is missing stays at line 1.
 fn at_declaration(mut d: Diagnostic, code: &str) -> Diagnostic {
-    let symbol = spec::tensor_maps::SYMBOL;
-    let about_maps = d.message.starts_with(&format!("`{symbol}`"));
-    if d.kind == Kind::BadLaunchShape && d.line == Some(1) && about_maps {
-        let declares = |l: &str| {
-            let l = l.trim_start();
-            !l.starts_with("//") && l.contains(&format!("{symbol}[")) && l.contains("__device__")
-        };
-        if let Some(n) = code.lines().position(declares) {
-            d.line = Some(n as u32 + 1);
-        }
+    if d.kind != Kind::BadLaunchShape || d.line != Some(1) {
+        return d;
+    }
+    let named = d.message.strip_prefix('`').and_then(|m| m.split_once('`'));
+    let Some((symbol, _)) = named.filter(|(s, _)| !s.is_empty()) else {
+        return d;
+    };
+    let declares = |l: &str| {
+        let l = l.trim_start();
+        !l.starts_with("//") && l.contains(&format!("{symbol}[")) && l.contains("__device__")
+    };
+    if let Some(n) = code.lines().position(declares) {
+        d.line = Some(n as u32 + 1);
     }
     d
 }
