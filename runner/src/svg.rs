@@ -104,7 +104,10 @@ pub fn draw(t: &Touches, title: &str, only: Option<&str>) -> String {
             while row <= hi {
                 let top = c.y + 4;
                 let label = match ar.columns {
-                    Some(w) if per_row == w as i64 => format!("row {}", row / per_row),
+                    // A row by its declared name (`sb[1][0]`), or the image's, as the text does.
+                    Some(w) if per_row == w as i64 => ar
+                        .row_name(row / per_row)
+                        .unwrap_or_else(|| format!("image row {}", row / per_row)),
                     _ => row.to_string(),
                 };
                 let _ = writeln!(

@@ -140,6 +140,15 @@ fn shared_arrays_are_drawn_in_their_declared_elements() {
         pic.contains("! sb[1][0][0]: race: thread 0 wrote it (line 13), then thread 1 read it"),
         "{pic}"
     );
+    // The SVG names its rows as the text does.
+    let svg = std::env::temp_dir().join(format!("show-rows-{}.svg", std::process::id()));
+    let line = draw_line("puzzle-02", &format!("{dir}/p02_3d_race.cu"));
+    let mut args: Vec<&str> = line.split_whitespace().collect();
+    args.extend(["--svg", svg.to_str().unwrap()]);
+    show(&args);
+    let drawn = std::fs::read_to_string(&svg).unwrap();
+    assert!(drawn.contains(">sb[1][0]</text>"), "{drawn}");
+    let _ = std::fs::remove_file(&svg);
 }
 
 #[test]
