@@ -49,15 +49,10 @@ impl Wait {
     fn of(op: &Op) -> Wait {
         let global = |s: &Space| !matches!(s, Space::Shared | Space::Const | Space::Param);
         match op {
-            Op::Ld { space, .. } if global(space) => Wait::Global,
-            Op::Ld {
-                space: Space::Shared,
-                ..
+            Op::Ld { space, .. } | Op::Atom { space, .. } if *space == Space::Shared => {
+                Wait::Shared
             }
-            | Op::Atom {
-                space: Space::Shared,
-                ..
-            } => Wait::Shared,
+            Op::Ld { space, .. } if global(space) => Wait::Global,
             Op::Atom { .. } => Wait::Atomic,
             Op::Mma(m) => match **m {
                 ptx::mma::MmaOp::Ldmatrix { .. } => Wait::Shared,
@@ -294,6 +289,7 @@ pub fn block_path(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::operands::tests::inst;
     use ptx::ir::{Addr, Bin, FMods, Inst, Rnd, Src, Ty};
 
     const LAT: Latencies = Latencies {
@@ -304,32 +300,21 @@ mod tests {
         dram: 480.0,
     };
 
-    fn inst(op: Op) -> Inst {
-        Inst {
-            guard: None,
-            op,
-            file: 0,
-            line: 0,
-            call: 0,
-            call_file: 0,
-            via: 0,
-            text: 0,
-            wgmma_sync: false,
-        }
-    }
-
     /// `ld.global.f32 d, [base + off]`.
     fn ld(d: u32, base: u32, off: i64) -> Inst {
-        inst(Op::Ld {
-            space: Space::Global,
-            ty: Ty::F32,
-            ds: vec![d],
-            addr: Addr {
-                base: Some(base),
-                off,
+        inst(
+            Op::Ld {
+                space: Space::Global,
+                ty: Ty::F32,
+                ds: vec![d],
+                addr: Addr {
+                    base: Some(base),
+                    off,
+                },
+                unused: 0,
             },
-            unused: 0,
-        })
+            None,
+        )
     }
 
     fn add(d: u32, a: u32, b: u32) -> Inst {
@@ -339,14 +324,17 @@ mod tests {
             sat: false,
             approx: false,
         };
-        inst(Op::Bin {
-            op: Bin::Add,
-            ty: Ty::F32,
-            m,
-            d,
-            a: Src::Reg(a),
-            b: Src::Reg(b),
-        })
+        inst(
+            Op::Bin {
+                op: Bin::Add,
+                ty: Ty::F32,
+                m,
+                d,
+                a: Src::Reg(a),
+                b: Src::Reg(b),
+            },
+            None,
+        )
     }
 
     /// Runs one warp of one block through `insts`, the `i`th's request on line `lines[i]`.

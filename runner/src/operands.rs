@@ -206,7 +206,7 @@ fn mma(m: &MmaOp, o: &mut Operands) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use ptx::ir::{Space, Tern, Ty};
 
