@@ -45,57 +45,7 @@
 //! so a grid of 133 blocks costs two blocks' time, as on the device.
 
 use crate::constcache;
-pub use crate::h100::H100;
-
-/// One GPU's constants.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Gpu {
-    pub name: &'static str,
-    pub sms: u32,
-    /// Boost clock, GHz.
-    pub clock_ghz: f64,
-    /// The SM clock while the tensor cores work, GHz: the issue, shared and constant bounds of a
-    /// kernel that uses them count their clocks at this one.
-    pub tensor_clock_ghz: f64,
-    /// Warp-instructions issued per SM per clock.
-    pub issue_per_sm: f64,
-    /// Clocks between a warp's instruction and one that depends on it, in the arithmetic pipes.
-    pub dependent_issue_cycles: f64,
-    /// Clocks from a load's issue to its result: from shared memory, a global load that hits
-    /// L1, one that misses it and hits L2, one that goes to DRAM (`critical`).
-    pub shared_load_cycles: f64,
-    pub l1_hit_cycles: f64,
-    pub l2_hit_cycles: f64,
-    pub dram_cycles: f64,
-    /// Wavefronts (128 bytes) of the L1/shared data path per SM per clock.
-    pub l1_wavefronts_per_sm: f64,
-    /// Distinct `__constant__` addresses the constant cache serves per SM per clock.
-    pub const_addresses_per_sm: f64,
-    /// Bytes of the SM's first-level constant cache (lines of `constcache::LINE_BYTES`).
-    pub const_cache_bytes: f64,
-    /// Clocks of the SM's constant path per constant request that misses that cache, beyond the
-    /// clock of each address.
-    pub const_miss_cycles: f64,
-    /// DRAM bandwidth, bytes (read plus written) per second.
-    pub dram_bytes_per_s: f64,
-    /// Tensor-core products per SM per clock, in tf32 FLOP (multiply-adds x 2; 16-bit operands
-    /// run at twice the rate), through `mma.sync` and through `wgmma`.
-    pub mma_sync_flop_per_sm: f64,
-    pub wgmma_flop_per_sm: f64,
-}
-
-impl Gpu {
-    /// The latencies a warp's critical path is followed with (`critical`).
-    pub fn latencies(&self) -> crate::critical::Latencies {
-        crate::critical::Latencies {
-            arith: self.dependent_issue_cycles,
-            shared: self.shared_load_cycles,
-            l1_hit: self.l1_hit_cycles,
-            l2_hit: self.l2_hit_cycles,
-            dram: self.dram_cycles,
-        }
-    }
-}
+pub use crate::h100::{Gpu, H100};
 
 /// The kernel's work per block (average of the sampled blocks) and the launch.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

@@ -7,7 +7,8 @@
 //!   request (the tag stage resolves 4 lines of 4 sectors per clock; `model`);
 //! - shared memory: requests and wavefronts, as many as the most distinct 4-byte words one bank
 //!   holds (bank conflicts); constant memory: requests, the distinct addresses each reads
-//!   (serialized on a GPU), and the constant cache lines read (`constcache::Lines`).
+//!   (serialized on a GPU), and the constant cache lines read (`constcache::Lines`);
+//! - where `cmd::profile` asks, each sampled warp's critical path (`critical`), fed the same hooks.
 //!
 //! The accesses of one instruction arrive together, so a request ends when an access of another
 //! instruction or space arrives. `cmd::profile` makes the counts a table, `model` a time.

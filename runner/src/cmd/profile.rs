@@ -7,8 +7,8 @@
 //! the kernel: warp-instructions issued, active lanes per issue, global sectors per request,
 //! shared wavefronts per request, distinct constant addresses per constant request; the
 //! instruction mix; bytes per output; the occupancy (`occupancy`, from the registers a thread
-//! takes in NVRTC's sm_90 CUBIN, `toolchain::cubin`); the predicted time from `model`, with the
-//! bound that sets it.
+//! takes in NVRTC's sm_90 CUBIN, `toolchain::cubin`); a block's critical path (`critical`); the
+//! predicted time from `model`, with the bound that sets it.
 
 use super::KernelChoice;
 use crate::critical::{self, Critical};
