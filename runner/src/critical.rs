@@ -222,7 +222,7 @@ impl Critical {
         }
     }
 
-    /// A load none of whose lanes ran: its registers are ready at once.
+    /// A load none of whose lanes touched memory: its registers are ready as arithmetic's.
     fn settle(&mut self) {
         if let Some((warp, i, at)) = self.pending.take() {
             let done = at.map(|t| t + self.lat.arith);
