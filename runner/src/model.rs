@@ -1,7 +1,8 @@
 //! The GPU model of `runner profile`: one named GPU's constants, each with its source, and the
 //! predicted time of a kernel from the simulator's counts (`profile`).
 //!
-//! Six bounds, the largest wins (a roofline with six roofs):
+//! Six bounds, the largest wins (a roofline with six roofs; the GPU's constants and their sources
+//! are `h100`'s):
 //! - issue: warp-instructions over the SMs' schedulers, 4 per SM, one warp-instruction per clock
 //!   each. The counts are PTX instructions; `ptxas` folds some address arithmetic and unrolls,
 //!   so this is the PTX's view, not SASS's, except for integer division, which the SASS spells
@@ -34,122 +35,17 @@
 //!   of dependent instructions, its critical path, times the waves of warps). `W` is the
 //!   occupancy's (`occupancy`: registers per thread from the CUBIN, shared memory, threads),
 //!   capped by the blocks the grid gives each SM. Below 4 warps per scheduler this bound
-//!   exceeds the issue bound; the longer latencies of loads are not in it (bench/PROFILE.md).
+//!   exceeds the issue bound. It is generalised by each block's critical path (`critical`: the
+//!   clocks a block's longest warp takes alone, following its registers through its loads at
+//!   the L1, L2 and DRAM latencies and its arithmetic at the dependent-issue one): the blocks an
+//!   SM runs, in waves of those resident at once, each wave a block's path (`Prediction::chain`,
+//!   Little's law). The larger of the two is the latency bound.
 //!
 //! Work is spread over the SMs in whole blocks: the busiest SM runs `ceil(blocks / SMs)` of them,
 //! so a grid of 133 blocks costs two blocks' time, as on the device.
 
 use crate::constcache;
-
-/// One GPU's constants.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Gpu {
-    pub name: &'static str,
-    pub sms: u32,
-    /// Boost clock, GHz.
-    pub clock_ghz: f64,
-    /// The SM clock while the tensor cores work, GHz: the issue, shared and constant bounds of a
-    /// kernel that uses them count their clocks at this one.
-    pub tensor_clock_ghz: f64,
-    /// Warp-instructions issued per SM per clock.
-    pub issue_per_sm: f64,
-    /// Clocks between a warp's instruction and one that depends on it, in the arithmetic pipes.
-    pub dependent_issue_cycles: f64,
-    /// Wavefronts (128 bytes) of the L1/shared data path per SM per clock.
-    pub l1_wavefronts_per_sm: f64,
-    /// Distinct `__constant__` addresses the constant cache serves per SM per clock.
-    pub const_addresses_per_sm: f64,
-    /// Bytes of the SM's first-level constant cache (lines of `constcache::LINE_BYTES`).
-    pub const_cache_bytes: f64,
-    /// Clocks of the SM's constant path per constant request that misses that cache, beyond the
-    /// clock of each address.
-    pub const_miss_cycles: f64,
-    /// DRAM bandwidth, bytes (read plus written) per second.
-    pub dram_bytes_per_s: f64,
-    /// Tensor-core products per SM per clock, in tf32 FLOP (multiply-adds x 2; 16-bit operands
-    /// run at twice the rate), through `mma.sync` and through `wgmma`.
-    pub mma_sync_flop_per_sm: f64,
-    pub wgmma_flop_per_sm: f64,
-}
-
-/// NVIDIA H100 SXM5 80GB.
-/// - 132 SMs and a boost clock of 1,980 MHz: NVIDIA H100 Tensor Core GPU Architecture whitepaper
-///   (2022), the H100 SXM5 column of its comparison table; its FP32 figure of 67 TFLOP/s is
-///   132 x 128 lanes x 2 x 1.98 GHz. The runner measured 65.9 TFLOP/s of FMA on one (README),
-///   1.95 GHz in effect.
-/// - 1.81 GHz while the tensor cores work: `ncu`'s `gpc__cycles_elapsed.avg.per_second` (the
-///   clocks left alone) for the nine kernels of issue 36's corpora that use them, 1.79 to 1.84 GHz,
-///   against 1.95 to 1.99 for the other sixteen, on an NVIDIA H100 80GB HBM3
-///   (`bench/profile_corpus.json`). The tensor rates below were measured as times, at whatever
-///   clock the chip ran, so the tensor bound keeps them as they are.
-/// - 4 warp schedulers per SM, each issuing one warp-instruction per clock: the same whitepaper's
-///   SM diagram (four partitions, each with a warp scheduler and a dispatch unit of 32 threads
-///   per clock).
-/// - 4 clocks from an arithmetic instruction to one that uses its result: the dependent-issue
-///   latency of the FP32 and integer pipes that microbenchmarks measured on Volta (Jia et al.,
-///   "Dissecting the NVIDIA Volta GPU Architecture via Microbenchmarking", 2018: 4 cycles for
-///   FFMA and IADD), taken as the same on Hopper. On the device (issue 36's run, ncu):
-///   every kernel of the corpora waits about 2 clocks per instruction on such fixed-latency
-///   dependencies (the `wait` stall), and puzzle 11's solution, with 1.8 warps per scheduler,
-///   issues in 35% of the cycles.
-/// - 128 bytes per clock per SM through L1 and shared memory: the CUDA C++ Programming Guide's
-///   32 banks of 4 bytes, each serving one word per clock (one wavefront per clock); 132 x 128 B
-///   x 1.98 GHz = 33 TB/s, the whitepaper's aggregate L1 bandwidth.
-/// - One wavefront covers up to 4 cache lines of a global request: the L1TEX tag stage resolves
-///   4 sets x 4 sectors per cycle (NVIDIA's description of the L1TEX pipeline on its developer
-///   forum, for GV100 and later).
-/// - Constant memory: the CUDA C++ Programming Guide (the constant memory section of its
-///   performance guidelines): a request is split into as many requests as it has distinct
-///   addresses, throughput falling by that factor. One address per clock per SM is this
-///   model's assumption.
-/// - A first-level constant cache of 2 KB a SM in 64-byte lines: Jia et al. (2018, above)
-///   measured these for Volta's constant L1 cache (a 64 KB L1.5 constant cache behind it), taken
-///   as the same on Hopper. 14 clocks of the SM's constant path per PTX constant request that
-///   misses it, on top of its address's one: derived from puzzle 05's solution on an NVIDIA
-///   H100 80GB HBM3 (`bench/profile_corpus.json`): 10.89M clocks per SM (ncu's
-///   `sm__cycles_elapsed.avg`) over the 722k constant requests its busiest SM issues, all
-///   missing (15.1 each); `ptxas` pairs them into 8-byte `ULDC.64` loads, so 30 clocks per SASS
-///   load, as ncu's `imc_miss` stall says (29.0 and 30.7 cycles per instruction issued for it and
-///   its bulk-tile variant). A constant fitted to one kernel, not measured apart. Checked on the
-///   one other kernel of the corpora whose constants overflow the cache, puzzle 06's solution:
-///   24 warps a SM, fewer than the cache's 32 lines, no misses predicted, none seen (`imc_miss`
-///   0.15).
-/// - 2.822 TB/s: the device-to-device copy (bytes read plus written) that `runner bench`
-///   measured on an NVIDIA H100 80GB HBM3 (README); the datasheet's HBM3 peak is 3.35 TB/s.
-/// - Tensor cores, measured on an NVIDIA H100 80GB HBM3: `mma.sync.m16n8k8` tf32 takes 7.8 clocks
-///   per instruction per sub-partition once two warps issue it (`lab/p12/mma_rate.cu`,
-///   `lab/p12/README.md`), so 4 x 2,048 / 7.8 = 1,050 FLOP per SM per clock (274 TFLOP/s);
-///   `m16n8k16` bf16 the same clocks for twice the work. `wgmma` tf32: a second set of m64n256k8
-///   products added to puzzle 11's kernel ran at 480 TFLOP/s (`lab/igemm/README.md`,
-///   round 11), 480e12 / (132 x 1.98e9) = 1,837 FLOP per SM per clock, 90% of the whitepaper's
-///   dense TF32 figure at this clock.
-///
-/// Not modelled (bench/PROFILE.md has the arithmetic against the device's numbers):
-/// - Which constant requests miss, beyond the all-or-nothing of `constcache::misses`.
-/// - The latency of loads (the latency bound counts the arithmetic's 4 clocks): puzzle 09's
-///   warps wait on theirs with 49 warps per SM, a persistent kernel of 8 per SM runs 3.5 times
-///   its latency bound. How many loads a warp waits on one after the other decides it (3 to
-///   142 cycles per global load instruction across the corpora), which the counts do not tell.
-/// - L2, and the instructions `ptxas` adds or removes, but for 32-bit integer division and
-///   remainder by a register (`mix::sass_extra`: issue 36's learners' implicit GEMMs).
-/// - How well the schedulers fill their slots with 4 warps or more each (issue 36's learners'
-///   puzzle 11 kernels: 65 to 81% with 6 to 15 warps per scheduler), and the products of a
-///   lone warpgroup (puzzle 11's Hopper ping-pong, about 55% of the `wgmma` rate).
-pub const H100: Gpu = Gpu {
-    name: "NVIDIA H100 SXM5 80GB",
-    sms: 132,
-    clock_ghz: 1.98,
-    tensor_clock_ghz: 1.81,
-    issue_per_sm: 4.0,
-    dependent_issue_cycles: 4.0,
-    l1_wavefronts_per_sm: 1.0,
-    const_addresses_per_sm: 1.0,
-    const_cache_bytes: 2048.0,
-    const_miss_cycles: 14.0,
-    dram_bytes_per_s: 2.822e12,
-    mma_sync_flop_per_sm: 4.0 * 2048.0 / 7.8,
-    wgmma_flop_per_sm: 480e12 / (132.0 * 1.98e9),
-};
+pub use crate::h100::{Gpu, H100};
 
 /// The kernel's work per block (average of the sampled blocks) and the launch.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -176,6 +72,9 @@ pub struct Load {
     pub resident_blocks: Option<u64>,
     /// Bytes the launch writes to its outputs.
     pub store_bytes: f64,
+    /// Clocks a block takes alone: its longest warp's critical path (`critical`), the sampled
+    /// blocks' mean; `None` where not followed.
+    pub critical_path_cycles: Option<f64>,
 }
 
 /// The six bounds and which one binds, in seconds.
@@ -194,8 +93,11 @@ pub struct Prediction {
     /// (zero elsewhere): the two add up.
     pub stores: f64,
     /// The issue bound at the rate the resident warps' dependencies allow (the issue bound or
-    /// more).
+    /// more), or `chain` where that is longer.
     pub latency: f64,
+    /// The blocks each SM runs, in waves of the blocks resident at once, each wave as long as a
+    /// block's critical path (Little's law); zero where either is not known.
+    pub chain: f64,
 }
 
 impl Prediction {
@@ -212,6 +114,8 @@ impl Prediction {
         let t = self.seconds();
         if t == self.issue {
             "issue-bound"
+        } else if t == self.latency && self.chain == self.latency {
+            "latency-bound (each warp's chain of dependent loads and arithmetic, too few warps to hide it)"
         } else if t == self.latency {
             "latency-bound (too few warps per scheduler to hide dependencies)"
         } else if t == self.shared {
@@ -256,9 +160,15 @@ pub fn predict(gpu: &Gpu, load: &Load) -> Prediction {
     } else {
         0.0
     };
+    let chain = match (load.critical_path_cycles, load.resident_blocks) {
+        (Some(path), Some(resident)) if resident > 0 => per_sm / resident as f64 * path / clock,
+        _ => 0.0,
+    };
+    let latency = if hidden > 0.0 { issue / hidden } else { issue };
     Prediction {
         issue,
-        latency: if hidden > 0.0 { issue / hidden } else { issue },
+        latency: latency.max(chain),
+        chain,
         shared: per_sm * load.wavefronts_per_block / (gpu.l1_wavefronts_per_sm * clock),
         constant: per_sm * load.const_addresses_per_block / (gpu.const_addresses_per_sm * clock)
             + constant_misses,
@@ -393,6 +303,33 @@ mod tests {
         for w in [Some(4.0), Some(16.0), None] {
             let p = predict(&H100, &load(w));
             assert_eq!((p.latency, p.bound()), (p.issue, "issue-bound"));
+        }
+    }
+
+    #[test]
+    fn blocks_wait_their_critical_path_in_waves_of_the_resident_ones() {
+        // 16 blocks per SM, 8 resident at once, each taking 1.98e9 clocks alone: two waves of a
+        // second each, though every warp issues little.
+        let load = |path: Option<f64>, resident: Option<u64>| Load {
+            blocks: 132 * 16,
+            issued_per_block: 1000.0,
+            critical_path_cycles: path,
+            resident_blocks: resident,
+            warps_per_scheduler: Some(16.0),
+            ..Default::default()
+        };
+        let p = predict(&H100, &load(Some(1.98e9), Some(8)));
+        assert!(
+            (p.chain - 2.0).abs() < 1e-9 && p.latency == p.chain,
+            "{p:?}"
+        );
+        assert_eq!(
+            p.bound(),
+            "latency-bound (each warp's chain of dependent loads and arithmetic, too few warps to hide it)"
+        );
+        // No path followed, or no occupancy known: no such bound.
+        for p in [load(None, Some(8)), load(Some(1.98e9), None)].map(|l| predict(&H100, &l)) {
+            assert_eq!((p.chain, p.bound()), (0.0, "issue-bound"));
         }
     }
 }

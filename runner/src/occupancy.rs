@@ -9,6 +9,8 @@
 //! units of 256 (a thread's count rounded up to a multiple of 8); 228 KB of shared memory per
 //! SM, of which each block takes 1 KB more than it asks for (reserved for the system).
 
+use toolchain::source::{Compiled, Source, Target};
+
 /// One SM's limits.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SmLimits {
@@ -70,6 +72,43 @@ pub fn occupancy(sm: &SmLimits, threads: u32, registers: u32, shared: u32) -> Oc
             .map(|l| l.0)
             .collect(),
     }
+}
+
+/// The registers a thread of the kernel takes on an H100, from the CUBIN NVRTC makes for sm_90
+/// (`toolchain::cubin`); `None` where it cannot be compiled or read.
+pub fn registers(code: &str, file: &str, macros: &[(String, String)], ptx: &str) -> Option<u32> {
+    let kernel = *toolchain::cubin::entries(ptx).first()?;
+    let source = Source { code, file, macros };
+    match toolchain::nvrtc::compile(&source, &Target::Cubin { major: 9, minor: 0 }) {
+        Ok(Compiled::Cubin(bytes)) => toolchain::cubin::registers(&bytes, kernel).ok(),
+        _ => None,
+    }
+}
+
+/// What the occupancy is and what limits it, or why it is not known.
+pub fn line(o: &Option<(u32, Occupancy)>, shared: usize, per_sm: u64) -> String {
+    let Some((registers, o)) = o else {
+        return "occupancy: not known (no register count from the CUBIN for sm_90), so no latency bound\n".into();
+    };
+    let mut line = format!(
+        "occupancy on an H100: {registers} registers a thread (ptxas, sm_90) and {:.1} KB of shared memory a block: {} block{} of {} warps per SM (limited by {}), {} warps, {:.1} per scheduler",
+        shared as f64 / 1024.0,
+        o.blocks,
+        if o.blocks == 1 { "" } else { "s" },
+        o.warps_per_block,
+        o.limited_by.join(" and "),
+        o.warps(),
+        f64::from(o.warps()) / 4.0
+    );
+    if per_sm < u64::from(o.blocks) {
+        let warps = per_sm * u64::from(o.warps_per_block);
+        line += &format!(
+            "; the grid gives each SM {per_sm} block{}: {warps} warps, {:.1} per scheduler",
+            if per_sm == 1 { "" } else { "s" },
+            warps as f64 / 4.0
+        );
+    }
+    line + "\n"
 }
 
 #[cfg(test)]

@@ -7,12 +7,14 @@
 //!   request (the tag stage resolves 4 lines of 4 sectors per clock; `model`);
 //! - shared memory: requests and wavefronts, as many as the most distinct 4-byte words one bank
 //!   holds (bank conflicts); constant memory: requests, the distinct addresses each reads
-//!   (serialized on a GPU), and the constant cache lines read (`constcache::Lines`).
+//!   (serialized on a GPU), and the constant cache lines read (`constcache::Lines`);
+//! - where `cmd::profile` asks, each sampled warp's critical path (`critical`), fed the same hooks.
 //!
 //! The accesses of one instruction arrive together, so a request ends when an access of another
 //! instruction or space arrives. `cmd::profile` makes the counts a table, `model` a time.
 
 use crate::constcache::Lines;
+use crate::critical::Critical;
 use crate::mix::{self, Class};
 use ptx::ir::{Space, TensorPipe};
 use sim::observe::{Acc, Issue, Launched, Observer, Touch};
@@ -84,6 +86,8 @@ pub struct Profiler {
     pub shared_bytes: usize,
     /// The constants the blocks run read (`constcache`).
     pub const_lines: Lines,
+    /// Each sampled warp's critical path (`critical`), where the profile asks for it.
+    pub critical: Option<Critical>,
     executed: u64,
     pending: Option<Pending>,
 }
@@ -102,6 +106,7 @@ impl Profiler {
             block_accesses: vec![],
             shared_bytes: 0,
             const_lines: Lines::default(),
+            critical: None,
             executed: 0,
             pending: None,
         }
@@ -115,6 +120,9 @@ impl Profiler {
             v.sort_unstable();
             v.dedup();
         }
+        self.critical
+            .iter_mut()
+            .for_each(|k| k.request(p.inst, p.space, &p.lines));
         let Some(c) = self.per_inst.get_mut(p.inst as usize) else {
             return;
         };
@@ -210,6 +218,7 @@ impl Observer for Profiler {
             .iter()
             .map(|i| mix::sass_extra(&i.op))
             .collect();
+        self.critical.iter_mut().for_each(|k| k.start(l.prog));
     }
 
     fn runs_block(&mut self, block: [u32; 3]) -> bool {
@@ -225,12 +234,16 @@ impl Observer for Profiler {
         };
         if run {
             self.block_accesses.push((block, 0));
+            self.critical.iter_mut().for_each(|k| k.begin(block));
         }
         run
     }
 
     fn issue(&mut self, i: Issue) {
         self.flush();
+        self.critical
+            .iter_mut()
+            .for_each(|k| k.issue(i.warp as usize, i.inst));
         if let Some(c) = self.per_inst.get_mut(i.inst as usize) {
             c.issued += 1;
             c.lanes += u64::from(i.exec.count_ones());
@@ -283,27 +296,13 @@ impl Observer for Profiler {
 
     fn barrier(&mut self) {
         self.flush();
+        self.critical.iter_mut().for_each(|k| k.barrier());
     }
 
     fn end_block(&mut self) {
         self.flush();
+        self.critical.iter_mut().for_each(|k| k.end_block());
     }
-}
-
-/// Up to `n` blocks spread evenly over a grid of `grid` (the first and the last included).
-pub fn sample_blocks(grid: [u32; 3], n: u64) -> Vec<[u32; 3]> {
-    let total: u64 = grid.iter().map(|&g| u64::from(g)).product();
-    let n = n.min(total);
-    let pick = |k: u64| {
-        let lin = if n <= 1 { 0 } else { k * (total - 1) / (n - 1) };
-        let x = (lin % u64::from(grid[0])) as u32;
-        let y = ((lin / u64::from(grid[0])) % u64::from(grid[1])) as u32;
-        let z = (lin / (u64::from(grid[0]) * u64::from(grid[1]))) as u32;
-        [x, y, z]
-    };
-    let mut blocks: Vec<[u32; 3]> = (0..n).map(pick).collect();
-    blocks.dedup();
-    blocks
 }
 
 #[cfg(test)]
@@ -386,15 +385,5 @@ mod tests {
         p.end_block();
         assert_eq!(p.per_inst[0].global_requests, 1);
         assert_eq!((p.per_inst[1].issued, p.per_inst[1].lanes), (2, 48));
-    }
-
-    #[test]
-    fn samples_spread_over_the_grid_and_include_both_ends() {
-        assert_eq!(
-            sample_blocks([10, 1, 1], 3),
-            vec![[0, 0, 0], [4, 0, 0], [9, 0, 0]]
-        );
-        assert_eq!(sample_blocks([2, 2, 1], 8).len(), 4);
-        assert_eq!(sample_blocks([5, 1, 1], 1), vec![[0, 0, 0]]);
     }
 }

@@ -4,7 +4,8 @@
 //! loads of neighbouring inputs are coalesced (about 4 sectors for the 32 floats of a warp); the
 //! tensor-core solutions are bound by the tensor cores, a `wgmma`'s B operand read once, and at
 //! one block an SM by their stores after the products; a learner's implicit GEMM pays for its
-//! integer divisions as the SASS does.
+//! integer divisions as the SASS does; a kernel with few warps, each waiting on its loads one
+//! after the other, is bound by that chain.
 
 mod common;
 
@@ -189,7 +190,8 @@ fn a_learners_implicit_gemm_counts_its_divisions_as_sass_spells_them() {
 /// Issue 36: puzzle 11's solution takes 221 registers a thread (ncu's
 /// `launch__registers_per_thread` on an H100), so an SM holds 2 of its 4-warp blocks: 2 warps a
 /// scheduler, each waiting 4 clocks for the instruction its next one depends on. Its issue
-/// bound was 0.42 of the H100's 76.7 us on this case; the latency bound is twice it (0.83).
+/// bound was 0.42 of the H100's 76.7 us on this case; that latency bound is twice it (0.83), and
+/// its warps' chains of dependent loads and products (`critical`) take it to 77.0 us (1.00).
 #[test]
 fn few_warps_a_scheduler_make_puzzle_11s_solution_latency_bound() {
     let text = profile(&[
@@ -205,16 +207,34 @@ fn few_warps_a_scheduler_make_puzzle_11s_solution_latency_bound() {
             ),
         "{text}"
     );
-    assert!(
-        text.contains("latency-bound (too few warps per scheduler to hide dependencies)"),
-        "{text}"
-    );
+    assert!(text.contains(", latency-bound ("), "{text}");
     let issue: f64 = text
         .split("(issue ")
         .nth(1)
         .and_then(|r| r.split(' ').next()?.parse().ok())
         .unwrap_or_else(|| panic!("no issue bound in\n{text}"));
     let latency = bound_us(&text, "latency");
-    assert!((latency / issue - 2.0).abs() < 0.01, "{text}");
-    assert!((60.0..70.0).contains(&latency), "{text}");
+    assert!(latency / issue > 1.99, "{text}");
+    assert!((60.0..85.0).contains(&latency), "{text}");
+}
+
+/// Issue 36: the persistent puzzle 01 variant keeps one block of 8 warps an SM working (2 a
+/// scheduler), and each warp waits on its loads one after the other. With 4 clocks an
+/// instruction the latency bound was 78.6 us, 0.28 of the H100's 278 us; following each warp's
+/// registers through its loads (L1 hits, and misses at L2's and DRAM's latencies) the block
+/// takes about 394k clocks alone, 199 us (0.72).
+#[test]
+fn a_warps_chain_of_dependent_loads_bounds_a_kernel_with_few_warps() {
+    let text = profile(&[
+        "puzzle-01",
+        "--kernel",
+        "runner/tests/fixtures/variants/puzzle-01.persistent.cu",
+    ]);
+    assert!(text.contains("critical path: a block takes "), "{text}");
+    assert!(
+        text.contains("latency-bound (each warp's chain of dependent loads and arithmetic"),
+        "{text}"
+    );
+    let latency = bound_us(&text, "latency");
+    assert!((150.0..250.0).contains(&latency), "{text}");
 }

@@ -7,19 +7,19 @@
 //! the kernel: warp-instructions issued, active lanes per issue, global sectors per request,
 //! shared wavefronts per request, distinct constant addresses per constant request; the
 //! instruction mix; bytes per output; the occupancy (`occupancy`, from the registers a thread
-//! takes in NVRTC's sm_90 CUBIN, `toolchain::cubin`); the predicted time from `model`, with the
-//! bound that sets it.
+//! takes in NVRTC's sm_90 CUBIN, `toolchain::cubin`); a block's critical path (`critical`); the
+//! predicted time from `model`, with the bound that sets it.
 
 use super::KernelChoice;
+use crate::critical::{self, Critical};
 use crate::engine;
 use crate::install;
 use crate::model::{self, Load};
 use crate::occupancy::{self, Occupancy};
-use crate::profile::{Counts, Profiler, sample_blocks};
+use crate::profile::{Counts, Profiler};
 use sim::SimOptions;
 use spec::{Arg, Scale};
 use std::process::ExitCode;
-use toolchain::source::{Compiled, Source, Target};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -132,6 +132,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         s
     });
     let mut prof = Profiler::new(sample);
+    prof.critical = Some(Critical::new(gpu.latencies()));
     prof.probe = wide.then_some(probe);
     let opts = SimOptions {
         checks: false,
@@ -285,14 +286,26 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         total.sectors as f64 * 32.0 * factor / outputs as f64,
         dram / outputs as f64
     );
-    let occupancy = registers(&code, &file, &case.macros, &ptx).map(|r| {
+    let occupancy = occupancy::registers(&code, &file, &case.macros, &ptx).map(|r| {
         let o = occupancy::occupancy(&occupancy::SM_90, threads, r, prof.shared_bytes as u32);
         (r, o)
     });
     // The warps that have work: as many blocks as fit, or as the grid gives each SM.
     let per_sm = blocks.div_ceil(u64::from(gpu.sms)).max(1);
     let working = |o: &Occupancy| u64::from(o.blocks).min(per_sm) * u64::from(o.warps_per_block);
-    text += &occupancy_line(&occupancy, prof.shared_bytes, per_sm);
+    text += &occupancy::line(&occupancy, prof.shared_bytes, per_sm);
+    // A persistent grid's path is that of the blocks that work.
+    let dram_read = (dram - store_bytes) / blocks.max(1) as f64;
+    let path = (prof.critical.as_ref()).and_then(|k| {
+        critical::block_path(&k.blocks, |b| !persistent || b[0] < gpu.sms, dram_read)
+    });
+    if let Some((clocks, share)) = path {
+        text += &format!(
+            "critical path: a block takes {} clocks alone (its longest warp's chain of dependent loads and arithmetic; {:.0}% of its L1 misses from DRAM, the rest L2 hits)\n",
+            si(clocks),
+            100.0 * share
+        );
+    }
     let runs = runs.max(1) as f64;
     let (sync_work, wg_work) = prof.tensor_work();
     let load = Load {
@@ -308,6 +321,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         warps_per_scheduler: occupancy.as_ref().map(|(_, o)| working(o) as f64 / 4.0),
         resident_blocks: (occupancy.as_ref()).map(|(_, o)| u64::from(o.blocks).min(per_sm)),
         store_bytes,
+        critical_path_cycles: path.map(|p| p.0),
     };
     let p = model::predict(&gpu, &load);
     let us = |s: f64| format!("{:.1} us", s * 1e6);
@@ -343,39 +357,33 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// The registers a thread of the kernel takes on an H100, from the CUBIN NVRTC makes for sm_90
-/// (`toolchain::cubin`); `None` where it cannot be compiled or read.
-fn registers(code: &str, file: &str, macros: &[(String, String)], ptx: &str) -> Option<u32> {
-    let kernel = *toolchain::cubin::entries(ptx).first()?;
-    let source = Source { code, file, macros };
-    match toolchain::nvrtc::compile(&source, &Target::Cubin { major: 9, minor: 0 }) {
-        Ok(Compiled::Cubin(bytes)) => toolchain::cubin::registers(&bytes, kernel).ok(),
-        _ => None,
-    }
+/// Up to `n` blocks spread evenly over a grid of `grid` (the first and the last included).
+pub fn sample_blocks(grid: [u32; 3], n: u64) -> Vec<[u32; 3]> {
+    let total: u64 = grid.iter().map(|&g| u64::from(g)).product();
+    let n = n.min(total);
+    let pick = |k: u64| {
+        let lin = if n <= 1 { 0 } else { k * (total - 1) / (n - 1) };
+        let x = (lin % u64::from(grid[0])) as u32;
+        let y = ((lin / u64::from(grid[0])) % u64::from(grid[1])) as u32;
+        let z = (lin / (u64::from(grid[0]) * u64::from(grid[1]))) as u32;
+        [x, y, z]
+    };
+    let mut blocks: Vec<[u32; 3]> = (0..n).map(pick).collect();
+    blocks.dedup();
+    blocks
 }
 
-/// What the occupancy is and what limits it, or why it is not known.
-fn occupancy_line(o: &Option<(u32, Occupancy)>, shared: usize, per_sm: u64) -> String {
-    let Some((registers, o)) = o else {
-        return "occupancy: not known (no register count from the CUBIN for sm_90), so no latency bound\n".into();
-    };
-    let mut line = format!(
-        "occupancy on an H100: {registers} registers a thread (ptxas, sm_90) and {:.1} KB of shared memory a block: {} block{} of {} warps per SM (limited by {}), {} warps, {:.1} per scheduler",
-        shared as f64 / 1024.0,
-        o.blocks,
-        if o.blocks == 1 { "" } else { "s" },
-        o.warps_per_block,
-        o.limited_by.join(" and "),
-        o.warps(),
-        f64::from(o.warps()) / 4.0
-    );
-    if per_sm < u64::from(o.blocks) {
-        let warps = per_sm * u64::from(o.warps_per_block);
-        line += &format!(
-            "; the grid gives each SM {per_sm} block{}: {warps} warps, {:.1} per scheduler",
-            if per_sm == 1 { "" } else { "s" },
-            warps as f64 / 4.0
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn samples_spread_over_the_grid_and_include_both_ends() {
+        assert_eq!(
+            sample_blocks([10, 1, 1], 3),
+            vec![[0, 0, 0], [4, 0, 0], [9, 0, 0]]
         );
+        assert_eq!(sample_blocks([2, 2, 1], 8).len(), 4);
+        assert_eq!(sample_blocks([5, 1, 1], 1), vec![[0, 0, 0]]);
     }
-    line + "\n"
 }
