@@ -13,7 +13,7 @@
 //!
 //! A long kernel holds up more than its own worker: while a `printf` flood runs, another
 //! worker's CUDA context takes seconds to start and another's kernel waits (on an H200, correct
-//! submissions' full cases took 12 to 17 s beside it, and with four workers three of them timed
+//! submissions' full cases took 12 to 17 s beside it, and with four jobs two or three of them timed
 //! out). Kernels of different CUDA contexts take turns on the GPU anyway, so `grade` runs the
 //! full cases one submission after another on one worker: the flood runs to its limit alone, and
 //! every other full case, a few milliseconds on the device, keeps its time.
