@@ -50,7 +50,7 @@
 //!   critical path at a delay (`Prediction::queued`). With many warps it tends to the largest
 //!   of those bounds, with one to the path; where they are close (puzzle 09's one thread per
 //!   output: issue 64 us, path 63 us in 62 waves of 16 warps a scheduler) it is above both
-//!   (74 us; 113 measured). It does not take in the tensor bound, whose rates were measured as
+//!   (81 us; 113 measured). It does not take in the tensor bound, whose rates were measured as
 //!   whole kernels' times rather than as a pipe's service per instruction.
 //!
 //! Work is spread over the SMs in whole blocks: the busiest SM runs `ceil(blocks / SMs)` of them,
