@@ -6,8 +6,9 @@
 kernel, `broken_igemm/p11_ok.cu` and the learners' first kernels of
 `runner/tests/fixtures/learners`):
 - predicted: what `runner profile --case FULL` predicts for each full-scale case, with its six
-  bounds (the latency bound is the issue bound where `runner profile` names none) and the stores
-  that follow a tensor kernel's products, and the profile's kernel row for the first full case (the case `runner profile` picks);
+  bounds (the latency bound is the issue bound where `runner profile` names none), the stores
+  that follow a tensor kernel's products and the queued time (zero where it is not the
+  prediction), and the profile's kernel row for the first full case (the case `runner profile` picks);
 - measured: the median of `runner bench --runs 20` (a lineup's other kernels, the solution and
   the baseline, are kept from the same call rather than benched again; puzzle 01, which `runner
   bench` does not time, by ncu's gpu__time_duration);
@@ -69,7 +70,7 @@ KEEP = re.compile(r"^launch__|^(Kernel Name|Block Size|Grid Size)$|\.(sum|avg|ra
                   r"\.avg\.(pct_of_peak_sustained_active|per_cycle_active|per_second)$|\.sum\.per_cycle_active$")
 BOUNDS = re.compile(r"predicted on an .*?: ([0-9.]+) us, ([a-z-]+).*?\(issue ([0-9.]+) us(?:, latency ([0-9.]+) us)?, shared ([0-9.]+) us, "
                     r"constant ([0-9.]+) us, memory ([0-9.]+) us(?:, tensor ([0-9.]+) us)?"
-                    r"(?:, then stores ([0-9.]+) us)?\)")
+                    r"(?:, then stores ([0-9.]+) us)?(?:, all queued ([0-9.]+) us)?\)")
 
 
 def fulls(puzzle):
@@ -82,8 +83,9 @@ def profiled(puzzle, kernel, case):
     if not m:
         print(f"{kernel} {case}: no prediction:\n{out[-1500:]}", file=sys.stderr)
         return None
-    # The latency bound is printed only where it exceeds the issue bound.
-    keys = ("issue", "latency", "shared", "constant", "memory", "tensor", "stores")
+    # The latency bound is printed only where it exceeds the issue bound, the queued time only
+    # where it exceeds every bound (it is then the prediction).
+    keys = ("issue", "latency", "shared", "constant", "memory", "tensor", "stores", "queued")
     p = {"us": float(m.group(1)), "bound": m.group(2), **dict(zip(keys, (float(g or 0) for g in m.groups()[2:])))}
     p["latency"] = p["latency"] or p["issue"]
     row = [l for l in out.splitlines() if l.startswith("kernel ") or l.startswith("simulated ")

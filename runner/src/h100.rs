@@ -115,10 +115,11 @@ impl Gpu {
 ///
 /// Not modelled (bench/PROFILE.md has the arithmetic against the device's numbers):
 /// - Which constant requests miss, beyond the all-or-nothing of `constcache::misses`.
-/// - Loads' latency with many warps: each warp's critical path, in waves of the resident
-///   blocks (`critical`), is a bound only; queueing in L1 and L2 and the other warps' issues
-///   come on top of it. Puzzle 09's naive kernel at 3x3 (16 warps a scheduler) has a path of
-///   2k clocks, 63 us in 62 waves, against 113 us measured.
+/// - Queueing beyond the closed network of `queueing` (a scheduler's warps, a quarter of the
+///   SM's L1 data path, constant path and DRAM share, and the rest of each warp's critical path
+///   as a delay, solved by mean value analysis): L2's queues, the tensor pipes, and the time a
+///   block holds its SM slot until its last warp ends. Puzzle 09's naive kernel at 3x3 (16
+///   warps a scheduler, a path of 2k clocks) is predicted at 81 us against 113 us measured.
 /// - Which lines hit L1 beyond a warp's own reuse, and which misses hit L2: the critical path
 ///   takes a line another warp of the block fetched as a miss, and mixes the L2 and DRAM
 ///   latencies by the share of the misses' bytes the DRAM bound must read.

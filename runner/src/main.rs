@@ -26,6 +26,7 @@ mod outcome;
 mod picture;
 mod prerun;
 mod profile;
+mod queueing;
 mod registry;
 mod remote;
 mod report;

@@ -1,8 +1,10 @@
 //! The GPU model of `runner profile`: one named GPU's constants, each with its source, and the
 //! predicted time of a kernel from the simulator's counts (`profile`).
 //!
-//! Six bounds, the largest wins (a roofline with six roofs; the GPU's constants and their sources
-//! are `h100`'s):
+//! Six bounds, the largest names the kernel's bottleneck (a roofline with six roofs; the GPU's
+//! constants and their sources are `h100`'s), and a seventh time combines them with each warp's
+//! critical path where the warps resident at once are too few for either to dominate (queued,
+//! below); the prediction is the larger of the two:
 //! - issue: warp-instructions over the SMs' schedulers, 4 per SM, one warp-instruction per clock
 //!   each. The counts are PTX instructions; `ptxas` folds some address arithmetic and unrolls,
 //!   so this is the PTX's view, not SASS's, except for integer division, which the SASS spells
@@ -40,12 +42,22 @@
 //!   the L1, L2 and DRAM latencies and its arithmetic at the dependent-issue one): the blocks an
 //!   SM runs, in waves of those resident at once, each wave a block's path (`Prediction::chain`,
 //!   Little's law). The larger of the two is the latency bound.
+//! - queued: the bounds above assume that issue, the L1 data path, the constant path, DRAM and
+//!   each warp's waits overlap perfectly. `queueing` instead treats each scheduler's resident
+//!   warps as a closed queueing network, solved exactly by mean value analysis: in each wave a
+//!   warp is served by its scheduler (its share of the issue bound), by a quarter of the SM's L1
+//!   data path, constant path and DRAM share (theirs), and waits out the rest of its block's
+//!   critical path at a delay (`Prediction::queued`). With many warps it tends to the largest
+//!   of those bounds, with one to the path; where they are close (puzzle 09's one thread per
+//!   output: issue 64 us, path 63 us in 62 waves of 16 warps a scheduler) it is above both
+//!   (81 us; 113 measured). It does not take in the tensor bound, whose rates were measured as
+//!   whole kernels' times rather than as a pipe's service per instruction.
 //!
 //! Work is spread over the SMs in whole blocks: the busiest SM runs `ceil(blocks / SMs)` of them,
 //! so a grid of 133 blocks costs two blocks' time, as on the device.
 
-use crate::constcache;
 pub use crate::h100::{Gpu, H100};
+use crate::{constcache, queueing};
 
 /// The kernel's work per block (average of the sampled blocks) and the launch.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -98,10 +110,21 @@ pub struct Prediction {
     /// The blocks each SM runs, in waves of the blocks resident at once, each wave as long as a
     /// block's critical path (Little's law); zero where either is not known.
     pub chain: f64,
+    /// The same waves, each as long as a scheduler's resident warps take to go once round the
+    /// issue slots, the L1 data path, the constant path, DRAM and the rest of their critical
+    /// path, queued (`queueing::cycle_clocks`); zero where the path or the occupancy is not
+    /// known. At least each of the issue, shared, constant, memory and chain bounds.
+    pub queued: f64,
 }
 
 impl Prediction {
+    /// The predicted time: the largest bound, or the queued time where that is longer.
     pub fn seconds(&self) -> f64 {
+        self.largest_bound().max(self.queued)
+    }
+
+    /// The largest of the six bounds, which names the bottleneck.
+    pub fn largest_bound(&self) -> f64 {
         self.issue
             .max(self.shared)
             .max(self.constant)
@@ -110,8 +133,10 @@ impl Prediction {
             .max(self.latency)
     }
 
+    /// What limits the kernel: the largest bound's name (queueing adds to it, but does not
+    /// change which resource is the busiest).
     pub fn bound(&self) -> &'static str {
-        let t = self.seconds();
+        let t = self.largest_bound();
         if t == self.issue {
             "issue-bound"
         } else if t == self.latency && self.chain == self.latency {
@@ -165,15 +190,38 @@ pub fn predict(gpu: &Gpu, load: &Load) -> Prediction {
         _ => 0.0,
     };
     let latency = if hidden > 0.0 { issue / hidden } else { issue };
+    let shared = per_sm * load.wavefronts_per_block / (gpu.l1_wavefronts_per_sm * clock);
+    let constant = per_sm * load.const_addresses_per_block / (gpu.const_addresses_per_sm * clock)
+        + constant_misses;
+    let memory = load.dram_bytes / gpu.dram_bytes_per_s;
+    let queued = match (load.critical_path_cycles, load.resident_blocks) {
+        (Some(path), Some(resident)) if resident > 0 => {
+            let waves = per_sm / resident as f64;
+            let n = load.warps_per_scheduler.unwrap_or(0.0).max(0.0);
+            // Each warp's demand at a station: the station's bound, in clocks, over the waves and
+            // the scheduler's warps; the delay is the rest of its block's path beyond its issue.
+            let demand = |bound: f64| {
+                if n > 0.0 {
+                    bound * clock / (waves * n)
+                } else {
+                    0.0
+                }
+            };
+            let demands = [issue, shared, constant, memory].map(demand);
+            let delay = (path - demands[0]).max(0.0);
+            waves * queueing::cycle_clocks(n, &demands, delay) / clock
+        }
+        _ => 0.0,
+    };
     Prediction {
         issue,
         latency: latency.max(chain),
         chain,
-        shared: per_sm * load.wavefronts_per_block / (gpu.l1_wavefronts_per_sm * clock),
-        constant: per_sm * load.const_addresses_per_block / (gpu.const_addresses_per_sm * clock)
-            + constant_misses,
+        queued,
+        shared,
+        constant,
         constant_misses,
-        memory: load.dram_bytes / gpu.dram_bytes_per_s,
+        memory,
         tensor: per_sm
             * (load.mma_sync_flop_per_block / gpu.mma_sync_flop_per_sm
                 + load.wgmma_flop_per_block / gpu.wgmma_flop_per_sm)

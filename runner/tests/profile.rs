@@ -94,9 +94,18 @@ fn bound_us(text: &str, term: &str) -> f64 {
         .unwrap_or_else(|| panic!("no number after {term} in {line}"))
 }
 
+/// The issue bound, the parenthesis's first figure, in us.
+fn issue_us(text: &str) -> f64 {
+    text.split("(issue ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no issue bound in\n{text}"))
+}
+
 /// Both Hopper solutions hold one block an SM, so their tiles' stores follow their products:
 /// puzzle 11's N16 case writes 31.5 MB, 11.2 us at the DRAM bandwidth, on top of 19.0 us of
 /// products (30.2 us; the H100 took 42.1, where the products alone were 0.45 of it).
+/// Queued together with the warps' issue and DRAM share (`queueing`) they predict 32.4 us.
 #[test]
 fn the_tensor_core_solutions_are_bound_by_the_tensor_cores() {
     let p11 = profile(&["puzzle-11", "--solution=hopper"]);
@@ -110,7 +119,12 @@ fn the_tensor_core_solutions_are_bound_by_the_tensor_cores() {
     let total: f64 = (p11.split("SXM5 80GB: ").nth(1))
         .and_then(|t| t.split(' ').next()?.parse().ok())
         .unwrap_or_else(|| panic!("no prediction in {p11}"));
-    assert!((total - tensor - stores).abs() < 0.15, "{p11}");
+    // The prediction is the two added up, or the warps queued at the issue slots, the data
+    // path and DRAM where that is longer (32.4 us here: 3 warps a scheduler).
+    assert!(
+        total > tensor + stores - 0.15 && total < 1.15 * (tensor + stores),
+        "{p11}"
+    );
     // Puzzle 12's wgmma path: 2 warpgroups x 264 k-steps x 3 m64n96k8 a block, one block an SM,
     // at 1,837 tf32 FLOP a clock: 42.8 us (the H100 runs it in 54). Its B tiles, counted once
     // per warpgroup, keep the shared data path under that; counted for each of the four warps
@@ -159,16 +173,10 @@ fn a_learners_implicit_gemm_counts_its_divisions_as_sass_spells_them() {
         "--kernel",
         "runner/tests/fixtures/learners/p11_wmma.cu",
     ]);
-    // "predicted on an NVIDIA H100 SXM5 80GB: 515.8 us, issue-bound (issue 515.8 us, ..."
-    let issue: f64 = text
-        .split("(issue ")
-        .nth(1)
-        .and_then(|r| r.split(' ').next()?.parse().ok())
-        .unwrap_or_else(|| panic!("no issue bound in\n{text}"));
-    assert!(
-        text.contains(&format!(": {issue:.1} us, issue-bound")),
-        "{text}"
-    );
+    // "predicted on an NVIDIA H100 SXM5 80GB: 550.1 us, issue-bound (issue 515.8 us, ..., all
+    // queued 550.1 us)": the issue bound names it, its warps' queueing adds a little.
+    let issue = issue_us(&text);
+    assert!(text.contains(" us, issue-bound ("), "{text}");
     assert!((480.0..560.0).contains(&issue), "{text}");
     // 72 registers a thread (ncu's `launch__registers_per_thread` on the H100): 7 blocks of 4
     // warps an SM, 7 warps a scheduler, enough to hide the arithmetic's dependencies.
@@ -208,11 +216,7 @@ fn few_warps_a_scheduler_make_puzzle_11s_solution_latency_bound() {
         "{text}"
     );
     assert!(text.contains(", latency-bound ("), "{text}");
-    let issue: f64 = text
-        .split("(issue ")
-        .nth(1)
-        .and_then(|r| r.split(' ').next()?.parse().ok())
-        .unwrap_or_else(|| panic!("no issue bound in\n{text}"));
+    let issue = issue_us(&text);
     let latency = bound_us(&text, "latency");
     assert!(latency / issue > 1.99, "{text}");
     assert!((60.0..85.0).contains(&latency), "{text}");
@@ -222,7 +226,7 @@ fn few_warps_a_scheduler_make_puzzle_11s_solution_latency_bound() {
 /// scheduler), and each warp waits on its loads one after the other. With 4 clocks an
 /// instruction the latency bound was 78.6 us, 0.28 of the H100's 278 us; following each warp's
 /// registers through its loads (L1 hits, and misses at L2's and DRAM's latencies) the block
-/// takes about 394k clocks alone, 199 us (0.72).
+/// takes about 394k clocks alone, 199 us (0.72; queued with its issue and data path, 239 us).
 #[test]
 fn a_warps_chain_of_dependent_loads_bounds_a_kernel_with_few_warps() {
     let text = profile(&[
@@ -237,4 +241,25 @@ fn a_warps_chain_of_dependent_loads_bounds_a_kernel_with_few_warps() {
     );
     let latency = bound_us(&text, "latency");
     assert!((150.0..250.0).contains(&latency), "{text}");
+}
+
+/// Issue 36: puzzle 09's naive kernel (one thread per output) at 4096 x 4096, 3x3: 16 warps a
+/// scheduler, an issue bound of 64 us and a critical path of 63 us in 62 waves. Taking the
+/// larger (perfect overlap) predicted 0.57 of the H100's 113 us. Queued together, by mean value
+/// analysis of each scheduler's warps (`queueing`), they take 81 us (0.72).
+#[test]
+fn where_issue_and_the_path_are_close_the_warps_queue_above_both() {
+    let text = profile(&[
+        "puzzle-09",
+        "--kernel",
+        "runner/tests/fixtures/learners/p09_naive.cu",
+    ]);
+    assert!(text.contains(" us, issue-bound ("), "{text}");
+    let issue = issue_us(&text);
+    let queued = bound_us(&text, "queued");
+    assert!((1.15..1.45).contains(&(queued / issue)), "{text}");
+    assert!(
+        text.contains(&format!(": {queued:.1} us, issue-bound")),
+        "{text}"
+    );
 }

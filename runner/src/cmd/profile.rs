@@ -339,8 +339,14 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         String::new()
     };
+    // The queued time is named only where it is the prediction.
+    let queued = if p.queued > p.largest_bound() {
+        format!(", all queued {}", us(p.queued))
+    } else {
+        String::new()
+    };
     text += &format!(
-        "predicted on an {}: {}, {} (issue {}{latency}, shared {}, constant {}, memory {}{tensor}); the model and its sources: runner/src/model.rs\n",
+        "predicted on an {}: {}, {} (issue {}{latency}, shared {}, constant {}, memory {}{tensor}{queued}); the model and its sources: runner/src/model.rs\n",
         gpu.name,
         us(p.seconds()),
         p.bound(),
