@@ -173,15 +173,7 @@ def parse_raw(text):
 
 
 def table(rows, gpu):
-    out = [f"Full-scale times: predicted by `runner profile` (an H100 SXM5 model) against `runner bench` ({gpu}).", "",
-           "| kernel | case | predicted us (bound) | measured us | predicted / measured |", "|---|---|---|---|---|"]
-    for r in rows:
-        for case, p in r["predicted"].items():
-            b = (r.get("measured") or {}).get(case)
-            ratio = f"{p['us'] / b:.2f}" if p and b else "-"
-            pred = f"{base.fmt(p['us'], 1)} ({p['bound']})" if p else "-"
-            out.append(f"| {r['kernel']} | {case} | {pred} | {base.fmt(b, 1)} | {ratio} |")
-    return "\n".join(out) + "\n"
+    return "\n".join(base.times_table(rows, f"against `runner bench` ({gpu})")) + "\n"
 
 
 def write(dir_, rows, gpu, at):

@@ -168,15 +168,21 @@ def table(rows, gpu):
         pair = lambda k: f"{fmt(s.get(k))} / {fmt(n.get(k))}" + (" ✓" if s.get(k) is not None and s.get(k) == n.get(k) else "")
         out.append(f"| {r['kernel']} | {r['case']} | {pair('global_req')} | {pair('sectors')} | "
                    f"{pair('global_wavefronts')} | {pair('shared_req')} | {pair('wavefronts')} |")
-    out += ["", f"Full-scale times: predicted by `runner profile` (an H100 SXM5 model) against measured ({gpu}).", "",
-            "| kernel | case | predicted us (bound) | measured us | predicted / measured |", "|---|---|---|---|---|"]
+    out += [""] + times_table(rows, f"against measured ({gpu})")
+    return "\n".join(out) + "\n"
+
+
+def times_table(rows, against):
+    """The full-scale times' table, predicted against measured, as lines (`profile_corpus` too)."""
+    out = [f"Full-scale times: predicted by `runner profile` (an H100 SXM5 model) {against}.", "",
+           "| kernel | case | predicted us (bound) | measured us | predicted / measured |", "|---|---|---|---|---|"]
     for r in rows:
         for case, p in r["predicted"].items():
             b = (r.get("measured") or {}).get(case)
             ratio = f"{p['us'] / b:.2f}" if p and b else "-"
             pred = f"{fmt(p['us'], 1)} ({p['bound']})" if p else "-"
             out.append(f"| {r['kernel']} | {case} | {pred} | {fmt(b, 1)} | {ratio} |")
-    return "\n".join(out) + "\n"
+    return out
 
 
 def main():
