@@ -153,7 +153,10 @@ fn evaluate_text(
                     Err(d) => (RunOutput::failed(d), case.clone()),
                 };
                 let all = gpu::trace::phase("GPU: every case, run and judged");
-                let ran = run_backend(puzzle, Backend::Gpu, &cases, &mut run, Some(&mut remote));
+                let (r, mut d) =
+                    run_backend(puzzle, Backend::Gpu, &cases, &mut run, Some(&mut remote));
+                crate::sequence::explain_printing_timeout(&mut d, &r, &cases);
+                let ran = (r, d);
                 drop(all);
                 Ok(Some((device, ran, cases)))
             })

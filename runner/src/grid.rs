@@ -270,6 +270,7 @@ mod tests {
             findings: vec![],
             not_run: None,
             diff: None,
+            context_lost: false,
         };
         (result, p)
     }

@@ -197,6 +197,7 @@ pub fn judge_with(
         findings: vec![],
         not_run: None,
         diff: None,
+        context_lost: out.context_lost,
     };
     (result, diagnostics)
 }

@@ -20,8 +20,8 @@
 
 use crate::engine::{self, Request};
 use crate::judge::agreement;
-use crate::outcome::{Backend, Outcome, dedup, is_waiting};
-use crate::sequence::run_backend;
+use crate::outcome::{Backend, CaseResult, Outcome, dedup, is_waiting};
+use crate::sequence::{explain_printing_timeout, run_backend};
 use gpu::pool::Worker;
 use spec::{Case, RunOutput};
 use std::cell::RefCell;
@@ -51,7 +51,7 @@ pub fn finish(req: &Request, gpu: &mut Worker, mut outcome: Outcome) -> Outcome 
     let mut run = |case: &Case| -> (RunOutput, Case) {
         unreachable!("case {} is full-scale: the worker runs it", case.name)
     };
-    let (results, diagnostics) = run_backend(
+    let (results, mut diagnostics) = run_backend(
         puzzle,
         Backend::Gpu,
         &later.cases,
@@ -59,6 +59,8 @@ pub fn finish(req: &Request, gpu: &mut Worker, mut outcome: Outcome) -> Outcome 
         Some(&mut remote),
     );
     outcome.cases.retain(|r| !is_waiting(r));
+    let so_far: Vec<CaseResult> = outcome.cases.iter().chain(&results).cloned().collect();
+    explain_printing_timeout(&mut diagnostics, &so_far, &later.cases);
     outcome.full_case = engine::quick_timing(&later.device, &later.cases, &results);
     outcome.cases.extend(results);
     let located = diagnostics

@@ -80,6 +80,10 @@ pub struct CaseResult {
     /// stay there; see `remote`).
     #[serde(skip)]
     pub diff: Option<String>,
+    /// The run ended the backend's context (`RunOutput::context_lost`): on the GPU no further
+    /// case runs after it (`sequence`).
+    #[serde(skip)]
+    pub context_lost: bool,
 }
 
 impl CaseResult {
@@ -104,6 +108,7 @@ impl CaseResult {
             printed_more: 0,
             findings: vec![format!("not run: {why}")],
             not_run: Some(why),
+            context_lost: false,
             diff: None,
         }
     }
@@ -236,6 +241,28 @@ impl Later {
             code: code.to_string(),
             failed_before: results.iter().any(|r| !r.passed && !is_waiting(r)),
         })
+    }
+}
+
+#[cfg(test)]
+impl Outcome {
+    /// A test's outcome of one file whose cases all ran on the GPU; passed when every case
+    /// passed and nothing was diagnosed.
+    pub fn of_gpu(puzzle: &str, cases: Vec<CaseResult>, diagnostics: Vec<Diagnostic>) -> Outcome {
+        Outcome {
+            puzzle: puzzle.into(),
+            file: "k.cu".into(),
+            passed: cases.iter().all(|c| c.passed) && diagnostics.is_empty(),
+            backends: vec![Backend::Gpu],
+            cases,
+            diagnostics,
+            warnings: vec![],
+            backend_agreement: None,
+            full_case: None,
+            notes: vec![],
+            rerun: String::new(),
+            later: None,
+        }
     }
 }
 

@@ -98,8 +98,13 @@ pub fn call(
         macros: case.macros.clone(),
     });
     let reply = gpu.borrow_mut().call(&request, limit);
+    let lost = reply.output.context_lost;
     match reply.judged.map(read) {
-        Some(Ok(judged)) => judged,
+        Some(Ok(((mut result, diagnostics), shrunk))) => {
+            // The summary's result leaves the flag behind (it is not part of the report).
+            result.context_lost = lost;
+            ((result, diagnostics), shrunk)
+        }
         Some(Err(e)) => {
             let d = Diagnostic::new(
                 spec::Kind::LaunchError,

@@ -155,20 +155,7 @@ mod tests {
                     }
                     assert!(remote.output.is_empty() && remote.expected.is_empty());
                     let human = |r: CaseResult, d: Vec<Diagnostic>| {
-                        crate::report::human(&engine::Outcome {
-                            puzzle: puzzle.id.into(),
-                            file: "k.cu".into(),
-                            passed: r.passed && d.is_empty(),
-                            backends: vec![Backend::Gpu],
-                            cases: vec![r],
-                            diagnostics: d,
-                            warnings: vec![],
-                            backend_agreement: None,
-                            full_case: None,
-                            notes: vec![],
-                            rerun: String::new(),
-                            later: None,
-                        })
+                        crate::report::human(&engine::Outcome::of_gpu(puzzle.id, vec![r], d))
                     };
                     assert_eq!(human(remote, diags), human(host, host_diags), "{at}");
                     compared += 1;

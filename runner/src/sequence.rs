@@ -2,10 +2,12 @@
 //!
 //! Each case is run and judged in turn; the first wrong one is cut to its smallest failing size.
 //! A backend stops after a timeout (an endless loop would only time out again), and the GPU also
-//! after a trap or a failed `assert`: the driver takes a few tenths of a second to report a trap
-//! (0.35 to 0.8 s measured on an H200), the CUDA context is unusable after it, so each further
-//! case costs a fresh worker, and a fault on a GPU busy with another client's long kernel waits
-//! for that kernel (`bench/RESULTS.md`). The simulator, where a trap costs nothing, runs every
+//! after a trap, a failed `assert` or any other fault that leaves the CUDA context unusable (an
+//! illegal address, a stack overflow): the driver takes a few tenths of a second to report a trap
+//! (0.35 to 0.8 s measured on an H200), the context is unusable after it, so each further case
+//! costs a fresh worker, a fault on a GPU busy with another client's long kernel waits for that
+//! kernel, and in `grade` a fault can hold up every other submission's launches for seconds
+//! (`bench/RESULTS.md`). The simulator, where a trap costs nothing, runs every
 //! case, so `auto` still names each case that traps. The cases not run are named in the
 //! diagnostic's message and listed as failed cases with their reason, so the total stays the
 //! puzzle's.
@@ -50,6 +52,7 @@ pub fn run_backend(
             .iter()
             .map(|d| format!("{}: {}", d.kind.name(), d.message))
             .collect();
+        let lost = result.context_lost;
         results.push(result);
         if let Some((smaller, more)) = smaller {
             diags.extend(more);
@@ -60,7 +63,7 @@ pub fn run_backend(
             });
         }
         let rest = &cases[n + 1..];
-        let stop = ends_the_run(backend, &diags);
+        let stop = ends_the_run(backend, lost, &diags);
         if let (Some(i), false) = (stop, rest.is_empty()) {
             let d = &mut diags[i];
             let names: Vec<String> = rest.iter().map(|c| c.name.clone()).collect();
@@ -69,10 +72,10 @@ pub fn run_backend(
                 backend.name(),
                 fold(&names, 3)
             );
-            let what = if d.kind == Kind::Timeout {
-                "timed out"
-            } else {
-                "trapped"
+            let what = match d.kind {
+                Kind::Timeout => "timed out",
+                Kind::Trap => "trapped",
+                _ => "faulted",
             };
             let why = format!("case {} {what} before it", case.name);
             diagnostics.extend(diags.into_iter().map(|d| in_case(d, &case.name)));
@@ -87,11 +90,47 @@ pub fn run_backend(
     (results, diagnostics)
 }
 
-/// The diagnostic after which `backend` runs no more cases, if one of `diags` is such: a
-/// timeout on either backend, or a trap (a `__trap()` or a failed `assert`) on the GPU.
-pub fn ends_the_run(backend: Backend, diags: &[Diagnostic]) -> Option<usize> {
+/// The diagnostic after which `backend` runs no more cases, if one of a case's `diags` is such:
+/// a timeout on either backend; on the GPU, a trap (a `__trap()` or a failed `assert`), or any
+/// fault that left the CUDA context unusable (`lost`: an illegal address, a stack overflow, a
+/// worker that died), named by its launch error where it has one.
+pub fn ends_the_run(backend: Backend, lost: bool, diags: &[Diagnostic]) -> Option<usize> {
     let last = |kind: Kind| diags.iter().rposition(|d| d.kind == kind);
-    last(Kind::Timeout).or_else(|| last(Kind::Trap).filter(|_| backend == Backend::Gpu))
+    let on_gpu = backend == Backend::Gpu;
+    let fault = || {
+        last(Kind::Trap)
+            .or_else(|| last(Kind::LaunchError).filter(|_| lost))
+            .or_else(|| diags.len().checked_sub(1).filter(|_| lost))
+    };
+    last(Kind::Timeout).or_else(|| fault().filter(|_| on_gpu))
+}
+
+/// A full-scale case that timed out on the GPU after the kernel printed in its earlier cases:
+/// the timeout's message says that `printf` alone can take that long (the threads that print
+/// take turns: on an H100, puzzle 04's 1,500,000 lines, one per output, ran past the 10 s limit),
+/// where it would otherwise send the learner looking for an endless loop. `results`: the GPU's
+/// results so far, `cases`: the cases run (the full ones among them).
+pub fn explain_printing_timeout(
+    diagnostics: &mut [Diagnostic],
+    results: &[CaseResult],
+    cases: &[Case],
+) {
+    let printed = results
+        .iter()
+        .any(|r| r.backend == Backend::Gpu && (!r.printed.is_empty() || r.printed_more > 0));
+    let full = |name: &str| {
+        cases
+            .iter()
+            .any(|c| c.name == name && c.scale == Scale::Full)
+    };
+    for d in diagnostics.iter_mut() {
+        if printed && d.kind == Kind::Timeout && d.case.as_deref().is_some_and(full) {
+            d.message += ". Your kernel printed in the cases before it: printf makes the threads \
+                          that print take turns, so a line from every thread of a full-scale case \
+                          can take longer than the limit by itself; print from one thread, or \
+                          remove the printf";
+        }
+    }
 }
 
 fn in_case(mut d: Diagnostic, case: &str) -> Diagnostic {
@@ -106,14 +145,23 @@ mod tests {
     /// Runs puzzle 04's small cases on `backend` where every case from the third on traps, and
     /// returns the results, the diagnostics and how many cases were run.
     fn trapping_from_the_third(backend: Backend) -> (Vec<CaseResult>, Vec<Diagnostic>, usize) {
+        let trap = Diagnostic::new(Kind::Trap, "the kernel executed `__trap()`");
+        failing_from_the_third(backend, RunOutput::failed(trap))
+    }
+
+    /// Runs puzzle 04's small cases on `backend` where every case from the third on gives
+    /// `failure`, and returns the results, the diagnostics and how many cases were run.
+    fn failing_from_the_third(
+        backend: Backend,
+        failure: RunOutput,
+    ) -> (Vec<CaseResult>, Vec<Diagnostic>, usize) {
         let puzzle = crate::registry::find("puzzle-04").expect("puzzle 04");
         let cases = (puzzle.cases)(Scale::Small);
         let mut ran = 0;
         let mut run = |case: &Case| {
             ran += 1;
             let out = if ran >= 3 {
-                let trap = Diagnostic::new(Kind::Trap, "the kernel executed `__trap()`");
-                RunOutput::failed(trap)
+                failure.clone()
             } else {
                 let right = case.expected.iter().map(|&e| e as f32).collect();
                 RunOutput {
@@ -167,14 +215,88 @@ mod tests {
         let trap = Diagnostic::new(Kind::Trap, "trapped");
         for backend in [Backend::Sim, Backend::Gpu] {
             assert_eq!(
-                ends_the_run(backend, &[trap.clone(), timeout.clone()]),
+                ends_the_run(backend, false, &[trap.clone(), timeout.clone()]),
                 Some(1)
             );
         }
         assert_eq!(
-            ends_the_run(Backend::Sim, std::slice::from_ref(&trap)),
+            ends_the_run(Backend::Sim, false, std::slice::from_ref(&trap)),
             None
         );
-        assert_eq!(ends_the_run(Backend::Gpu, &[trap]), Some(0));
+        assert_eq!(ends_the_run(Backend::Gpu, false, &[trap]), Some(0));
+    }
+
+    /// A full-scale case that timed out after the kernel printed in the small cases is explained
+    /// by the printing; a small case's timeout, or one of a kernel that never printed, is not.
+    #[test]
+    fn a_full_case_timing_out_after_printing_names_the_printf() {
+        let puzzle = crate::registry::find("puzzle-04").expect("puzzle 04");
+        let small = (puzzle.cases)(Scale::Small);
+        let full = Case {
+            name: "full".into(),
+            scale: Scale::Full,
+            ..small[0].clone()
+        };
+        let cases = [small[0].clone(), full];
+        let mut printing = CaseResult::not_run(&cases[0], Backend::Gpu, String::new());
+        printing.printed = vec![spec::job::Printed {
+            block: None,
+            thread: None,
+            text: "output 0 = 1.0".into(),
+        }];
+        let timeout = |case: &str| in_case(Diagnostic::new(Kind::Timeout, "did not finish"), case);
+        let mut diags = [timeout("full"), timeout(&cases[0].name)];
+        explain_printing_timeout(&mut diags, std::slice::from_ref(&printing), &cases);
+        assert!(
+            diags[0].message.contains("printf makes the threads"),
+            "{diags:?}"
+        );
+        assert_eq!(diags[1].message, "did not finish", "a small case's timeout");
+        let quiet = CaseResult::not_run(&cases[0], Backend::Gpu, String::new());
+        let mut diags = [timeout("full")];
+        explain_printing_timeout(&mut diags, &[quiet], &cases);
+        assert_eq!(diags[0].message, "did not finish", "nothing was printed");
+    }
+
+    /// An illegal address (or a stack overflow, which the GPU reports as one) ends the worker's
+    /// CUDA context: the GPU runs no case after it, as after a trap. A launch the driver refused
+    /// without harm to the context (a shape it cannot run) does not end the run.
+    #[test]
+    fn the_gpu_runs_no_case_after_a_fault_that_ended_its_context() {
+        let illegal = Diagnostic::new(
+            Kind::LaunchError,
+            "the kernel read or wrote memory outside every buffer (CUDA_ERROR_ILLEGAL_ADDRESS)",
+        );
+        let fault = RunOutput {
+            context_lost: true,
+            ..RunOutput::failed(illegal.clone())
+        };
+        let (results, diags, ran) = failing_from_the_third(Backend::Gpu, fault);
+        assert_eq!(ran, 3, "two passing cases, then the fault, then none");
+        let why = results[3]
+            .not_run
+            .as_deref()
+            .expect("the fourth case did not run");
+        assert!(
+            why.contains(&format!("case {} faulted", results[2].name)),
+            "{why}"
+        );
+        assert_eq!(diags.len(), 1, "{diags:?}");
+        assert!(diags[0].message.contains("not run on the gpu after it: "));
+        let refused = RunOutput::failed(Diagnostic::new(
+            Kind::LaunchError,
+            "the launch shape or the shared memory size is not valid for this device",
+        ));
+        let (results, _, ran) = failing_from_the_third(Backend::Gpu, refused);
+        assert_eq!(
+            ran,
+            results.len(),
+            "a refused launch leaves the context working"
+        );
+        assert_eq!(
+            ends_the_run(Backend::Sim, true, std::slice::from_ref(&illegal)),
+            None,
+            "the simulator has no context to lose"
+        );
     }
 }

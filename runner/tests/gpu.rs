@@ -166,20 +166,36 @@ fn check_on_gpu(file: &str, timeout: &str) -> (Output, Duration) {
 
 #[test]
 #[ignore = "needs a CUDA GPU: run with --ignored on a GPU machine"]
-fn an_illegal_address_is_reported_and_the_worker_recovers_for_every_case() {
+fn an_illegal_address_ends_the_gpus_run_and_the_next_check_gets_a_working_worker() {
     let _gpu = require_gpu();
     let (out, _) = check_on_gpu("no_guard_far.cu", "10");
     assert_eq!(out.status.code(), Some(1));
     let o = json(&out);
-    assert_eq!(
-        o["diagnostics"][0]["kind"], "launch_error",
-        "{}",
-        o["diagnostics"]
+    let d = &o["diagnostics"][0];
+    assert_eq!(d["kind"], "launch_error", "{}", o["diagnostics"]);
+    let message = d["message"].as_str().unwrap();
+    assert!(message.contains("CUDA_ERROR_ILLEGAL_ADDRESS"), "{message}");
+    assert!(
+        message.contains("not run on the gpu after it: "),
+        "{message}"
     );
-    // Each case got a fresh worker after the one before poisoned its context, and failed alone.
+    // The fault poisoned the worker's context: no case ran after it, and every case still counts.
     let cases = o["cases"].as_array().unwrap();
+    let ran = cases.iter().filter(|c| c.get("not_run").is_none()).count();
+    assert_eq!(ran, 1, "one case ran, then none: {o}");
     assert!(cases.len() >= 8, "{o}");
     assert!(cases.iter().all(|c| c["passed"] == false));
+    // The next check is served by a fresh worker.
+    let args = [
+        "check",
+        "puzzle-01",
+        "--solution",
+        "--backend",
+        "gpu",
+        "--json",
+    ];
+    let next = run(&args);
+    assert_eq!(next.status.code(), Some(0), "{}", json(&next));
 }
 
 #[test]

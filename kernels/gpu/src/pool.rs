@@ -318,26 +318,26 @@ impl Worker {
         };
         self.compile_ahead(request);
         if wire::write(&mut taken.stream, &request.to_frame()).is_err() {
-            return diagnosed(self.died(taken.slot, "while taking a request"));
+            return lost(diagnosed(self.died(taken.slot, "while taking a request")));
         }
         let _ = taken.stream.set_read_timeout(Some(limit));
         let frame = match wire::read(&mut taken.stream) {
             Ok(frame) => frame,
             Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
                 self.replace(&taken);
-                return failed(
+                return lost(failed(
                     Kind::Timeout,
                     format!(
                         "the kernel did not finish within {:.1} s on the GPU and was stopped: look for a loop whose \
                          condition never changes, or a __syncthreads() that some threads never reach",
                         limit.as_secs_f64()
                     ),
-                );
+                ));
             }
             Err(_) => {
                 let d = self.died(taken.slot, "before answering");
                 self.replace(&taken);
-                return diagnosed(d);
+                return lost(diagnosed(d));
             }
         };
         match serde_json::from_slice::<Answer>(&frame.header) {
@@ -386,6 +386,12 @@ impl Worker {
             format!("the GPU worker died {when}: {}", self.last_words(slot)),
         )
     }
+}
+
+/// `reply`, marked as the end of its worker's CUDA context (stopped, or dead).
+fn lost(mut reply: Reply) -> Reply {
+    reply.output.context_lost = true;
+    reply
 }
 
 /// FNV-1a of `bytes`.

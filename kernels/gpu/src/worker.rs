@@ -143,6 +143,7 @@ pub(crate) fn answer(
     let judged = judge.map(|j| j(std::mem::take(&mut reply.output)));
     drop(whole);
     let mut rest = reply.output;
+    rest.context_lost = fatal;
     let arrays = std::mem::take(&mut rest.outputs);
     let answer = Answer {
         rest,

@@ -303,6 +303,11 @@ pub struct RunOutput {
     /// Entries printed past [`PRINTED_MAX`], counted but not kept.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub printed_more: u64,
+    /// The run ended its backend's context (on the GPU: an illegal address, a trap or a stack
+    /// overflow left the CUDA context unusable, or the worker died or was stopped), so a further
+    /// case would need a fresh one.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub context_lost: bool,
 }
 
 /// Entries of [`RunOutput::printed`] kept per run: enough to debug with, bounded when every thread

@@ -4,8 +4,9 @@
 //! compile, or cannot be read, is a failed row, never an abort. Exit status 0 when grading
 //! completed (however the students did), 2 for a usage error. Submissions are checked in parallel
 //! (`--jobs`, one per core by default); on a GPU their full-scale cases run after every
-//! submission's small cases, one submission at a time (`later`), and the passing ones are timed
-//! last; the rows keep the files' order.
+//! submission's small cases, one submission at a time (`later`), the passing ones are timed after
+//! them, and the submissions whose kernels printed come last (`printing_last`); the rows keep the
+//! files' order.
 
 use super::check::Scoring;
 use crate::engine::{self, Backend, BackendChoice, CaseResult, Outcome};
@@ -105,42 +106,54 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     let checking = gpu::trace::phase("grade: check every submission (the GPU's small cases)");
     let graded = in_parallel(&workers, &files, |file, gpu| {
         bar.set_message(workbook::display(file));
+        let _small = gpu::trace::phase_of(|| format!("grade: small cases of {}", file.display()));
         let outcome = engine::evaluate(&request(&args, puzzle, file), gpu);
         bar.inc(1);
         outcome
     });
     drop(checking);
     // Every submission's small cases are done: no fault of one can wait for another's long
-    // full case now. The full cases run one submission after another, on one worker (`later`).
-    let full = gpu::trace::phase("grade: the GPU's full cases, one submission at a time");
-    let graded: Vec<anyhow::Result<Outcome>> = match workers.first() {
-        Some(gpu) => {
-            let gpu = &mut gpu.lock().expect("no thread panicked holding it");
-            let finish = |(file, graded): (&PathBuf, anyhow::Result<Outcome>)| {
-                let req = request(&args, puzzle, file);
-                bar.set_message(format!("{} (full-scale cases)", workbook::display(file)));
-                graded.map(|o| later::finish(&req, gpu, o))
-            };
-            files.iter().zip(graded).map(finish).collect()
-        }
-        None => graded,
-    };
-    drop(full);
-    let timing = gpu::trace::phase("grade: time the submissions that passed");
-    let mut rows = vec![];
-    let small_cases = (puzzle.cases)(spec::Scale::Small).len();
-    // Timed one at a time on one worker, after every check: kernels of other submissions running
-    // beside a timed one would slow it.
-    let mut gpu = workers
-        .into_iter()
-        .next()
-        .map_or_else(engine::gpu_worker, |w| {
-            w.into_inner().expect("no thread panicked holding it")
-        });
+    // full case now. The full cases run one submission after another, on one worker (`later`),
+    // and each group's passing submissions are timed after its full cases, on the same worker:
+    // kernels of other submissions running beside a timed one would slow it. The submissions
+    // whose kernels printed come last (`printing_last`).
+    let mut graded: Vec<Option<anyhow::Result<Outcome>>> = graded.into_iter().map(Some).collect();
+    let mut bench: Vec<Option<f64>> = vec![None; files.len()];
+    let mut gpu = workers[0].lock().expect("no thread panicked holding it");
     // Built once for all of them, when the first needs it (a benchmark sends its inputs).
     let mut full: Option<Option<spec::Case>> = None;
-    for (submission, graded) in found.submissions.iter().zip(graded) {
-        let (file, name) = (&submission.path, submission.name.clone());
+    for group in printing_last(&graded) {
+        let phase = gpu::trace::phase("grade: the GPU's full cases, one submission at a time");
+        for &i in &group {
+            let req = request(&args, puzzle, &files[i]);
+            bar.set_message(format!(
+                "{} (full-scale cases)",
+                workbook::display(&files[i])
+            ));
+            graded[i] = graded[i]
+                .take()
+                .map(|g| g.map(|o| later::finish(&req, &mut gpu, o)));
+        }
+        drop(phase);
+        let _timing = gpu::trace::phase("grade: time the submissions that passed");
+        for &i in &group {
+            if let Some(Ok(outcome)) = &graded[i]
+                && outcome.passed
+                && outcome.backends.contains(&Backend::Gpu)
+                && let Some(case) =
+                    full.get_or_insert_with(|| super::timing::full_case(&puzzle).ok())
+            {
+                bench[i] =
+                    super::bench::median_seconds(&mut gpu, &puzzle, case, &files[i], GRADE_PLAN);
+            }
+        }
+    }
+    drop(gpu);
+    let mut rows = vec![];
+    let small_cases = (puzzle.cases)(spec::Scale::Small).len();
+    for ((submission, graded), bench_seconds) in found.submissions.iter().zip(graded).zip(bench) {
+        let name = submission.name.clone();
+        let graded = graded.expect("every submission was graded");
         if let (Some(Format::Gradescope), Ok(outcome)) = (args.format, &graded) {
             // `alice/kernel.cu` is gradescope/alice/kernel.json: two students' files stay two.
             let stem = Path::new(&name).with_extension("json");
@@ -149,24 +162,15 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
             gradescope::write(&path, args.scoring.results(outcome))?;
         }
         rows.push(match graded {
-            Ok(outcome) => {
-                let mut row = row(name, &outcome, small_cases);
-                if outcome.passed
-                    && outcome.backends.contains(&Backend::Gpu)
-                    && let Some(case) =
-                        full.get_or_insert_with(|| super::timing::full_case(&puzzle).ok())
-                {
-                    row.bench_seconds =
-                        super::bench::median_seconds(&mut gpu, &puzzle, case, file, GRADE_PLAN);
-                }
-                row
-            }
+            Ok(outcome) => Row {
+                bench_seconds,
+                ..row(name, &outcome, small_cases)
+            },
             Err(e) if args.backend == BackendChoice::Gpu => return Err(e),
             Err(e) => unreadable(name, &e, small_cases),
         });
     }
     bar.finish_and_clear();
-    drop(timing);
     print!("{}", table(&rows));
     print!("{}", super::grade_files::skipped_lines(&found.skipped));
     let csv_path = out_dir.join("grade.csv");
@@ -189,6 +193,21 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         json_path.display()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The submissions in two groups for the GPU's second pass: those whose kernels printed nothing
+/// in their cases so far, then those that printed. `printf` from every thread of a full-scale
+/// case is slow (on an H100, puzzle 04's 1,500,000 lines ran past the 10 s limit: printf
+/// serializes the threads that print), and a timeout stops the worker, so the submission after it
+/// would wait for a fresh worker and its cases to be built again (1.0 s measured). Last, it
+/// holds up no other submission's full cases or timing.
+fn printing_last(graded: &[Option<anyhow::Result<Outcome>>]) -> [Vec<usize>; 2] {
+    let printed = |i: &usize| {
+        matches!(&graded[*i], Some(Ok(o))
+            if o.cases.iter().any(|c| !c.printed.is_empty() || c.printed_more > 0))
+    };
+    let (printing, quiet): (Vec<usize>, Vec<usize>) = (0..graded.len()).partition(printed);
+    [quiet, printing]
 }
 
 /// How one submission is checked: its GPU full cases left for the second pass.
@@ -343,6 +362,28 @@ fn quote(field: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An outcome whose one GPU case printed `lines` lines.
+    fn printing(lines: usize) -> Option<anyhow::Result<Outcome>> {
+        let puzzle = registry::find("puzzle-04").expect("puzzle 04");
+        let case = &(puzzle.cases)(spec::Scale::Small)[0];
+        let mut result = CaseResult::not_run(case, Backend::Gpu, String::new());
+        result.printed_more = lines as u64;
+        Some(Ok(Outcome::of_gpu(puzzle.id, vec![result], vec![])))
+    }
+
+    #[test]
+    fn the_submissions_that_printed_get_the_gpu_last() {
+        let graded = [
+            printing(3),
+            printing(0),
+            Some(Err(anyhow!("unreadable"))),
+            printing(1),
+        ];
+        let [quiet, printed] = printing_last(&graded);
+        assert_eq!(quiet, [1, 2]);
+        assert_eq!(printed, [0, 3]);
+    }
 
     #[test]
     fn csv_fields_are_quoted_when_needed() {
