@@ -197,7 +197,7 @@ def main(args):
         at = {k: r.get("kernels_at", stored.get("kernels_at")) for k, r in old.items()}
         rows = [r for r in sim_side(at) if r["kernel"] in old]
         for r in rows:
-            for key in ("measured", "ncu", "kernels_at", "gpu"):
+            for key in ("measured", "ncu", "kernels_at", "gpu", "ncu_at", "ncu_gpu"):
                 if key in old[r["kernel"]]:
                     r[key] = old[r["kernel"]][key]
         write(args[2], rows, stored["gpu"], stored.get("kernels_at"))
