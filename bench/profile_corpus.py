@@ -26,7 +26,10 @@ or a row's own where it was measured again later). With `ONLY=FILE,FILE` the fir
 those kernels; the last puts the rows of such a run (NEW.json, an OUT_DIR's profile_corpus.json)
 in place of the stored rows of the same kernels, each with the commit it was measured at.
 OUT_DIR receives profile_corpus.md (the table) and profile_corpus.json (every number); with
-`NCU_RAW=DIR` each ncu CSV is also kept there.
+`NCU_RAW=DIR` each ncu CSV is also kept there. With `NCU_PUZZLES=puzzle-01,...` the second runs
+ncu only on those puzzles' kernels (puzzle 01's time comes from ncu), to save device time; the
+other rows then have no `ncu`, and `--merge` keeps the stored row's, with `ncu_at` naming the
+commit (and `ncu_gpu` the device) it was measured at.
 """
 import csv, io, json, os, re, subprocess, sys, tempfile
 
@@ -194,7 +197,7 @@ def main(args):
         at = {k: r.get("kernels_at", stored.get("kernels_at")) for k, r in old.items()}
         rows = [r for r in sim_side(at) if r["kernel"] in old]
         for r in rows:
-            for key in ("measured", "ncu", "kernels_at", "gpu"):
+            for key in ("measured", "ncu", "kernels_at", "gpu", "ncu_at", "ncu_gpu"):
                 if key in old[r["kernel"]]:
                     r[key] = old[r["kernel"]][key]
         write(args[2], rows, stored["gpu"], stored.get("kernels_at"))
@@ -202,6 +205,12 @@ def main(args):
     if args[:1] == ["--merge"]:
         stored, new = json.load(open(args[1])), json.load(open(args[2]))
         again = {r["kernel"]: dict(r, kernels_at=new["kernels_at"], gpu=new["gpu"]) for r in new["rows"]}
+        for r in stored["rows"]:
+            a = again.get(r["kernel"])
+            if a is not None and "ncu" not in a and r.get("ncu"):
+                a["ncu"] = r["ncu"]
+                a["ncu_at"] = r.get("ncu_at", r.get("kernels_at", stored.get("kernels_at")))
+                a["ncu_gpu"] = r.get("ncu_gpu", r.get("gpu", stored["gpu"]))
         stored["rows"] = [again.get(r["kernel"], r) for r in stored["rows"]]
         json.dump(stored, open(args[1], "w"), indent=1)
         return
@@ -216,7 +225,10 @@ def main(args):
         print(r["kernel"], "measured", r.get("measured"), flush=True)
         write(out_dir, rows, gpu, os.environ.get("KERNELS_AT"))
     raw = os.environ.get("NCU_RAW")
+    only = os.environ.get("NCU_PUZZLES")
     for r in rows:
+        if only and r["puzzle"] not in only.split(","):
+            continue
         r["ncu"] = ncu_full(r["puzzle"], r["kernel"], raw)
         n = r["ncu"] or {}
         if r["puzzle"] == "puzzle-01" and "gpu__time_duration.sum" in n:
