@@ -73,3 +73,15 @@ fn two_hundred_generated_kernels_of_every_family_run_clean_in_the_simulator_as_o
         assert!(*n >= 3, "{family} in only {n} of the sampled kernels");
     }
 }
+
+/// Seed 2,023,485 of the generator before it retired an earlier block's `cp.async` groups
+/// (`fuzz::families`) copied twice into `sh_c[1]` with the first copy still in flight, a race the
+/// GPU and the simulator resolved differently. Its kernel now waits first, and runs clean in the
+/// simulator, whose race check finds a thread's own two copies in flight.
+#[test]
+fn the_generated_cp_async_blocks_wait_for_the_groups_an_earlier_block_left_in_flight() {
+    let case = fuzz::case(2_023_485);
+    assert!(case.code.contains("cp.async.wait_group 1"), "{}", case.code);
+    let out = sim::run(&ptx(&case.code), &case.job);
+    assert_eq!(fuzz::sim_problem(&out), None, "{}", case.code);
+}

@@ -148,6 +148,23 @@ fn p03_cp_async_waited_for_but_without_a_barrier_is_a_race() {
     assert!(d.iter().all(|x| x.kind == Kind::Race), "{d:#?}");
 }
 
+/// The job of a one-thread kernel `k(a, out)`: `a` holds 1 to 8, `out` has `outputs` floats.
+fn copy_job(outputs: usize) -> spec::job::Job {
+    hand_job(
+        spec::job::Launch::linear(1, 1),
+        vec![
+            spec::job::Arg::Input {
+                name: "a".into(),
+                data: (1..=8).map(|x| x as f32).collect(),
+            },
+            spec::job::Arg::Output {
+                name: "out".into(),
+                len: outputs,
+            },
+        ],
+    )
+}
+
 /// A hand-written kernel of one thread: two groups of copies into `s`, the second with 8 of its
 /// 16 source bytes (zeros after), a third copy with `ignore-src` set; reads after `wait_group 1`
 /// and after `wait_all` go to `out`.
@@ -167,24 +184,54 @@ fn cp_async_groups_land_at_their_wait_and_fill_zeros() {
         ld.shared.f32 %f3, [%r1+20];\nld.shared.f32 %f4, [%r1+24];\nld.shared.f32 %f5, [%r1+32];\n\
         st.global.f32 [%rd2], %f1;\nst.global.f32 [%rd2+4], %f2;\nst.global.f32 [%rd2+8], %f3;\n\
         st.global.f32 [%rd2+12], %f4;\nst.global.f32 [%rd2+16], %f5;\nret;\n}\n";
-    let job = hand_job(
-        spec::job::Launch::linear(1, 1),
-        vec![
-            spec::job::Arg::Input {
-                name: "a".into(),
-                data: (1..=8).map(|x| x as f32).collect(),
-            },
-            spec::job::Arg::Output {
-                name: "out".into(),
-                len: 5,
-            },
-        ],
-    );
+    let job = copy_job(5);
     let out = sim::run(ptx, &job);
     // s[16] is read before its group is waited for: it still holds what it held before.
     assert_eq!(out.outputs[0], [2.0, 0.0, 6.0, 0.0, 0.0]);
     assert!(
         out.diagnostics.len() == 1 && out.diagnostics[0].kind == Kind::UninitializedRead,
+        "{:#?}",
+        out.diagnostics
+    );
+}
+
+/// A hand-written kernel of one thread copying into the same shared words twice: with a wait
+/// between the copies it is clean; with none (the first group left in flight by `wait_group 1`,
+/// as fuzz seed 2,023,485's generated kernel did) the two copies are unordered, a race at both
+/// lines, though the simulator lands them in order.
+#[test]
+fn a_threads_second_copy_into_bytes_its_first_may_still_write_is_a_race() {
+    let kernel = |between: &str| {
+        format!(
+            ".version 8.0\n.target sm_80\n.address_size 64\n\
+             .visible .entry k(.param .u64 k_a, .param .u64 k_out)\n{{\n\
+             .reg .b32 %r<3>;\n.reg .b64 %rd<3>;\n.reg .f32 %f<2>;\n\
+             .shared .align 16 .b8 s[16];\n\
+             ld.param.u64 %rd1, [k_a];\nld.param.u64 %rd2, [k_out];\nmov.u32 %r1, s;\n\
+             cp.async.ca.shared.global [%r1], [%rd1], 16;\ncp.async.commit_group;\n\
+             cp.async.wait_group {between};\n\
+             cp.async.ca.shared.global [%r1+4], [%rd1+16], 8;\ncp.async.commit_group;\n\
+             cp.async.wait_all;\nbar.sync 0;\n\
+             ld.shared.f32 %f1, [%r1+4];\nst.global.f32 [%rd2], %f1;\nret;\n}}\n"
+        )
+    };
+    let job = copy_job(1);
+    // Waited for: clean, and the second copy's value stays.
+    let out = sim::run(&kernel("0"), &job);
+    assert!(out.diagnostics.is_empty(), "{:#?}", out.diagnostics);
+    assert_eq!(out.outputs[0], [5.0]);
+    // `wait_group 1` with one group committed leaves that group in flight.
+    let out = sim::run(&kernel("1"), &job);
+    assert!(
+        has(
+            &out.diagnostics,
+            Kind::Race,
+            &[
+                "copies into",
+                "while its own earlier copy there",
+                "wait for the first copy"
+            ]
+        ),
         "{:#?}",
         out.diagnostics
     );

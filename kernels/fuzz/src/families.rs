@@ -7,7 +7,9 @@
 //! barrier has made every thread's copies visible; `ldmatrix` rows are 16-byte aligned rows of
 //! shared memory written before a barrier; the tensor cores get finite values between 1e-3 and
 //! 1e4 in magnitude (or zero; `fz`), so no NaN payload, infinity or subnormal asks how a tensor
-//! core treats them; shared memory a family reads is rewritten only after a later barrier.
+//! core treats them; shared memory a family reads is rewritten only after a later barrier; and
+//! a `cp.async` block that starts while an earlier block's groups are in flight waits for them
+//! first (two copies of one thread into the same bytes, neither waited for, are unordered).
 //! Their shared arrays are declared only in the kernels that use them ([`crate::used::Used::declarations`]).
 
 use crate::expr::T;
@@ -27,12 +29,18 @@ impl Gen<'_> {
 
     /// 1 to 3 groups of `cp.async` copies (4, 8 or 16 bytes a thread from a word of `in` picked
     /// per group), a `wait_group W` (or `wait_all`), a barrier, then reads of the retired groups
-    /// only (the newest W may still be in flight), each from a neighbour thread's copy.
+    /// only (the newest W may still be in flight), each from a neighbour thread's copy. Groups an
+    /// earlier block left in flight write the same rows `sh_c[g]`, so they are retired first
+    /// (`cp.async.wait_all`, added without drawing a random number, so every other kernel stays
+    /// as it was): seed 2,023,485 raced its two blocks' copies into `sh_c[1]`.
     fn cp_async(&mut self) {
         self.used.cp_async = true;
         let groups = 1 + self.s.below(3);
         let wait = self.s.below(groups);
         let mut layout = vec![];
+        if self.cp_in_flight {
+            self.line(1, "asm volatile(\"cp.async.wait_all;\" ::: \"memory\");");
+        }
         self.line(1, "{");
         for g in 0..groups {
             let size = [4, 8, 16][self.s.below(3)];
@@ -53,6 +61,7 @@ impl Gen<'_> {
             );
             layout.push((off, size / 4));
         }
+        self.cp_in_flight = wait > 0;
         if wait == 0 && self.s.below(2) == 0 {
             self.line(2, "asm volatile(\"cp.async.wait_all;\" ::: \"memory\");");
         } else {

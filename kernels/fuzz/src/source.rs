@@ -30,6 +30,8 @@ pub(super) struct Gen<'r> {
     /// Whether the families of `families` may appear, and which did.
     families: bool,
     pub(super) used: Used,
+    /// Whether the last `cp.async` block left groups in flight (`families`).
+    pub(super) cp_in_flight: bool,
 }
 
 impl Gen<'_> {
@@ -268,6 +270,7 @@ pub fn kernel(seed: u64) -> Kernel {
         atomics: false,
         families: false,
         used: Used::default(),
+        cp_in_flight: false,
     };
     g.atomics = g.s.below(2) == 0;
     g.families = g.s.below(2) == 0;

@@ -111,7 +111,11 @@ pub fn finding_diagnostic(k: &Kept, n: &Names<'_>) -> Diagnostic {
             let copy = |x: &Access| x.write && matches!(op(x), Some(Op::CpAsync { .. }));
             let bulk = |x: &Access, load: bool| matches!(op(x), Some(Op::Bulk(b)) if matches!(**b, BulkOp::Load { .. } | BulkOp::TensorLoad { .. }) == load);
             const LANDS: &str = "a `cp.async` copy lands at any moment between its issue and the `cp.async.wait_group` (or `wait_all`) of its own thread that covers it";
-            let msg = if copy(first) && *flight {
+            let msg = if copy(first) && copy(second) && first.thread == second.thread {
+                format!(
+                    "thread {b} copies into {what} with `cp.async` (line {lb}) while its own earlier copy there (line {la}) may still be in flight: {LANDS}, and two copies that no wait separates land in either order, so the value that stays depends on timing; wait for the first copy's group (`cp.async.wait_group`, or `wait_all`) before copying into the same bytes again"
+                )
+            } else if copy(first) && *flight {
                 let does = if second.write { "writes" } else { "reads" };
                 format!(
                     "thread {b} {does} {what} (line {lb}) while the `cp.async` copy that thread {a} issued (line {la}) may still be writing it: {LANDS}, so touch the bytes only after that wait and a __syncthreads(), and refill a buffer only after a __syncthreads() that follows every read of its old contents (in a double buffer, the barrier at the end of each step)"

@@ -144,13 +144,15 @@ impl InFlight {
     }
 
     /// Copy `inst` of thread `tid` will write shared word `word` (of `words` in the block):
-    /// marks it, and returns another thread's copy already in flight there (thread, instruction).
+    /// marks it, and returns a copy already in flight there (thread, instruction): another
+    /// thread's, or one of its own not yet landed (two copies of one thread, neither waited for,
+    /// are unordered: the PTX ISA orders `cp.async` operations only through their waits).
     pub fn issue(&mut self, word: usize, words: usize, tid: u32, inst: u32) -> Option<(u32, u32)> {
         if self.words.len() < words {
             self.words.resize(words, (0, 0));
         }
         let w = self.words.get_mut(word)?;
-        let other = (w.0 != 0 && w.0 != tid + 1).then(|| (w.0 - 1, w.1));
+        let other = (w.0 != 0).then(|| (w.0 - 1, w.1));
         if w.0 == 0 {
             self.live += 1;
         }
@@ -202,6 +204,19 @@ mod tests {
         assert_eq!(f.touch((3, 4), 5, 40, true), None);
         assert!(!f.any(), "landed");
         assert_eq!(f.touch((3, 4), 6, 41, true), None);
+    }
+
+    #[test]
+    fn a_second_copy_of_one_thread_into_words_its_first_has_not_landed_in_is_found() {
+        let mut f = InFlight::default();
+        assert_eq!(f.issue(3, 8, 5, 40), None);
+        assert_eq!(
+            f.issue(3, 8, 5, 52),
+            Some((5, 40)),
+            "the first is in flight"
+        );
+        assert_eq!(f.touch((3, 4), 5, 52, true), None, "the second lands");
+        assert_eq!(f.issue(3, 8, 5, 40), None, "after it landed, a copy again");
     }
 
     #[test]
