@@ -5,7 +5,10 @@
 //! back, so the host's submission is not timed), the input buffers
 //! rotated among copies larger than the L2 cache. It prints the median and spread, GFLOP/s, GB/s,
 //! the share of the device's FP32 FMA peak and copy bandwidth (measured once per device and cached),
-//! the floor those two limits set, and, side by side, the reference solution (and any second
+//! the floor those two limits set (for puzzle 12, which computes on tensor cores, the floor is
+//! its multiply-adds at the fastest tf32 rate measured, or the memory: the FP32 units' time is no
+//! floor there, the puzzle's point is to pass it; its share column is then of the tf32 rate, so
+//! no kernel reads above 100% of a floor), and, side by side, the reference solution (and any second
 //! checked one the device can run, `registry::SHOWPIECES`) and the baseline
 //! (puzzle-08's for puzzle 12, puzzle-04's on the rest of the valid contract, puzzle-01's on the
 //! classic one). The 2D puzzles,
@@ -56,6 +59,9 @@ struct Entry {
     gbps: f64,
     pct_fma_peak: f64,
     pct_bandwidth: f64,
+    /// Share of the fastest tf32 rate measured (puzzle 12).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pct_tf32_peak: Option<f64>,
 }
 
 #[derive(Debug, Serialize)]
@@ -66,8 +72,25 @@ struct Report {
     case: String,
     flop: f64,
     bytes: f64,
+    /// The kernel's floor (`floor_us`).
     floor_us: f64,
+    /// The multiply-adds on the FP32 units at their measured peak: the floor, except on tensor
+    /// cores.
+    fp32_us: f64,
     entries: Vec<Entry>,
+}
+
+/// Whether `puzzle`'s kernels compute on tensor cores (puzzle 12: puzzle 08's contract).
+fn on_tensor_cores(puzzle: &Puzzle) -> bool {
+    puzzle.id == "puzzle-12"
+}
+
+/// The time no kernel doing `flop` and moving `bytes` can beat, in us: the larger of the memory
+/// floor and the multiply-adds at the FP32 units' peak, or, on tensor cores (`tensor`: their
+/// fastest measured tf32 rate), at that rate instead.
+fn floor_us(flop: f64, bytes: f64, peaks: &Peaks, tensor: Option<f64>) -> f64 {
+    let rate = tensor.unwrap_or(peaks.fma_tflops);
+    (flop / (rate * 1e12)).max(bytes / (peaks.copy_gbps * 1e9)) * 1e6
 }
 
 pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
@@ -117,6 +140,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
             root.join(baseline.solution_path()),
         ));
     }
+    let tensor = peaks.tensor_tflops().filter(|_| on_tensor_cores(&puzzle));
     let mut entries = vec![];
     let mut shape = None;
     for (label, p, path) in lineup {
@@ -141,10 +165,10 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
             gbps: bytes / secs / 1e9,
             pct_fma_peak: 100.0 * flop / secs / (peaks.fma_tflops * 1e12),
             pct_bandwidth: 100.0 * bytes / secs / (peaks.copy_gbps * 1e9),
+            pct_tf32_peak: tensor.map(|t| 100.0 * flop / secs / (t * 1e12)),
         });
     }
     let (case, flop, bytes) = shape.expect("at least one entry");
-    let floor_us = (flop / (peaks.fma_tflops * 1e12)).max(bytes / (peaks.copy_gbps * 1e9)) * 1e6;
     let report = Report {
         puzzle: puzzle.id.into(),
         device,
@@ -152,7 +176,8 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         case,
         flop,
         bytes,
-        floor_us,
+        floor_us: floor_us(flop, bytes, &peaks, tensor),
+        fp32_us: flop / (peaks.fma_tflops * 1e12) * 1e6,
         entries,
     };
     if args.json {
@@ -193,6 +218,7 @@ fn peaks(gpu: &mut Worker, device: &Device, remeasure: bool) -> anyhow::Result<P
 }
 
 fn table(r: &Report) -> String {
+    let tensor = r.entries.iter().any(|e| e.pct_tf32_peak.is_some());
     let mut out = format!(
         "{} on {} ({}): case {}, {:.2} GFLOP, {:.1} MB\n",
         r.puzzle.bold(),
@@ -202,23 +228,34 @@ fn table(r: &Report) -> String {
         r.flop / 1e9,
         r.bytes / 1e6
     );
+    let (peaks, floor, share, of) = match r.peaks.tensor_tflops().filter(|_| tensor) {
+        Some(t) => (
+            format!(", tf32 tensor cores {t:.1} TFLOP/s"),
+            format!(
+                "{:.1} us (tensor cores or memory; the FP32 units alone would need {:.1} us)",
+                r.floor_us, r.fp32_us
+            ),
+            "% tf32",
+            "share of the tf32 peak",
+        ),
+        None => (
+            String::new(),
+            format!("{:.1} us", r.floor_us),
+            "% FMA",
+            "share of the FMA peak",
+        ),
+    };
     out += &format!(
-        "measured peaks: FP32 FMA {:.1} TFLOP/s, device copy {:.0} GB/s; floor {:.1} us\n\n",
-        r.peaks.fma_tflops, r.peaks.copy_gbps, r.floor_us
+        "measured peaks: FP32 FMA {:.1} TFLOP/s{peaks}, device copy {:.0} GB/s; floor {floor}\n\n",
+        r.peaks.fma_tflops, r.peaks.copy_gbps
     );
     out += &format!(
         "{:<22}{:>11}{:>19}{:>10}{:>9}{:>8}{:>8}  {}\n",
-        "kernel",
-        "median us",
-        "min..max us",
-        "GFLOP/s",
-        "GB/s",
-        "% FMA",
-        "% BW",
-        "share of the FMA peak"
+        "kernel", "median us", "min..max us", "GFLOP/s", "GB/s", share, "% BW", of
     );
     for e in &r.entries {
-        let bar = "█".repeat((e.pct_fma_peak / 4.0).round().clamp(0.0, 25.0) as usize);
+        let pct = e.pct_tf32_peak.unwrap_or(e.pct_fma_peak);
+        let bar = "█".repeat((pct / 4.0).round().clamp(0.0, 25.0) as usize);
         out += &format!(
             "{:<22}{:>11.1}{:>19}{:>10.0}{:>9.1}{:>8.1}{:>8.1}  {}\n",
             e.label,
@@ -226,10 +263,82 @@ fn table(r: &Report) -> String {
             format!("{:.1}..{:.1}", e.min_us, e.max_us),
             e.gflops,
             e.gbps,
-            e.pct_fma_peak,
+            pct,
             e.pct_bandwidth,
             bar.green()
         );
     }
     out
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// The H100's measured peaks of the book's puzzle 12 figures.
+    pub(crate) fn h100() -> Peaks {
+        Peaks {
+            fma_tflops: 65.9,
+            copy_gbps: 2825.0,
+            tf32_tflops: Some(317.5),
+            wgmma_tf32_tflops: Some(477.4),
+        }
+    }
+
+    /// Puzzle 12's Hopper solution took 54.0 us on an H100, 1.7 times under the FP32 units'
+    /// 93.0 us: its floor is the tensor cores' (12.8 us), and it reads 23.8% of their rate.
+    #[test]
+    fn puzzle_12s_floor_is_the_tensor_cores_so_its_solution_reads_under_100_percent() {
+        let outputs = 1_500_000.0 - 2047.0 + 1.0;
+        let (flop, bytes) = (
+            2.0 * outputs * 2047.0,
+            4.0 * (1_500_000.0 + 2047.0 + outputs),
+        );
+        let peaks = h100();
+        assert!((floor_us(flop, bytes, &peaks, None) - 93.1).abs() < 0.1);
+        let tensor = peaks.tensor_tflops();
+        let floor = floor_us(flop, bytes, &peaks, tensor);
+        assert!((floor - 12.85).abs() < 0.05, "{floor}");
+        let secs = 54.0e-6;
+        let report = Report {
+            puzzle: "puzzle-12".into(),
+            device: Device {
+                name: "NVIDIA H100 80GB HBM3".into(),
+                major: 9,
+                minor: 0,
+                multiprocessors: 132,
+            },
+            peaks,
+            case: "full".into(),
+            flop,
+            bytes,
+            floor_us: floor,
+            fp32_us: flop / (peaks.fma_tflops * 1e12) * 1e6,
+            entries: vec![Entry {
+                label: "reference hopper".into(),
+                file: "solutions/puzzle-12-hopper.cu".into(),
+                median_us: 54.0,
+                min_us: 53.0,
+                max_us: 55.0,
+                gflops: flop / secs / 1e9,
+                gbps: bytes / secs / 1e9,
+                pct_fma_peak: 100.0 * flop / secs / (peaks.fma_tflops * 1e12),
+                pct_bandwidth: 100.0 * bytes / secs / (peaks.copy_gbps * 1e9),
+                pct_tf32_peak: tensor.map(|t| 100.0 * flop / secs / (t * 1e12)),
+            }],
+        };
+        colored::control::set_override(false);
+        let table = table(&report);
+        assert!(
+            table.contains(
+                "floor 12.8 us (tensor cores or memory; the FP32 units alone would need 93.1 us)"
+            ),
+            "{table}"
+        );
+        assert!(
+            table.contains("% tf32") && !table.contains("% FMA"),
+            "{table}"
+        );
+        assert!(table.contains("    23.8 "), "{table}");
+    }
 }

@@ -7,9 +7,10 @@
 //! as `bench` does for one case) and printed beside its **memory floor** (the input read once and
 //! the output written once at the device's measured copy bandwidth) and its **FMA floor** (its
 //! multiply-adds at the measured FP32 FMA peak), with the time as a multiple of the memory floor
-//! and as a share of the FMA peak. Puzzle 11 (implicit GEMM on tensor cores) also gets its
-//! **tensor floor**: its multiply-adds at the fastest tf32 rate measured on the device (`wgmma`'s
-//! on sm_90, else `mma.sync`'s), so no kernel reads above 100% of it. The lineup is yours,
+//! and as a share of the FMA peak. Puzzle 11 (implicit GEMM on tensor cores) gets its **tensor
+//! floor** instead: its multiply-adds at the fastest tf32 rate measured on the device (`wgmma`'s
+//! on sm_90, else `mma.sync`'s), so no kernel reads above 100% of it; the FP32 units' time is no
+//! floor there and is shown as such, with each kernel's speed-up over it. The lineup is yours,
 //! the reference solution and, for puzzle 10, puzzle 09's solution.
 
 use super::timing::{self, full_cases, time};
@@ -171,17 +172,19 @@ fn table(r: &Report) -> String {
         r.peaks.copy_gbps
     );
     for s in &r.shapes {
-        let tensor = s
-            .tensor_floor_us
-            .map(|t| format!(", tensor floor {t:.1} us"))
-            .unwrap_or_default();
+        let floors = match s.tensor_floor_us {
+            Some(t) => format!(
+                "tensor floor {t:.1} us; the FP32 units alone would need {:.1} us",
+                s.fma_floor_us
+            ),
+            None => format!("FMA floor {:.1} us", s.fma_floor_us),
+        };
         out += &format!(
-            "\n{}: {:.2} GFLOP, {:.1} MB; memory floor {:.1} us, FMA floor {:.1} us{tensor}\n",
+            "\n{}: {:.2} GFLOP, {:.1} MB; memory floor {:.1} us, {floors}\n",
             s.case.bold(),
             s.flop / 1e9,
             s.bytes / 1e6,
             s.memory_floor_us,
-            s.fma_floor_us
         );
         let tf32_column = |v: String| {
             if s.tensor_floor_us.is_some() {
@@ -196,20 +199,87 @@ fn table(r: &Report) -> String {
             "median us",
             "min..max us",
             "x mem floor",
-            "% FMA",
+            if s.tensor_floor_us.is_some() {
+                "x FP32"
+            } else {
+                "% FMA"
+            },
             tf32_column("% tf32".into())
         );
         for e in &s.entries {
+            // On tensor cores: how many times faster than the FP32 units could be.
+            let fma = match s.tensor_floor_us {
+                Some(_) => format!("{:.2}", s.fma_floor_us / e.median_us),
+                None => format!("{:.1}", e.pct_fma_peak),
+            };
             out += &format!(
-                "  {:<22}{:>11.1}{:>21}{:>14.2}{:>8.1}{}\n",
+                "  {:<22}{:>11.1}{:>21}{:>14.2}{fma:>8}{}\n",
                 e.label,
                 e.median_us,
                 format!("{:.1}..{:.1}", e.min_us, e.max_us),
                 e.x_memory_floor,
-                e.pct_fma_peak,
                 tf32_column(format!("{:.1}", e.pct_tf32_peak.unwrap_or(0.0)))
             );
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Puzzle 11's Hopper solution at N8 on an H100 (120.3 us): under its tensor floor's 100%,
+    /// and the FP32 units' time shown as no floor, with the speed-up over it.
+    #[test]
+    fn on_tensor_cores_the_fp32_time_is_no_floor_and_no_share_passes_100_percent() {
+        let peaks = crate::cmd::bench::tests::h100();
+        let flop = 37.46e9;
+        let tensor = flop / (peaks.tensor_tflops().unwrap() * 1e12) * 1e6;
+        let fma = flop / (peaks.fma_tflops * 1e12) * 1e6;
+        let entry = Entry {
+            label: "reference hopper".into(),
+            file: "solutions/puzzle-11-hopper.cu".into(),
+            median_us: 120.3,
+            min_us: 118.5,
+            max_us: 124.1,
+            x_memory_floor: 2.56,
+            pct_fma_peak: 100.0 * fma / 120.3,
+            pct_tf32_peak: Some(100.0 * tensor / 120.3),
+        };
+        let report = Report {
+            puzzle: "puzzle-11".into(),
+            device: Device {
+                name: "NVIDIA H100 80GB HBM3".into(),
+                major: 9,
+                minor: 0,
+                multiprocessors: 132,
+            },
+            peaks,
+            shapes: vec![Shape {
+                case: "full-n8-128x128-ic128-oc128".into(),
+                flop,
+                bytes: 132.7e6,
+                memory_floor_us: 47.0,
+                fma_floor_us: fma,
+                tensor_floor_us: Some(tensor),
+                entries: vec![entry],
+            }],
+        };
+        colored::control::set_override(false);
+        let table = table(&report);
+        assert!(
+            table.contains("tensor floor 78.5 us; the FP32 units alone would need 568.4 us"),
+            "{table}"
+        );
+        assert!(
+            !table.contains("FMA floor") && !table.contains("% FMA"),
+            "{table}"
+        );
+        assert!(
+            table.contains("x FP32") && table.contains("    4.73"),
+            "{table}"
+        );
+        assert!(table.contains("    65.2"), "{table}");
+    }
 }

@@ -8,7 +8,9 @@
 //! what the GPU gave (a JSON line per seed: its digest, and the whole run where the backends
 //! disagreed), and `--against FILE` compares the simulator with such a record on a machine
 //! without a GPU: a fix found after a device run is checked on every recorded kernel at once.
-//! Exit status 0 when every kernel passed, 1 otherwise.
+//! A difference is printed when it is found, and the record grows as the run goes (sorted by
+//! seed at its end), so a run stopped early, by a time limit on a device machine, keeps what it
+//! found. Exit status 0 when every kernel passed, 1 otherwise.
 
 use crate::engine;
 use fuzz::{self, Case, Recorded};
@@ -130,6 +132,11 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     let next = Mutex::new(0usize);
     let failures = Mutex::new(Vec::new());
     let recorded = Mutex::new(Vec::new());
+    // Each record is appended as it comes; the file is written again in seed order at the end.
+    let growing = match &args.record {
+        Some(path) => Some(Mutex::new(std::fs::File::create(path)?)),
+        None => None,
+    };
     let device = Mutex::new(None);
     std::thread::scope(|s| {
         for _ in 0..jobs {
@@ -159,17 +166,21 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
                     };
                     let (why, record) = one(&case, other);
                     if let Some(why) = why {
-                        failures.lock().expect("lock").push((seed, why));
+                        let mut failures = failures.lock().expect("lock");
+                        println!("✗ seed {seed}: {why}");
+                        failures.push((seed, why));
                     }
                     if let Some(r) = record {
+                        if let (Some(file), Ok(line)) = (&growing, serde_json::to_string(&r)) {
+                            let _ = writeln!(file.lock().expect("lock"), "{line}");
+                        }
                         recorded.lock().expect("lock").push(r);
                     }
                 }
             });
         }
     });
-    let mut failures = failures.into_inner().expect("lock");
-    failures.sort();
+    let failures = failures.into_inner().expect("lock");
     let on = match (device.into_inner().expect("lock"), &args.against) {
         (Some(Some(name)), _) => format!("sim + gpu ({name})"),
         (Some(None), _) => {
@@ -186,9 +197,6 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
             writeln!(f, "{}", serde_json::to_string(r)?)?;
         }
         f.flush()?;
-    }
-    for (seed, why) in &failures {
-        println!("✗ seed {seed}: {why}");
     }
     let count = seeds.len() as u64;
     let passed = count - failures.len() as u64;
