@@ -20,7 +20,7 @@
 
 use crate::engine::{self, Request};
 use crate::judge::agreement;
-use crate::outcome::{Backend, CaseResult, Outcome, dedup, is_waiting};
+use crate::outcome::{Backend, Outcome, dedup, is_waiting};
 use crate::sequence::{explain_printing_timeout, run_backend};
 use gpu::pool::Worker;
 use spec::{Case, RunOutput};
@@ -29,9 +29,9 @@ use std::cell::RefCell;
 /// Runs the full cases `outcome` left waiting on `gpu` and puts their results, diagnostics and
 /// timing where one check would have: the outcome is then the same as `engine::evaluate` without
 /// [`Request::full_later`] gives.
-pub fn finish(req: &Request, gpu: &mut Worker, mut outcome: Outcome) -> Outcome {
+pub fn finish(req: &Request, gpu: &mut Worker, outcome: &mut Outcome) {
     let Some(later) = outcome.later.take() else {
-        return outcome;
+        return;
     };
     let _phase = gpu::trace::phase_of(|| format!("grade: full cases of {}", outcome.file));
     let (puzzle, file) = (&req.puzzle, outcome.file.clone());
@@ -59,8 +59,8 @@ pub fn finish(req: &Request, gpu: &mut Worker, mut outcome: Outcome) -> Outcome 
         Some(&mut remote),
     );
     outcome.cases.retain(|r| !is_waiting(r));
-    let so_far: Vec<CaseResult> = outcome.cases.iter().chain(&results).cloned().collect();
-    explain_printing_timeout(&mut diagnostics, &so_far, &later.cases);
+    let so_far = outcome.cases.iter().chain(&results);
+    explain_printing_timeout(&mut diagnostics, so_far, &later.cases);
     outcome.full_case = engine::quick_timing(&later.device, &later.cases, &results);
     outcome.cases.extend(results);
     let located = diagnostics
@@ -72,5 +72,4 @@ pub fn finish(req: &Request, gpu: &mut Worker, mut outcome: Outcome) -> Outcome 
     outcome.passed = !outcome.cases.is_empty()
         && outcome.cases.iter().all(|r| r.passed)
         && outcome.diagnostics.is_empty();
-    outcome
 }

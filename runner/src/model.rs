@@ -185,29 +185,23 @@ pub fn predict(gpu: &Gpu, load: &Load) -> Prediction {
     } else {
         0.0
     };
-    let chain = match (load.critical_path_cycles, load.resident_blocks) {
-        (Some(path), Some(resident)) if resident > 0 => per_sm / resident as f64 * path / clock,
-        _ => 0.0,
+    // The blocks each SM runs in waves of the resident ones, and a block's path, where known.
+    let waves = match (load.critical_path_cycles, load.resident_blocks) {
+        (Some(path), Some(resident)) if resident > 0 => Some((per_sm / resident as f64, path)),
+        _ => None,
     };
+    let chain = waves.map_or(0.0, |(waves, path)| waves * path / clock);
     let latency = if hidden > 0.0 { issue / hidden } else { issue };
     let shared = per_sm * load.wavefronts_per_block / (gpu.l1_wavefronts_per_sm * clock);
     let constant = per_sm * load.const_addresses_per_block / (gpu.const_addresses_per_sm * clock)
         + constant_misses;
     let memory = load.dram_bytes / gpu.dram_bytes_per_s;
-    let queued = match (load.critical_path_cycles, load.resident_blocks) {
-        (Some(path), Some(resident)) if resident > 0 => {
-            let waves = per_sm / resident as f64;
-            let n = load.warps_per_scheduler.unwrap_or(0.0).max(0.0);
+    let n = load.warps_per_scheduler.unwrap_or(0.0);
+    let queued = match waves {
+        Some((waves, path)) if n > 0.0 => {
             // Each warp's demand at a station: the station's bound, in clocks, over the waves and
             // the scheduler's warps; the delay is the rest of its block's path beyond its issue.
-            let demand = |bound: f64| {
-                if n > 0.0 {
-                    bound * clock / (waves * n)
-                } else {
-                    0.0
-                }
-            };
-            let demands = [issue, shared, constant, memory].map(demand);
+            let demands = [issue, shared, constant, memory].map(|b| b * clock / (waves * n));
             let delay = (path - demands[0]).max(0.0);
             waves * queueing::cycle_clocks(n, &demands, delay) / clock
         }

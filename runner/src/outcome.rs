@@ -87,6 +87,11 @@ pub struct CaseResult {
 }
 
 impl CaseResult {
+    /// Whether the kernel's `printf` printed anything in this case.
+    pub fn printed_anything(&self) -> bool {
+        !self.printed.is_empty() || self.printed_more > 0
+    }
+
     /// A case that never ran on `backend`, failed with `why`.
     pub fn not_run(case: &Case, backend: Backend, why: String) -> CaseResult {
         CaseResult {

@@ -108,16 +108,14 @@ pub fn ends_the_run(backend: Backend, lost: bool, diags: &[Diagnostic]) -> Optio
 /// A full-scale case that timed out on the GPU after the kernel printed in its earlier cases:
 /// the timeout's message says that `printf` alone can take that long (the threads that print
 /// take turns: on an H100, puzzle 04's 1,500,000 lines, one per output, ran past the 10 s limit),
-/// where it would otherwise send the learner looking for an endless loop. `results`: the GPU's
-/// results so far, `cases`: the cases run (the full ones among them).
-pub fn explain_printing_timeout(
+/// where it would otherwise send the learner looking for an endless loop. `results`: the
+/// check's results so far (the GPU's are read), `cases`: the cases run (the full ones among them).
+pub fn explain_printing_timeout<'a>(
     diagnostics: &mut [Diagnostic],
-    results: &[CaseResult],
+    results: impl IntoIterator<Item = &'a CaseResult>,
     cases: &[Case],
 ) {
-    let printed = results
-        .iter()
-        .any(|r| r.backend == Backend::Gpu && (!r.printed.is_empty() || r.printed_more > 0));
+    let printed = (results.into_iter()).any(|r| r.backend == Backend::Gpu && r.printed_anything());
     let full = |name: &str| {
         cases
             .iter()

@@ -80,11 +80,6 @@ struct Report {
     entries: Vec<Entry>,
 }
 
-/// Whether `puzzle`'s kernels compute on tensor cores (puzzle 12: puzzle 08's contract).
-fn on_tensor_cores(puzzle: &Puzzle) -> bool {
-    puzzle.id == "puzzle-12"
-}
-
 /// The time no kernel doing `flop` and moving `bytes` can beat, in us: the larger of the memory
 /// floor and the multiply-adds at the FP32 units' peak, or, on tensor cores (`tensor`: their
 /// fastest measured tf32 rate), at that rate instead.
@@ -140,7 +135,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
             root.join(baseline.solution_path()),
         ));
     }
-    let tensor = peaks.tensor_tflops().filter(|_| on_tensor_cores(&puzzle));
+    let tensor = (peaks.tensor_tflops()).filter(|_| timing::on_tensor_cores(&puzzle));
     let mut entries = vec![];
     let mut shape = None;
     for (label, p, path) in lineup {
@@ -275,6 +270,16 @@ fn table(r: &Report) -> String {
 pub(crate) mod tests {
     use super::*;
 
+    /// The card the tables below were measured on.
+    pub(crate) fn h100_device() -> Device {
+        Device {
+            name: "NVIDIA H100 80GB HBM3".into(),
+            major: 9,
+            minor: 0,
+            multiprocessors: 132,
+        }
+    }
+
     /// The H100's measured peaks of the book's puzzle 12 figures.
     pub(crate) fn h100() -> Peaks {
         Peaks {
@@ -302,12 +307,7 @@ pub(crate) mod tests {
         let secs = 54.0e-6;
         let report = Report {
             puzzle: "puzzle-12".into(),
-            device: Device {
-                name: "NVIDIA H100 80GB HBM3".into(),
-                major: 9,
-                minor: 0,
-                multiprocessors: 132,
-            },
+            device: h100_device(),
             peaks,
             case: "full".into(),
             flop,

@@ -13,7 +13,7 @@
 //! floor there and is shown as such, with each kernel's speed-up over it. The lineup is yours,
 //! the reference solution and, for puzzle 10, puzzle 09's solution.
 
-use super::timing::{self, full_cases, time};
+use super::timing::{self, full_cases, on_tensor_cores, time};
 use crate::registry;
 use crate::workbook;
 use anyhow::anyhow;
@@ -28,12 +28,7 @@ use std::process::ExitCode;
 
 /// Whether `puzzle` is one of the 2D puzzles this module times.
 pub fn is_2d(puzzle: &Puzzle) -> bool {
-    puzzle.kernel == "conv2d" || on_tensor_cores(puzzle)
-}
-
-/// Whether `puzzle` is timed against the tensor cores' tf32 rate too (puzzle 11).
-fn on_tensor_cores(puzzle: &Puzzle) -> bool {
-    puzzle.kernel == "conv2d_nhwc"
+    matches!(puzzle.kernel, "conv2d" | "conv2d_nhwc")
 }
 
 #[derive(Debug, Serialize)]
@@ -249,12 +244,7 @@ mod tests {
         };
         let report = Report {
             puzzle: "puzzle-11".into(),
-            device: Device {
-                name: "NVIDIA H100 80GB HBM3".into(),
-                major: 9,
-                minor: 0,
-                multiprocessors: 132,
-            },
+            device: crate::cmd::bench::tests::h100_device(),
             peaks,
             shapes: vec![Shape {
                 case: "full-n8-128x128-ic128-oc128".into(),

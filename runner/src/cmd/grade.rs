@@ -104,7 +104,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         .map(|_| Mutex::new(engine::gpu_worker()))
         .collect();
     let checking = gpu::trace::phase("grade: check every submission (the GPU's small cases)");
-    let graded = in_parallel(&workers, &files, |file, gpu| {
+    let mut graded = in_parallel(&workers, &files, |file, gpu| {
         bar.set_message(workbook::display(file));
         let _small = gpu::trace::phase_of(|| format!("grade: small cases of {}", file.display()));
         let outcome = engine::evaluate(&request(&args, puzzle, file), gpu);
@@ -117,7 +117,6 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     // and each group's passing submissions are timed after its full cases, on the same worker:
     // kernels of other submissions running beside a timed one would slow it. The submissions
     // whose kernels printed come last (`printing_last`).
-    let mut graded: Vec<Option<anyhow::Result<Outcome>>> = graded.into_iter().map(Some).collect();
     let mut bench: Vec<Option<f64>> = vec![None; files.len()];
     let mut gpu = workers[0].lock().expect("no thread panicked holding it");
     // Built once for all of them, when the first needs it (a benchmark sends its inputs).
@@ -130,14 +129,14 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
                 "{} (full-scale cases)",
                 workbook::display(&files[i])
             ));
-            graded[i] = graded[i]
-                .take()
-                .map(|g| g.map(|o| later::finish(&req, &mut gpu, o)));
+            if let Ok(outcome) = &mut graded[i] {
+                later::finish(&req, &mut gpu, outcome);
+            }
         }
         drop(phase);
         let _timing = gpu::trace::phase("grade: time the submissions that passed");
         for &i in &group {
-            if let Some(Ok(outcome)) = &graded[i]
+            if let Ok(outcome) = &graded[i]
                 && outcome.passed
                 && outcome.backends.contains(&Backend::Gpu)
                 && let Some(case) =
@@ -153,7 +152,6 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     let small_cases = (puzzle.cases)(spec::Scale::Small).len();
     for ((submission, graded), bench_seconds) in found.submissions.iter().zip(graded).zip(bench) {
         let name = submission.name.clone();
-        let graded = graded.expect("every submission was graded");
         if let (Some(Format::Gradescope), Ok(outcome)) = (args.format, &graded) {
             // `alice/kernel.cu` is gradescope/alice/kernel.json: two students' files stay two.
             let stem = Path::new(&name).with_extension("json");
@@ -201,11 +199,9 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
 /// serializes the threads that print), and a timeout stops the worker, so the submission after it
 /// would wait for a fresh worker and its cases to be built again (1.0 s measured). Last, it
 /// holds up no other submission's full cases or timing.
-fn printing_last(graded: &[Option<anyhow::Result<Outcome>>]) -> [Vec<usize>; 2] {
-    let printed = |i: &usize| {
-        matches!(&graded[*i], Some(Ok(o))
-            if o.cases.iter().any(|c| !c.printed.is_empty() || c.printed_more > 0))
-    };
+fn printing_last(graded: &[anyhow::Result<Outcome>]) -> [Vec<usize>; 2] {
+    let printed =
+        |i: &usize| matches!(&graded[*i], Ok(o) if o.cases.iter().any(|c| c.printed_anything()));
     let (printing, quiet): (Vec<usize>, Vec<usize>) = (0..graded.len()).partition(printed);
     [quiet, printing]
 }
@@ -364,12 +360,12 @@ mod tests {
     use super::*;
 
     /// An outcome whose one GPU case printed `lines` lines.
-    fn printing(lines: usize) -> Option<anyhow::Result<Outcome>> {
+    fn printing(lines: usize) -> anyhow::Result<Outcome> {
         let puzzle = registry::find("puzzle-04").expect("puzzle 04");
         let case = &(puzzle.cases)(spec::Scale::Small)[0];
         let mut result = CaseResult::not_run(case, Backend::Gpu, String::new());
         result.printed_more = lines as u64;
-        Some(Ok(Outcome::of_gpu(puzzle.id, vec![result], vec![])))
+        Ok(Outcome::of_gpu(puzzle.id, vec![result], vec![]))
     }
 
     #[test]
@@ -377,7 +373,7 @@ mod tests {
         let graded = [
             printing(3),
             printing(0),
-            Some(Err(anyhow!("unreadable"))),
+            Err(anyhow!("unreadable")),
             printing(1),
         ];
         let [quiet, printed] = printing_last(&graded);

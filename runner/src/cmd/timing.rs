@@ -14,6 +14,12 @@ use spec::{Case, Puzzle, Scale};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// Whether `puzzle`'s kernels compute on tensor cores (puzzle 11's implicit GEMM, puzzle 12's
+/// puzzle 08 contract): their floor is the tensor cores' tf32 rate, not the FP32 units'.
+pub fn on_tensor_cores(puzzle: &Puzzle) -> bool {
+    matches!(puzzle.id, "puzzle-11" | "puzzle-12")
+}
+
 /// The kernels timed side by side: `(label, puzzle, file)`, the chosen file first ("yours", or
 /// the solution's label when a solution was chosen), then every solution of the puzzle that was
 /// not chosen and that `arch` (the device's, e.g. `sm_90`) can run, each with its label
