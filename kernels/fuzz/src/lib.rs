@@ -304,6 +304,56 @@ mod tests {
         assert_ne!(super::case(8).code, super::case(7).code);
     }
 
+    /// The arguments of each `name(` call in `code`, split at top-level commas.
+    fn calls<'a>(code: &'a str, name: &str) -> Vec<Vec<&'a str>> {
+        let mut all = vec![];
+        for (at, _) in code.match_indices(name) {
+            let start = at + name.len();
+            let (mut depth, mut args, mut from) = (0, vec![], start);
+            for (i, c) in code[start..].char_indices() {
+                match c {
+                    '(' => depth += 1,
+                    ')' if depth == 0 => {
+                        args.push(code[from..start + i].trim());
+                        break;
+                    }
+                    ')' => depth -= 1,
+                    ',' if depth == 0 => {
+                        args.push(code[from..start + i].trim());
+                        from = start + i + 1;
+                    }
+                    _ => {}
+                }
+            }
+            all.push(args);
+        }
+        all
+    }
+
+    #[test]
+    fn a_doubles_high_word_goes_back_into_a_double_only_through_an_opaque_copy() {
+        // Seed 2,044,455 of the generator before (H200): ptxas reused the register of `d7`'s
+        // high word inside the loop, and the GPU gave `d7`'s low word in both halves.
+        let code = super::case(2_044_455).code;
+        assert!(
+            code.contains("__hiloint2double((int)opaque32((unsigned)(__double2hiint(d7))), "),
+            "{code}"
+        );
+        let mut seen = 0;
+        for seed in 0..400 {
+            for args in calls(&super::case(seed).code, "__hiloint2double(") {
+                for half in args.iter().filter(|a| a.contains("__double2hiint(")) {
+                    seen += 1;
+                    assert!(half.starts_with("(int)opaque32("), "seed {seed}: {half}");
+                }
+            }
+        }
+        assert!(
+            seen > 0,
+            "no high word went back into a double in 400 kernels"
+        );
+    }
+
     #[test]
     fn a_record_tells_a_run_that_differs_by_one_bit_and_where() {
         let case = super::case(3);

@@ -233,9 +233,10 @@ impl Gen<'_> {
 
 /// Copies through the thread's own word of shared memory, volatile, which neither NVVM nor
 /// ptxas can see through (a volatile local can: NVVM keeps it in a register). NVRTC 13.0's ptxas
-/// miscompiles three patterns (`bench/ptxas_fold.cu` reproduces them); the generator passes the
+/// miscompiles four patterns (`bench/ptxas_fold.cu` reproduces them); the generator passes the
 /// values that would form them through these, so it never asks them: the operand of every
-/// integer-to-float conversion, the bits of a half, and the high half of a 32-bit product.
+/// integer-to-float conversion, the bits of a half, the high half of a 32-bit product, and a
+/// double's high word on its way back into `__hiloint2double`.
 const OPAQUE: &str = "__shared__ unsigned sh_o32[128];\n\
 __shared__ unsigned long long sh_o64[128];\n\
 __device__ unsigned opaque32(unsigned x) { volatile unsigned* p = &sh_o32[threadIdx.x]; *p = x; return *p; }\n\
