@@ -43,48 +43,41 @@ const FLOATS: [u32; 16] = [
     0xcf00_0001,
 ];
 
-/// Seeds of the CI sample (the first 200 of `tests/fixtures/fuzz_h100.jsonl`: `runner fuzz
-/// --seed 2010000 --count 5200 --backend both` on an NVIDIA H100 80GB HBM3, issue 36) whose run
-/// the simulator does not reproduce, and why. Each is an f64 operation with two NaN operands: the
+/// Seeds of the CI sample (the first 200 of `tests/fixtures/fuzz_h200.jsonl`: `runner fuzz
+/// --seed 2050000 --count 5200 --backend both` on an NVIDIA H200, issue 36) whose GPU run the
+/// simulator does not reproduce, and why. Each is an f64 operation with two NaN operands: the
 /// GPU keeps the NaN in the SASS instruction's second source slot (DADD, DMUL; DFMA: slot 2,
 /// else 3, else 1), which ptxas fills as it likes; the simulator, which sees only the PTX, keeps
-/// the PTX's first NaN operand (`sim::float::nan64`). ARCHITECTURE.md classifies the whole run.
-pub const KNOWN_H100: [(u64, &str); 9] = [
+/// the PTX's first NaN operand (`sim::float::nan64`). The SASS is sm_90's on an H100 and an H200
+/// alike. ARCHITECTURE.md classifies the whole run.
+pub const KNOWN_SM90: [(u64, &str); 7] = [
     (
-        2010019,
-        "an f64 operation on two NaNs: the GPU kept SASS slot 2's",
+        2050041,
+        "an f64 operation on two NaNs: the GPU kept the NaN of SASS slot 2",
     ),
     (
-        2010023,
-        "an f64 operation on two NaNs: the GPU kept SASS slot 2's",
+        2050073,
+        "an f64 operation on two NaNs: the GPU kept the NaN of SASS slot 2",
     ),
     (
-        2010039,
-        "an f64 operation on two NaNs: the GPU kept SASS slot 2's",
+        2050085,
+        "an f64 operation on two NaNs: the GPU kept the NaN of SASS slot 2",
     ),
     (
-        2010044,
-        "an f64 operation on two NaNs: the GPU kept SASS slot 2's",
+        2050091,
+        "an f64 operation on two NaNs: the GPU kept the NaN of SASS slot 2",
     ),
     (
-        2010053,
-        "an f64 operation on two NaNs: the GPU kept SASS slot 2's",
+        2050159,
+        "an f64 operation on two NaNs: the GPU kept the NaN of SASS slot 2",
     ),
     (
-        2010111,
-        "an f64 operation on two NaNs: the GPU kept SASS slot 2's",
+        2050181,
+        "an f64 operation on two NaNs: the GPU kept the NaN of SASS slot 2",
     ),
     (
-        2010137,
-        "an f64 operation on two NaNs: the GPU kept SASS slot 2's",
-    ),
-    (
-        2010155,
-        "an f64 operation on two NaNs: the GPU kept SASS slot 2's",
-    ),
-    (
-        2010185,
-        "an f64 operation on two NaNs: the GPU kept SASS slot 2's",
+        2050186,
+        "an f64 operation on two NaNs: the GPU kept the NaN of SASS slot 2",
     ),
 ];
 
