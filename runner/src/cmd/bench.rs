@@ -80,6 +80,39 @@ struct Report {
     entries: Vec<Entry>,
 }
 
+impl Entry {
+    /// A kernel's row from its launches' `times` (ms, sorted), for its `work` (FLOP and bytes)
+    /// against the device's `peaks` (and the tf32 rate, `tensor`, on tensor cores).
+    fn of(
+        label: String,
+        file: String,
+        times: &[f64],
+        (flop, bytes): (f64, f64),
+        peaks: &Peaks,
+        tensor: Option<f64>,
+    ) -> Entry {
+        let median = times[times.len() / 2] * 1e3;
+        let secs = median * 1e-6;
+        Entry {
+            label,
+            file,
+            median_us: median,
+            min_us: times[0] * 1e3,
+            max_us: times[times.len() - 1] * 1e3,
+            gflops: flop / secs / 1e9,
+            gbps: bytes / secs / 1e9,
+            pct_fma_peak: 100.0 * flop / secs / (peaks.fma_tflops * 1e12),
+            pct_bandwidth: 100.0 * bytes / secs / (peaks.copy_gbps * 1e9),
+            pct_tf32_peak: tensor.map(|t| 100.0 * flop / secs / (t * 1e12)),
+        }
+    }
+}
+
+/// The multiply-adds of `flop` on the FP32 units at their measured peak, in us.
+fn fp32_us(flop: f64, peaks: &Peaks) -> f64 {
+    flop / (peaks.fma_tflops * 1e12) * 1e6
+}
+
 /// The time no kernel doing `flop` and moving `bytes` can beat, in us: the larger of the memory
 /// floor and the multiply-adds at the FP32 units' peak, or, on tensor cores (`tensor`: their
 /// fastest measured tf32 rate), at that rate instead.
@@ -148,20 +181,15 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         let Some(times) = times else {
             return Ok(ExitCode::from(1));
         };
-        let median = times[times.len() / 2] * 1e3;
-        let secs = median * 1e-6;
-        entries.push(Entry {
+        let file = workbook::display(&path);
+        entries.push(Entry::of(
             label,
-            file: workbook::display(&path),
-            median_us: median,
-            min_us: times[0] * 1e3,
-            max_us: times[times.len() - 1] * 1e3,
-            gflops: flop / secs / 1e9,
-            gbps: bytes / secs / 1e9,
-            pct_fma_peak: 100.0 * flop / secs / (peaks.fma_tflops * 1e12),
-            pct_bandwidth: 100.0 * bytes / secs / (peaks.copy_gbps * 1e9),
-            pct_tf32_peak: tensor.map(|t| 100.0 * flop / secs / (t * 1e12)),
-        });
+            file,
+            &times,
+            (flop, bytes),
+            &peaks,
+            tensor,
+        ));
     }
     let (case, flop, bytes) = shape.expect("at least one entry");
     let report = Report {
@@ -172,7 +200,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         flop,
         bytes,
         floor_us: floor_us(flop, bytes, &peaks, tensor),
-        fp32_us: flop / (peaks.fma_tflops * 1e12) * 1e6,
+        fp32_us: fp32_us(flop, &peaks),
         entries,
     };
     if args.json {
@@ -304,7 +332,6 @@ pub(crate) mod tests {
         let tensor = peaks.tensor_tflops();
         let floor = floor_us(flop, bytes, &peaks, tensor);
         assert!((floor - 12.85).abs() < 0.05, "{floor}");
-        let secs = 54.0e-6;
         let report = Report {
             puzzle: "puzzle-12".into(),
             device: h100_device(),
@@ -313,19 +340,15 @@ pub(crate) mod tests {
             flop,
             bytes,
             floor_us: floor,
-            fp32_us: flop / (peaks.fma_tflops * 1e12) * 1e6,
-            entries: vec![Entry {
-                label: "reference hopper".into(),
-                file: "solutions/puzzle-12-hopper.cu".into(),
-                median_us: 54.0,
-                min_us: 53.0,
-                max_us: 55.0,
-                gflops: flop / secs / 1e9,
-                gbps: bytes / secs / 1e9,
-                pct_fma_peak: 100.0 * flop / secs / (peaks.fma_tflops * 1e12),
-                pct_bandwidth: 100.0 * bytes / secs / (peaks.copy_gbps * 1e9),
-                pct_tf32_peak: tensor.map(|t| 100.0 * flop / secs / (t * 1e12)),
-            }],
+            fp32_us: fp32_us(flop, &peaks),
+            entries: vec![Entry::of(
+                "reference hopper".into(),
+                "solutions/puzzle-12-hopper.cu".into(),
+                &[0.053, 0.054, 0.055],
+                (flop, bytes),
+                &peaks,
+                tensor,
+            )],
         };
         colored::control::set_override(false);
         let table = table(&report);
