@@ -1,5 +1,9 @@
-//! The layers ARCHITECTURE.md draws, held: each crate of `kernels/` depends only on the crates
-//! below it, and the simulator's modules import one another without a circle.
+//! The rules the source itself is held to. The layers ARCHITECTURE.md draws: each crate of
+//! `kernels/` depends only on the crates below it, and the simulator's modules import one another
+//! without a circle. And no test that CI runs compares a clock reading with a bound: CI runs on a
+//! shared two-core machine, where a slow minute must not turn a correct change red (speed is shown
+//! by benchmark commands; a hang is ended by a bound on work, such as the simulator's instruction
+//! budget, or by a watchdog of minutes that says it is one).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -148,4 +152,149 @@ fn the_toolchain_spec_gpu_fuzz_and_runner_modules_have_no_circle() {
     for krate in ["toolchain", "spec", "gpu", "fuzz", "runner"] {
         assert_no_circle(krate);
     }
+}
+
+/// The `.rs` files of the workspace (build output aside).
+fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        let name = e.file_name();
+        if p.is_dir() {
+            if name != "target" && !name.to_string_lossy().starts_with('.') {
+                rust_files(&p, out);
+            }
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// `line` without its string literals and its comment: only code counts.
+fn code_of(line: &str) -> String {
+    let (mut code, mut quoted, mut escaped) = (String::new(), false, false);
+    let chars: Vec<char> = line.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        match (quoted, c) {
+            (true, _) if escaped => escaped = false,
+            (true, '\\') => escaped = true,
+            (true, '"') => quoted = false,
+            (true, _) => {}
+            (false, '"') => quoted = true,
+            (false, '/') if chars.get(i + 1) == Some(&'/') => break,
+            (false, _) => code.push(c),
+        }
+    }
+    code
+}
+
+/// The lines of `text` that compare a clock reading with a bound, outside tests that need a GPU
+/// (those run by hand on a GPU machine, never in CI), as `(line number, line)`. A clock reading is
+/// `elapsed()`, a name bound to one (`let took = start.elapsed()`), or a `Duration`/`as_secs`
+/// figure; comparing is `<`, `>`, `<=`, `>=` (rustfmt spaces them, unlike generics), `lt(`/`gt(`.
+fn timed_comparisons(text: &str) -> Vec<(usize, String)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let compares = |l: &str| {
+        [" < ", " > ", " <= ", " >= ", ".lt(", ".gt(", ".le(", ".ge("]
+            .iter()
+            .any(|op| l.contains(op))
+    };
+    let mut clocks: Vec<String> = vec![];
+    let mut found = vec![];
+    for (i, line) in lines.iter().enumerate() {
+        let code = code_of(line);
+        let code = code.as_str();
+        if let Some(rest) = code.trim_start().strip_prefix("let ")
+            && code.contains("elapsed()")
+        {
+            let pattern = rest.split('=').next().unwrap_or("");
+            clocks.extend(
+                pattern
+                    .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .filter(|w| !w.is_empty() && *w != "mut")
+                    .map(str::to_string),
+            );
+            continue;
+        }
+        let words: Vec<&str> = code
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .collect();
+        let clock = code.contains("elapsed()")
+            || code.contains("Duration::from")
+            || code.contains("as_secs")
+            || code.contains("as_millis")
+            || clocks.iter().any(|c| words.contains(&c.as_str()));
+        if !(clock && compares(code)) {
+            continue;
+        }
+        // The function this line is in, and its attributes: a GPU-only test may time itself.
+        let start = (0..=i).rev().find(|&j| {
+            let t = lines[j].trim_start();
+            t.starts_with("fn ") || t.starts_with("pub fn ") || t.starts_with("async fn ")
+        });
+        let gpu_only = start.is_some_and(|j| {
+            lines[..j]
+                .iter()
+                .rev()
+                .take_while(|l| l.trim_start().starts_with("#[") || l.trim().is_empty())
+                .any(|l| l.contains("#[ignore") && l.contains("GPU"))
+        });
+        if !gpu_only {
+            found.push((i + 1, line.trim().to_string()));
+        }
+    }
+    found
+}
+
+#[test]
+fn no_test_that_ci_runs_compares_a_clock_reading_with_a_bound() {
+    let mut files = vec![];
+    rust_files(root(), &mut files);
+    assert!(files.len() > 100, "the workspace's sources were read");
+    let mut offences = vec![];
+    let mut scanned = 0;
+    for p in files {
+        let text = std::fs::read_to_string(&p).expect("a source file");
+        let path = p
+            .strip_prefix(root())
+            .unwrap_or(&p)
+            .to_string_lossy()
+            .into_owned();
+        let in_tests = path.contains("/tests/") || path.ends_with("_tests.rs");
+        // A source file's own tests: from its `#[cfg(test)]` on.
+        let (skip, tests) = match (in_tests, text.find("#[cfg(test)]")) {
+            (true, _) => (0, text.as_str()),
+            (false, Some(at)) => (text[..at].lines().count(), &text[at..]),
+            (false, None) => continue,
+        };
+        scanned += 1;
+        for (n, line) in timed_comparisons(tests) {
+            offences.push(format!("{path}:{}: {line}", n + skip));
+        }
+    }
+    assert!(scanned > 50, "the tests were found ({scanned} files)");
+    assert!(
+        offences.is_empty(),
+        "tests CI runs compare a clock reading with a bound; bound the work instead (instructions, \
+         blocks), or time it in a benchmark command:\n{}",
+        offences.join("\n")
+    );
+}
+
+#[test]
+fn the_clock_rule_finds_a_timed_assertion_and_spares_a_gpu_test() {
+    let timed =
+        "#[test]\nfn quick() {\n    let took = start.elapsed();\n    assert!(took < LIMIT);\n}\n";
+    assert_eq!(
+        timed_comparisons(timed),
+        vec![(4, "assert!(took < LIMIT);".to_string())]
+    );
+    let inline = "fn f() {\n    assert!(start.elapsed().as_secs() < 5);\n}\n";
+    assert_eq!(timed_comparisons(inline).len(), 1);
+    let bound = "fn f() {\n    let (o, t) = run();\n    assert!(t > Duration::from_secs(1));\n}\n";
+    assert_eq!(timed_comparisons(bound).len(), 1);
+    let gpu = "#[test]\n#[ignore = \"needs a CUDA GPU: run with --ignored\"]\nfn g() {\n    \
+               let took = s.elapsed();\n    assert!(took < Duration::from_secs(5));\n}\n";
+    assert!(timed_comparisons(gpu).is_empty());
+    let printed = "fn f() {\n    let took = s.elapsed();\n    eprintln!(\"{took:?}\");\n}\n";
+    assert!(timed_comparisons(printed).is_empty());
 }

@@ -1,8 +1,8 @@
 //! `mbarrier` on the simulator, from the warp-specialized kernels of `sync/barriers.cu`: a
 //! ring of 3 stages with full and empty barriers over 12 iterations (plain stores, and
 //! `cp.async` with `cp.async.mbarrier.arrive.noinc`) runs clean with the right output; a
-//! wait on the wrong parity or a missing arrive ends as a deadlock in well under a second
-//! (not an endless retry loop); an object never initialized, an over-arrival and an ordinary
+//! wait on the wrong parity or a missing arrive ends as a deadlock within a few thousand
+//! instructions (not an endless retry loop); an object never initialized, an over-arrival and an ordinary
 //! store into an object are diagnosed at their line; a consumer that reads a stage without
 //! waiting for it races.
 
@@ -28,7 +28,6 @@ fn a_ring_of_full_and_empty_mbarriers_is_clean_and_right() {
 
 #[test]
 fn a_wait_on_the_wrong_parity_is_a_deadlock() {
-    let start = std::time::Instant::now();
     let o = sim("mbar_wrong_parity", 96);
     let d = &o.diagnostics[0];
     assert_eq!(d.kind, Kind::BarrierDivergence, "{d:#?}");
@@ -43,12 +42,13 @@ fn a_wait_on_the_wrong_parity_is_a_deadlock() {
     }
     let at = line_of("mbarrier.try_wait.parity");
     assert!(d.line.is_some_and(|l| (at..=at + 3).contains(&l)), "{d:#?}");
-    assert!(start.elapsed().as_secs() < 5);
+    sync::found_without_spinning(&o, "mbar_wrong_parity");
 }
 
 #[test]
 fn a_missing_arrive_is_a_deadlock() {
     let o = sim("mbar_missing_arrive", 96);
+    sync::found_without_spinning(&o, "mbar_missing_arrive");
     let d = &o.diagnostics[0];
     assert_eq!(d.kind, Kind::BarrierDivergence, "{d:#?}");
     assert!(

@@ -37,6 +37,7 @@ fn a_named_barrier_orders_the_lanes_of_one_warp_too() {
 #[test]
 fn arrivals_expecting_different_counts_deadlock() {
     let o = sim("named_count_mismatch", 192);
+    sync::found_without_spinning(&o, "named_count_mismatch");
     let d = &o.diagnostics[0];
     assert_eq!(d.kind, Kind::BarrierDivergence, "{d:#?}");
     for words in [
@@ -81,7 +82,6 @@ fn a_thread_count_not_a_multiple_of_32_is_diagnosed() {
 
 #[test]
 fn a_missing_arrive_is_a_deadlock_not_a_hang() {
-    let start = std::time::Instant::now();
     let o = sim("named_missing_arrive", 128);
     let d = &o.diagnostics[0];
     assert_eq!(d.kind, Kind::BarrierDivergence, "{d:#?}");
@@ -96,7 +96,7 @@ fn a_missing_arrive_is_a_deadlock_not_a_hang() {
         d.line,
         Some(line_of("bar.sync 1, 128", "named_missing_arrive"))
     );
-    assert!(start.elapsed().as_secs() < 20);
+    sync::found_without_spinning(&o, "named_missing_arrive");
 }
 
 #[test]

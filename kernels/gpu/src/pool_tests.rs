@@ -50,16 +50,16 @@ fn a_request_goes_to_a_ready_worker_rather_than_one_still_starting() {
     std::fs::write(w.path(0, "pid"), std::process::id().to_string()).expect("pid file");
     // Slot 1: the warm spare.
     let spare = ready_worker(&w.path(1, "sock"));
-    let started = Instant::now();
     let reply = w.call(&Request::Peaks, Duration::from_secs(5));
-    let took = started.elapsed();
     assert!(
         reply.output.diagnostics.is_empty(),
         "{:?}",
         reply.output.diagnostics
     );
+    // Had the call gone to slot 0, it would have waited there for the worker's socket and
+    // ended in a `launch_error` (asserted empty above): slot 1 answering is the proof, with no
+    // clock read.
     assert_eq!(w.last, 1, "the spare answered");
-    assert!(took < Duration::from_secs(2), "waited {took:?}");
     spare.join().expect("the spare answered once");
     let _ = std::fs::remove_dir_all(&dir);
 }

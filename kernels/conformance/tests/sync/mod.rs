@@ -56,6 +56,21 @@ fn plain_job(kernel: &str, threads: u32) -> Job {
     }
 }
 
+/// The most thread-instructions a run that ends in a deadlock may take: the simulator names the
+/// deadlock once every live thread waits (the fixtures take under 2,000), long before its instruction budget (10 million and
+/// more) would end a spinning run. A bound on work, not on time, so a loaded machine cannot
+/// fail it.
+pub const DEADLOCK_FOUND_WITHIN: u64 = 100_000;
+
+/// Panics unless `o` was found deadlocked within [`DEADLOCK_FOUND_WITHIN`] instructions.
+pub fn found_without_spinning(o: &RunOutput, kernel: &str) {
+    let n = o.instructions.expect("the simulator counts instructions");
+    assert!(
+        n <= DEADLOCK_FOUND_WITHIN,
+        "{kernel}: {n} thread-instructions before the deadlock was named (at most {DEADLOCK_FOUND_WITHIN})"
+    );
+}
+
 /// What a correct producer/consumer kernel writes: iteration k's consumer c reads element
 /// 63 - c of the stage and maps it by `f`.
 pub fn expected(f: impl Fn(f32) -> f32) -> Vec<f32> {
