@@ -1,4 +1,4 @@
-"""The 2D anchors of CURRICULUM.md, measured on the device in the same run as `runner bench`.
+"""The 2D puzzles' cuDNN and Triton anchors, measured on the device in the same run as `runner bench`.
 
 For each full-scale shape of puzzles 09 and 10 (4096 x 4096 with 3x3 and 15x15, 8192 x 8192 with
 5x5, single channel, valid, float32): PyTorch's conv2d (cuDNN, TF32 off) and a Triton program of

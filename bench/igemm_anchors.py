@@ -1,6 +1,6 @@
 """Puzzle 11's anchors, measured on the device in the same run as `runner bench puzzle-11`.
 
-For CURRICULUM.md's three full-scale shapes (NHWC input, HWIO weight, 3x3, stride 1, no padding):
+For puzzle 11's three full-scale shapes (NHWC input, HWIO weight, 3x3, stride 1, no padding):
 PyTorch's conv2d through cuDNN in channels-last memory format with float32 arithmetic
 (allow_tf32 off), with TF32 tensor cores (allow_tf32 on) and in float16, each timed with CUDA events
 (median of --runs launches after --warmup, the input rotated among copies of 256 MB or more, as

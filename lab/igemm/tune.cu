@@ -1,7 +1,7 @@
 // Standalone timing harness for puzzle 11's solution (nvcc, no runner): compiles
 // solutions/puzzle-11.cu with the shape macros given by -D, checks it against a float32 direct
 // convolution on the GPU with the puzzle's tolerance (|x - ref| <= 0.05 + 0.01 |ref|) and times it
-// on CURRICULUM.md's three full-scale shapes with CUDA events (median of RUNS launches, the
+// on puzzle 11's three full-scale shapes with CUDA events (median of RUNS launches, the
 // inputs rotated among copies of 256 MB or more, as `runner bench` does).
 // Build: nvcc -O3 -arch=sm_90 -DBLOCK_M=128 ... -o tune lab/igemm/tune.cu (the Hopper path:
 // -gencode=arch=compute_90a,code=sm_90a); run: ./tune NAME

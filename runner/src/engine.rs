@@ -2,7 +2,7 @@
 //! chosen backends, compare with the reference. No printing: [`evaluate`] returns an [`Outcome`]
 //! that `check` reports and `validate`/`grade` tabulate.
 //!
-//! Data flow (DESIGN.md): the spec's cases; NVRTC compiles once per distinct macro set; the PTX's
+//! Data flow (ARCHITECTURE.md, "Data flow of `runner check`"): the spec's cases; NVRTC compiles once per distinct macro set; the PTX's
 //! entry is checked against the spec; then the simulator runs the small cases (for its checks) and
 //! the GPU, in a worker process with a time limit, runs every case where there is one, until a
 //! timeout or a trap (`sequence`). A wrong case is cut to the smallest size that still fails,

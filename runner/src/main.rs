@@ -1,6 +1,6 @@
 //! `runner`: the workbook's command line.
 //!
-//! One subcommand per file under `cmd/`, each with its `execute`. Exit status (DESIGN.md): 0 when
+//! One subcommand per file under `cmd/`, each with its `execute`. Exit status (the book's introduction): 0 when
 //! everything passed, 1 when a kernel failed, 2 for a usage error. Errors a learner can fix are
 //! reported with the file, what happened and the next command; `anyhow` errors reach `main` only
 //! for usage problems and are printed with their context.

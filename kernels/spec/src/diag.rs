@@ -1,7 +1,7 @@
 //! Diagnostics: what went wrong, where, and in which thread.
 //!
 //! Every backend and every check reports through [`Diagnostic`]; its field names and the
-//! snake_case names of [`Kind`] are the `--json` contract of DESIGN.md, so renaming one breaks
+//! snake_case names of [`Kind`] are the `--json` contract the book's introduction states, so renaming one breaks
 //! graders. A diagnostic always has a message written for a learner; the location fields are
 //! filled where they are known.
 

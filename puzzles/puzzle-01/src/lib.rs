@@ -81,7 +81,7 @@ pub struct Shape {
     pub budget: Option<Budget>,
 }
 
-/// The teaching data of CURRICULUM.md: `a[i] = i`, `b[j] = j`.
+/// The chapter's teaching data: `a[i] = i`, `b[j] = j`.
 pub fn ramp(n: usize) -> Vec<f32> {
     (0..n).map(|i| i as f32).collect()
 }

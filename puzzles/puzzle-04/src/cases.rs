@@ -1,6 +1,6 @@
 //! The cases of puzzles 04 to 08: one list, launched by each puzzle's [`Plan`].
 //!
-//! - `example-*`: the literal cases of CURRICULUM.md, small enough to print.
+//! - `example-*`: the chapter's literal cases, small enough to print.
 //! - `edge-*`: one input and one tap; kernel as long as the input; 10,000 inputs with 3 taps;
 //!   outputs spread over three or more blocks with a partial last one; the longest kernel (2047).
 //! - `random-*`: seeded, asymmetric values in [-1, 1) with no zeros and a first tap of at least

@@ -1,6 +1,6 @@
 //! The cases of puzzles 09 and 10: one list, launched by each puzzle's [`Layout`].
 //!
-//! - `example-*`: CURRICULUM.md's literal 3x3 case and a 1x1 identity kernel, dense rows.
+//! - `example-*`: the chapter's literal 3x3 case and a 1x1 identity kernel, dense rows.
 //! - `edge-*`: a row-vector and a column-vector kernel, kernel as large as the input (3x4), the
 //!   largest kernel (31x31, on 3 x 4 outputs), and tails in both directions: 70 x 45 outputs in blocks that
 //!   divide neither.
@@ -22,7 +22,7 @@ use spec::{Case, DeclaredLaunch, Rng, Scale};
 /// NaN the runner poisons unwritten outputs with (`0x7fc00000`).
 pub const INPUT_PADDING: f32 = f32::from_bits(0x7fc0_0bad);
 
-/// The full-scale cases (seed offset, n for an n x n input, k for a k x k kernel): CURRICULUM.md's.
+/// The full-scale cases (seed offset, n for an n x n input, k for a k x k kernel), as the chapter's "Contract and launch" lists them.
 pub const FULL_SHAPES: [(u64, usize, usize); 3] = [(10, 4096, 3), (11, 4096, 15), (12, 8192, 5)];
 
 /// How a puzzle launches a case.

@@ -23,7 +23,7 @@ pub mod cases;
 use rayon::prelude::*;
 use spec::{Param, ParamType, Puzzle, Scale, Tolerance};
 
-/// The fixed interface of puzzles 09 and 10 (CURRICULUM.md).
+/// The fixed interface of puzzles 09 and 10 (the chapter's "Contract and launch").
 pub const PARAMS: &[Param] = &[
     Param {
         name: "input",

@@ -19,7 +19,7 @@
 //!   every unit, 64 channels each, or with the solution's `TMA 0` its row path); in both, the
 //!   producer warpgroup and the mbarriers run on the simulator, and the nine K steps of a unit or
 //!   block go round the ring of six weight stages.
-//! - `full-*`: CURRICULUM.md's three, built only for [`Scale::Full`]; references computed in
+//! - `full-*`: the chapter's three full-scale shapes, built only for [`Scale::Full`]; references computed in
 //!   parallel once and cached ([`spec::refcache`]).
 //!
 //! Inputs are uniform in [-1, 1) with no zeros; weights at least 0.1 in magnitude, so a skipped

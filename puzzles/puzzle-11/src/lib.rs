@@ -43,7 +43,7 @@ const fn int(name: &'static str) -> Param {
     }
 }
 
-/// The fixed interface (CURRICULUM.md).
+/// The fixed interface (the chapter's "Contract and launch").
 pub const PARAMS: &[Param] = &[
     Param {
         name: "input",

@@ -1,7 +1,7 @@
 //! `runner check [puzzle]`: compile the learner's kernel, run every case, report what is wrong.
 //!
 //! `--solution` checks the reference solution and `--kernel FILE` any file (an instructor grading a
-//! submission); `--json` prints the DESIGN.md contract. Passing with the learner's own file marks
+//! submission); `--json` prints the contract of the book's introduction. Passing with the learner's own file marks
 //! the puzzle solved for `runner list`.
 
 use super::KernelChoice;
