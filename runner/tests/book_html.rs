@@ -1,14 +1,16 @@
 //! The book as a learner reads it. Its code (inline code spans, and `cuda` blocks) is ASCII, so
-//! what is pasted compiles (a U+2212 minus sign does not). Built with mdBook into a scratch
-//! folder: every `![alt](img/..)` of a chapter becomes an `<img>` (an unbalanced `[` in the alt
-//! text leaves raw markdown instead), code blocks are highlighted as C++ (highlight.js knows no
-//! `cuda`), and the search index is built. Every SVG draws an opaque background covering its
-//! viewBox (in the dark themes a transparent one loses its black labels) and keeps each label
-//! inside the viewBox and clear of every other label, its width estimated from the font size.
+//! what is pasted compiles (a U+2212 minus sign does not). Built by `runner book` into a scratch
+//! folder (`CONV_WORKBOOK_BOOK_BUILD`): every `![alt](img/..)` of a chapter becomes an `<img>` (an
+//! unbalanced `[` in the alt text leaves raw markdown instead), code blocks are highlighted as C++
+//! (highlight.js knows no `cuda`), no `{{#...}}` link is left unexpanded, no folded title shows raw
+//! backticks, and the search index is built. In headless Chromium, where one is installed, no code
+//! block or table of any page is wider than its box at 1280 px. Every SVG draws an opaque
+//! background covering its viewBox (in the dark themes a transparent one loses its black labels)
+//! and keeps each label inside the viewBox and clear of every other label, its width estimated
+//! from the font size.
 
-use mdbook_driver::MDBook;
-use mdbook_driver::config::Config;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 fn book() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -71,16 +73,40 @@ fn code_a_learner_may_paste_is_ascii() {
     assert!(bad.is_empty(), "code outside ASCII:\n{}", bad.join("\n"));
 }
 
+/// The book built by `runner book` into a scratch folder named after `tag`, removed on drop.
+struct Built(PathBuf);
+
+impl Built {
+    fn new(tag: &str) -> Built {
+        let out = std::env::temp_dir().join(format!("book-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&out);
+        let run = Command::new(env!("CARGO_BIN_EXE_runner"))
+            .arg("--root")
+            .arg(book().parent().unwrap())
+            .arg("book")
+            .env("CONV_WORKBOOK_BOOK_BUILD", &out)
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("runner runs");
+        assert!(
+            run.status.success(),
+            "runner book failed:\n{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        Built(out)
+    }
+}
+
+impl Drop for Built {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 #[test]
 fn the_built_book_has_every_image_highlighting_and_search() {
-    let out = std::env::temp_dir().join(format!("book-html-{}", std::process::id()));
-    let mut config = Config::from_disk(book().join("book.toml")).unwrap();
-    config.build.build_dir = out.clone();
-    config.build.create_missing = false;
-    MDBook::load_with_config(book(), config)
-        .unwrap()
-        .build()
-        .unwrap();
+    let built = Built::new("html");
+    let out = &built.0;
     let mut problems = vec![];
     for (name, md) in chapters().into_iter().filter(|(n, _)| n != "SUMMARY.md") {
         let page = name.replace(".md", ".html");
@@ -98,8 +124,20 @@ fn the_built_book_has_every_image_highlighting_and_search() {
                 "{name}: a ```cuda block (highlight.js has no cuda: use cpp)"
             ));
         }
+        if let Some(at) = html.find("{{#") {
+            let link: String = html[at..].chars().take(40).collect();
+            problems.push(format!("{page}: an unexpanded link, {link}"));
+        }
+        for summary in html.split("<summary>").skip(1) {
+            let title = summary.split("</summary>").next().unwrap_or("");
+            if title.contains('`') {
+                problems.push(format!(
+                    "{page}: a folded title shows raw backticks (use <code>): {title}"
+                ));
+            }
+        }
     }
-    let search_index = std::fs::read_dir(&out).unwrap().any(|e| {
+    let search_index = std::fs::read_dir(out).unwrap().any(|e| {
         e.unwrap()
             .file_name()
             .to_string_lossy()
@@ -108,7 +146,6 @@ fn the_built_book_has_every_image_highlighting_and_search() {
     if !search_index {
         problems.push("no search index".into());
     }
-    let _ = std::fs::remove_dir_all(&out);
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
@@ -226,5 +263,95 @@ fn every_chapter_names_its_puzzles_cases() {
         missing.is_empty(),
         "cases the chapter never names:\n{}",
         missing.join("\n")
+    );
+}
+
+/// A Chromium (or Chrome) on the PATH, for the layout test.
+fn chromium() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    [
+        "chromium",
+        "chromium-browser",
+        "google-chrome",
+        "google-chrome-stable",
+    ]
+    .iter()
+    .flat_map(|name| std::env::split_paths(&path).map(move |dir| dir.join(name)))
+    .find(|candidate| candidate.is_file())
+}
+
+/// Appended to each page: once it has loaded, lists every code block and table of the chapter
+/// wider than its box (what a reader would have to scroll sideways), in a `<div>` that
+/// `--dump-dom` prints.
+const MEASURE: &str = r#"<script>
+window.addEventListener('load', function () {
+  var bad = [];
+  document.querySelectorAll('main pre, main pre > code, main table, main .table-wrapper').forEach(function (e) {
+    if (e.scrollWidth > e.clientWidth + 1) {
+      bad.push(e.tagName.toLowerCase() + ' ' + e.scrollWidth + ' px in ' + e.clientWidth + ': ' + e.textContent.replace(/\s+/g, ' ').slice(0, 70));
+    }
+  });
+  var out = document.createElement('div');
+  out.id = 'fit-result';
+  out.textContent = 'FIT ' + window.innerWidth + '\n' + bad.join('\n');
+  document.body.appendChild(out);
+});
+</script></body>"#;
+
+/// At 1280 px, with the sidebar open, no page has a code block or table that scrolls sideways.
+#[test]
+fn code_and_tables_fit_a_1280_px_page_in_chromium() {
+    let Some(browser) = chromium() else {
+        eprintln!(
+            "skipped: no chromium, chromium-browser or google-chrome on PATH (Debian: apt-get install chromium)"
+        );
+        return;
+    };
+    let built = Built::new("fit");
+    let mut problems = vec![];
+    let mut pages = 0;
+    for (name, _) in chapters().into_iter().filter(|(n, _)| n != "SUMMARY.md") {
+        let page = built.0.join(name.replace(".md", ".html"));
+        let html = std::fs::read_to_string(&page).unwrap();
+        std::fs::write(&page, html.replacen("</body>", MEASURE, 1)).unwrap();
+        let run = Command::new(&browser)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--hide-scrollbars",
+                "--window-size=1280,900",
+                "--virtual-time-budget=3000",
+                "--dump-dom",
+            ])
+            .arg(format!("file://{}", page.display()))
+            .output()
+            .expect("the browser runs");
+        let dom = String::from_utf8_lossy(&run.stdout);
+        let Some(result) = dom
+            .split("<div id=\"fit-result\">")
+            .nth(1)
+            .and_then(|r| r.split("</div>").next())
+        else {
+            problems.push(format!(
+                "{name}: the page did not report its layout:\n{}",
+                String::from_utf8_lossy(&run.stderr)
+            ));
+            continue;
+        };
+        let result = result
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&amp;", "&");
+        let mut lines = result.lines();
+        assert_eq!(lines.next(), Some("FIT 1280"), "{name}: the window's width");
+        problems.extend(lines.map(|l| format!("{name}: {l}")));
+        pages += 1;
+    }
+    assert!(pages > 12 || !problems.is_empty(), "{pages} pages measured");
+    assert!(
+        problems.is_empty(),
+        "code blocks and tables wider than the page at 1280 px:\n{}",
+        problems.join("\n")
     );
 }
