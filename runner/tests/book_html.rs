@@ -3,7 +3,7 @@
 //! folder (`CONV_WORKBOOK_BOOK_BUILD`): every `![alt](img/..)` of a chapter becomes an `<img>` (an
 //! unbalanced `[` in the alt text leaves raw markdown instead), code blocks are highlighted as C++
 //! (highlight.js knows no `cuda`), no `{{#...}}` link is left unexpanded, no folded title shows raw
-//! backticks, and the search index is built. In headless Chromium, where one is installed, no code
+//! backticks, no wrapped line of a paragraph starts a list, and the search index is built. In headless Chromium, where one is installed, no code
 //! block or table of any page is wider than its box at 1280 px. Every SVG draws an opaque
 //! background covering its viewBox (in the dark themes a transparent one loses its black labels)
 //! and keeps each label inside the viewBox and clear of every other label, its width estimated
@@ -353,5 +353,43 @@ fn code_and_tables_fit_a_1280_px_page_in_chromium() {
         problems.is_empty(),
         "code blocks and tables wider than the page at 1280 px:\n{}",
         problems.join("\n")
+    );
+}
+
+/// A line of a paragraph that starts with `* `, `+ ` or `- ` (a wrapped `KR * KC\n* IC)`) starts a
+/// bullet list in the middle of the paragraph; a list the author meant follows a blank line, a
+/// heading or another item.
+#[test]
+fn no_line_of_a_paragraph_turns_into_a_bullet() {
+    let item = |l: &str| {
+        let t = l.trim_start();
+        ["* ", "+ ", "- "].iter().any(|b| t.starts_with(b))
+            || t.split_once(". ")
+                .is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+    };
+    let mut stray = vec![];
+    for (name, md) in chapters() {
+        let (prose, _) = split(&md);
+        let lines: Vec<&str> = prose.lines().collect();
+        for (i, pair) in lines.windows(2).enumerate() {
+            let [above, line] = pair else { continue };
+            let paragraph = !above.trim().is_empty()
+                && !above.starts_with([' ', '#', '|', '>', '<', '!'])
+                && !item(above);
+            // Inside a list, an unindented line continues the item above it.
+            let in_list = lines[..i]
+                .iter()
+                .rev()
+                .take_while(|l| !l.trim().is_empty())
+                .any(|l| item(l));
+            if paragraph && !in_list && item(line) && !line.starts_with(' ') {
+                stray.push(format!("{name}: `{line}` after `{above}`"));
+            }
+        }
+    }
+    assert!(
+        stray.is_empty(),
+        "lines that start a list inside a paragraph:\n{}",
+        stray.join("\n")
     );
 }
