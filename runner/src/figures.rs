@@ -41,12 +41,13 @@ pub struct Figure {
 }
 
 impl Figure {
-    /// The value with its unit, as a chapter prints it.
+    /// The value with its unit, as a chapter prints it: joined by a no-break space, so that a
+    /// line never ends between them.
     pub fn text(&self) -> String {
         if self.unit == "%" {
             format!("{}%", self.value)
         } else {
-            format!("{} {}", self.value, self.unit)
+            format!("{}\u{a0}{}", self.value, self.unit)
         }
     }
 }
@@ -275,10 +276,10 @@ mod tests {
                     {{#figure p08.share}}\n{{#include a.cu:solve}}";
         assert_eq!(
             expand(text, &figures).unwrap(),
-            "peak 65.9 TFLOP/s, cuDNN 2,006 µs (2,006), 82.4%\n{{#include a.cu:solve}}"
+            "peak 65.9\u{a0}TFLOP/s, cuDNN 2,006\u{a0}µs (2,006), 82.4%\n{{#include a.cu:solve}}"
         );
         let page = expand("{{#figures}}", &figures).unwrap();
-        assert!(page.contains("| `p09.cudnn` | 2,006 µs | NVIDIA H100 80GB HBM3 | `bench/conv2d_anchors.py` | lab/2d/results/round6-anchors.json |"), "{page}");
+        assert!(page.contains("| `p09.cudnn` | 2,006\u{a0}µs | NVIDIA H100 80GB HBM3 | `bench/conv2d_anchors.py` | lab/2d/results/round6-anchors.json |"), "{page}");
     }
 
     #[test]
