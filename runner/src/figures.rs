@@ -106,11 +106,15 @@ pub fn parse(text: &str) -> Result<Vec<Figure>, String> {
     }
 }
 
-/// The table of the book whose sources are in `src`.
+/// The table of the book whose sources are in `src`; none where it has no table (a book that
+/// names no figure needs none).
 pub fn load(src: &Path) -> anyhow::Result<Vec<Figure>> {
     let path = src.join(TABLE);
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| anyhow!("cannot read the book's figures {}: {e}", path.display()))?;
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(vec![]),
+        Err(e) => anyhow::bail!("cannot read the book's figures {}: {e}", path.display()),
+    };
     parse(&text).map_err(|e| anyhow!("{}:\n{e}", path.display()))
 }
 
@@ -333,6 +337,17 @@ mod tests {
                 "6: 3 ms"
             ]
         );
+    }
+
+    #[test]
+    fn a_book_without_a_table_has_no_figures_and_a_bad_table_stops_it() {
+        let dir = std::env::temp_dir().join(format!("figures-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        assert_eq!(load(&dir).unwrap(), vec![]);
+        std::fs::write(dir.join(TABLE), "x\t1\n").unwrap();
+        let err = load(&dir).unwrap_err().to_string();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(err.contains("line 1: 2 cells"), "{err}");
     }
 
     /// The book's own table parses, and its chapters state no GPU figure outside it: each is a
