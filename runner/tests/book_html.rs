@@ -3,11 +3,12 @@
 //! folder (`CONV_WORKBOOK_BOOK_BUILD`): every `![alt](img/..)` of a chapter becomes an `<img>` (an
 //! unbalanced `[` in the alt text leaves raw markdown instead), code blocks are highlighted as C++
 //! (highlight.js knows no `cuda`), no `{{#...}}` link is left unexpanded, no folded title shows raw
-//! backticks, no wrapped line of a paragraph starts a list, and the search index is built. In headless Chromium, where one is installed, no code
-//! block or table of any page is wider than its box at 1280 px. Every SVG draws an opaque
-//! background covering its viewBox (in the dark themes a transparent one loses its black labels)
-//! and keeps each label inside the viewBox and clear of every other label, its width estimated
-//! from the font size.
+//! backticks, no wrapped line of a paragraph starts a list, and the search index is built. In
+//! headless Chromium, where one is installed, no code block or table of any page is wider than its
+//! box at 1280 px, and on the navy theme the figures are framed, not bright cards. Every SVG draws
+//! an opaque background covering its viewBox (in the dark themes a transparent one loses its black
+//! labels) and keeps each label inside the viewBox and clear of every other label, its width
+//! estimated from the font size.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -78,6 +79,11 @@ struct Built(PathBuf);
 
 impl Built {
     fn new(tag: &str) -> Built {
+        Built::themed(tag, "light")
+    }
+
+    /// Built with `theme` as the default one (mdBook's `output.html.default-theme`).
+    fn themed(tag: &str, theme: &str) -> Built {
         let out = std::env::temp_dir().join(format!("book-{tag}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&out);
         let run = Command::new(env!("CARGO_BIN_EXE_runner"))
@@ -85,6 +91,7 @@ impl Built {
             .arg(book().parent().unwrap())
             .arg("book")
             .env("CONV_WORKBOOK_BOOK_BUILD", &out)
+            .env("MDBOOK_OUTPUT__HTML__DEFAULT_THEME", theme)
             .env("NO_COLOR", "1")
             .output()
             .expect("runner runs");
@@ -281,14 +288,21 @@ fn chromium() -> Option<PathBuf> {
 }
 
 /// Appended to each page: once it has loaded, lists every code block and table of the chapter
-/// wider than its box (what a reader would have to scroll sideways), in a `<div>` that
-/// `--dump-dom` prints.
+/// wider than its box (what a reader would have to scroll sideways), and on a dark theme every
+/// figure drawn unframed (a bright card), in a `<div>` that `--dump-dom` prints.
 const MEASURE: &str = r#"<script>
 window.addEventListener('load', function () {
   var bad = [];
   document.querySelectorAll('main pre, main pre > code, main table, main .table-wrapper').forEach(function (e) {
     if (e.scrollWidth > e.clientWidth + 1) {
       bad.push(e.tagName.toLowerCase() + ' ' + e.scrollWidth + ' px in ' + e.clientWidth + ': ' + e.textContent.replace(/\s+/g, ' ').slice(0, 70));
+    }
+  });
+  var dark = ['navy', 'coal', 'ayu'].some(function (t) { return document.documentElement.classList.contains(t); });
+  document.querySelectorAll('main img').forEach(function (e) {
+    var style = getComputedStyle(e);
+    if (dark && (style.filter === 'none' || style.paddingTop === '0px')) {
+      bad.push('img ' + e.getAttribute('src') + ': unframed on a dark theme');
     }
   });
   var out = document.createElement('div');
@@ -298,7 +312,47 @@ window.addEventListener('load', function () {
 });
 </script></body>"#;
 
-/// At 1280 px, with the sidebar open, no page has a code block or table that scrolls sideways.
+/// What [`MEASURE`] reports for the chapter `name` of the book `built`, opened in `browser` at
+/// 1280 px: one line per fault.
+fn measure(browser: &Path, built: &Built, name: &str) -> Vec<String> {
+    let page = built.0.join(name.replace(".md", ".html"));
+    let html = std::fs::read_to_string(&page).unwrap();
+    std::fs::write(&page, html.replacen("</body>", MEASURE, 1)).unwrap();
+    let run = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            "--window-size=1280,900",
+            "--virtual-time-budget=3000",
+            "--dump-dom",
+        ])
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .expect("the browser runs");
+    let dom = String::from_utf8_lossy(&run.stdout);
+    let Some(result) = dom
+        .split("<div id=\"fit-result\">")
+        .nth(1)
+        .and_then(|r| r.split("</div>").next())
+    else {
+        return vec![format!(
+            "{name}: the page did not report its layout:\n{}",
+            String::from_utf8_lossy(&run.stderr)
+        )];
+    };
+    let result = result
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&");
+    let mut lines = result.lines();
+    assert_eq!(lines.next(), Some("FIT 1280"), "{name}: the window's width");
+    lines.map(|l| format!("{name}: {l}")).collect()
+}
+
+/// At 1280 px, with the sidebar open, no page has a code block or table that scrolls sideways;
+/// on the navy theme, the chapters with the most figures show each in its frame.
 #[test]
 fn code_and_tables_fit_a_1280_px_page_in_chromium() {
     let Some(browser) = chromium() else {
@@ -309,49 +363,22 @@ fn code_and_tables_fit_a_1280_px_page_in_chromium() {
     };
     let built = Built::new("fit");
     let mut problems = vec![];
-    let mut pages = 0;
-    for (name, _) in chapters().into_iter().filter(|(n, _)| n != "SUMMARY.md") {
-        let page = built.0.join(name.replace(".md", ".html"));
-        let html = std::fs::read_to_string(&page).unwrap();
-        std::fs::write(&page, html.replacen("</body>", MEASURE, 1)).unwrap();
-        let run = Command::new(&browser)
-            .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--hide-scrollbars",
-                "--window-size=1280,900",
-                "--virtual-time-budget=3000",
-                "--dump-dom",
-            ])
-            .arg(format!("file://{}", page.display()))
-            .output()
-            .expect("the browser runs");
-        let dom = String::from_utf8_lossy(&run.stdout);
-        let Some(result) = dom
-            .split("<div id=\"fit-result\">")
-            .nth(1)
-            .and_then(|r| r.split("</div>").next())
-        else {
-            problems.push(format!(
-                "{name}: the page did not report its layout:\n{}",
-                String::from_utf8_lossy(&run.stderr)
-            ));
-            continue;
-        };
-        let result = result
-            .replace("&lt;", "<")
-            .replace("&gt;", ">")
-            .replace("&amp;", "&");
-        let mut lines = result.lines();
-        assert_eq!(lines.next(), Some("FIT 1280"), "{name}: the window's width");
-        problems.extend(lines.map(|l| format!("{name}: {l}")));
-        pages += 1;
+    let names: Vec<String> = chapters()
+        .into_iter()
+        .map(|(n, _)| n)
+        .filter(|n| n != "SUMMARY.md")
+        .collect();
+    assert!(names.len() > 12, "{names:?}");
+    for name in &names {
+        problems.extend(measure(&browser, &built, name));
     }
-    assert!(pages > 12 || !problems.is_empty(), "{pages} pages measured");
+    let navy = Built::themed("fit-navy", "navy");
+    for name in ["puzzle-08.md", "puzzle-11.md"] {
+        problems.extend(measure(&browser, &navy, name));
+    }
     assert!(
         problems.is_empty(),
-        "code blocks and tables wider than the page at 1280 px:\n{}",
+        "code blocks and tables wider than the page at 1280 px, or unframed figures:\n{}",
         problems.join("\n")
     );
 }
