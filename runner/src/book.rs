@@ -1,9 +1,10 @@
 //! The book: building it through mdBook's library, its chapters' addresses, and checking its
 //! `{{#include}}` links, which mdBook itself only logs when they break.
 //!
-//! The book is built into `book/build` (ignored by git) with `create-missing` forced off, so that a
-//! chapter listed in SUMMARY.md without its file is an error rather than a new empty file in the
-//! sources. The include checker reads the raw markdown the way mdBook's link preprocessor does:
+//! The book is built into `book/build` (ignored by git; `CONV_WORKBOOK_BOOK_BUILD` names another
+//! folder, as the book's tests do) with `create-missing` forced off, so that a chapter listed in
+//! SUMMARY.md without its file is an error rather than a new empty file in the sources. Its GPU
+//! figures come from its table of measurements first ([`crate::figures`]). The include checker reads the raw markdown the way mdBook's link preprocessor does:
 //! `{{#include path}}`, `{{#include path:anchor}}`, `{{#include path:N:M}}` (and `N`, `N:`, `:M`),
 //! the same for `{{#rustdoc_include}}`, and `{{#playground path}}`; paths are relative to the
 //! chapter's folder and `\{{#...}}` is an escaped, literal link.
@@ -13,20 +14,25 @@ use mdbook_driver::MDBook;
 use mdbook_driver::config::Config;
 use std::path::{Path, PathBuf};
 
-/// Builds the book under `root/book` into `root/book/build`; returns the build folder.
+/// Builds the book under `root/book` into `root/book/build` (or `CONV_WORKBOOK_BOOK_BUILD`);
+/// returns the build folder.
 pub fn build(root: &Path) -> anyhow::Result<PathBuf> {
     let book_dir = root.join("book");
     let toml = book_dir.join("book.toml");
     let mut config = Config::from_disk(&toml)
         .with_context(|| format!("cannot read the book's configuration {}", toml.display()))?;
     config.update_from_env()?;
-    config.build.build_dir = PathBuf::from("build");
+    let out = std::env::var_os("CONV_WORKBOOK_BOOK_BUILD")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| book_dir.join("build"));
+    config.build.build_dir = out.clone();
     config.build.create_missing = false;
-    let book = MDBook::load_with_config(&book_dir, config)
+    let mut book = MDBook::load_with_config(&book_dir, config)
         .with_context(|| format!("cannot load the book in {}", book_dir.display()))?;
+    crate::figures::apply(&mut book)?;
     book.build()
         .with_context(|| format!("mdBook could not build {}", book_dir.display()))?;
-    Ok(book_dir.join("build"))
+    Ok(out)
 }
 
 /// The `file://` address of a built page (`puzzle-03.html`, `index.html`).

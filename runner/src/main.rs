@@ -11,6 +11,7 @@ mod constcache;
 mod critical;
 mod drift;
 mod engine;
+mod figures;
 mod gradescope;
 mod grid;
 mod h100;

@@ -1,14 +1,17 @@
 //! The book as a learner reads it. Its code (inline code spans, and `cuda` blocks) is ASCII, so
-//! what is pasted compiles (a U+2212 minus sign does not). Built with mdBook into a scratch
-//! folder: every `![alt](img/..)` of a chapter becomes an `<img>` (an unbalanced `[` in the alt
-//! text leaves raw markdown instead), code blocks are highlighted as C++ (highlight.js knows no
-//! `cuda`), and the search index is built. Every SVG draws an opaque background covering its
-//! viewBox (in the dark themes a transparent one loses its black labels) and keeps each label
-//! inside the viewBox and clear of every other label, its width estimated from the font size.
+//! what is pasted compiles (a U+2212 minus sign does not). Built by `runner book` into a scratch
+//! folder (`CONV_WORKBOOK_BOOK_BUILD`): every `![alt](img/..)` of a chapter becomes an `<img>` (an
+//! unbalanced `[` in the alt text leaves raw markdown instead), code blocks are highlighted as C++
+//! (highlight.js knows no `cuda`), no `{{#...}}` link is left unexpanded, no folded title shows raw
+//! backticks, no wrapped line of a paragraph starts a list, and the search index is built. In
+//! headless Chromium, where one is installed, no code block or table of any page is wider than its
+//! box at 1280 px, and on the navy theme the figures are framed, not bright cards. Every SVG draws
+//! an opaque background covering its viewBox (in the dark themes a transparent one loses its black
+//! labels) and keeps each label inside the viewBox and clear of every other label, its width
+//! estimated from the font size.
 
-use mdbook_driver::MDBook;
-use mdbook_driver::config::Config;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 fn book() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -71,16 +74,46 @@ fn code_a_learner_may_paste_is_ascii() {
     assert!(bad.is_empty(), "code outside ASCII:\n{}", bad.join("\n"));
 }
 
+/// The book built by `runner book` into a scratch folder named after `tag`, removed on drop.
+struct Built(PathBuf);
+
+impl Built {
+    fn new(tag: &str) -> Built {
+        Built::themed(tag, "light")
+    }
+
+    /// Built with `theme` as the default one (mdBook's `output.html.default-theme`).
+    fn themed(tag: &str, theme: &str) -> Built {
+        let out = std::env::temp_dir().join(format!("book-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&out);
+        let run = Command::new(env!("CARGO_BIN_EXE_runner"))
+            .arg("--root")
+            .arg(book().parent().unwrap())
+            .arg("book")
+            .env("CONV_WORKBOOK_BOOK_BUILD", &out)
+            .env("MDBOOK_OUTPUT__HTML__DEFAULT_THEME", theme)
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("runner runs");
+        assert!(
+            run.status.success(),
+            "runner book failed:\n{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        Built(out)
+    }
+}
+
+impl Drop for Built {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 #[test]
 fn the_built_book_has_every_image_highlighting_and_search() {
-    let out = std::env::temp_dir().join(format!("book-html-{}", std::process::id()));
-    let mut config = Config::from_disk(book().join("book.toml")).unwrap();
-    config.build.build_dir = out.clone();
-    config.build.create_missing = false;
-    MDBook::load_with_config(book(), config)
-        .unwrap()
-        .build()
-        .unwrap();
+    let built = Built::new("html");
+    let out = &built.0;
     let mut problems = vec![];
     for (name, md) in chapters().into_iter().filter(|(n, _)| n != "SUMMARY.md") {
         let page = name.replace(".md", ".html");
@@ -98,8 +131,20 @@ fn the_built_book_has_every_image_highlighting_and_search() {
                 "{name}: a ```cuda block (highlight.js has no cuda: use cpp)"
             ));
         }
+        if let Some(at) = html.find("{{#") {
+            let link: String = html[at..].chars().take(40).collect();
+            problems.push(format!("{page}: an unexpanded link, {link}"));
+        }
+        for summary in html.split("<summary>").skip(1) {
+            let title = summary.split("</summary>").next().unwrap_or("");
+            if title.contains('`') {
+                problems.push(format!(
+                    "{page}: a folded title shows raw backticks (use <code>): {title}"
+                ));
+            }
+        }
     }
-    let search_index = std::fs::read_dir(&out).unwrap().any(|e| {
+    let search_index = std::fs::read_dir(out).unwrap().any(|e| {
         e.unwrap()
             .file_name()
             .to_string_lossy()
@@ -108,7 +153,6 @@ fn the_built_book_has_every_image_highlighting_and_search() {
     if !search_index {
         problems.push("no search index".into());
     }
-    let _ = std::fs::remove_dir_all(&out);
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
@@ -226,5 +270,153 @@ fn every_chapter_names_its_puzzles_cases() {
         missing.is_empty(),
         "cases the chapter never names:\n{}",
         missing.join("\n")
+    );
+}
+
+/// A Chromium (or Chrome) on the PATH, for the layout test.
+fn chromium() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    [
+        "chromium",
+        "chromium-browser",
+        "google-chrome",
+        "google-chrome-stable",
+    ]
+    .iter()
+    .flat_map(|name| std::env::split_paths(&path).map(move |dir| dir.join(name)))
+    .find(|candidate| candidate.is_file())
+}
+
+/// Appended to each page: once it has loaded, lists every code block and table of the chapter
+/// wider than its box (what a reader would have to scroll sideways), and on a dark theme every
+/// figure drawn unframed (a bright card), in a `<div>` that `--dump-dom` prints.
+const MEASURE: &str = r#"<script>
+window.addEventListener('load', function () {
+  var bad = [];
+  document.querySelectorAll('main pre, main pre > code, main table, main .table-wrapper').forEach(function (e) {
+    if (e.scrollWidth > e.clientWidth + 1) {
+      bad.push(e.tagName.toLowerCase() + ' ' + e.scrollWidth + ' px in ' + e.clientWidth + ': ' + e.textContent.replace(/\s+/g, ' ').slice(0, 70));
+    }
+  });
+  var dark = ['navy', 'coal', 'ayu'].some(function (t) { return document.documentElement.classList.contains(t); });
+  document.querySelectorAll('main img').forEach(function (e) {
+    var style = getComputedStyle(e);
+    if (dark && (style.filter === 'none' || style.paddingTop === '0px')) {
+      bad.push('img ' + e.getAttribute('src') + ': unframed on a dark theme');
+    }
+  });
+  var out = document.createElement('div');
+  out.id = 'fit-result';
+  out.textContent = 'FIT ' + window.innerWidth + '\n' + bad.join('\n');
+  document.body.appendChild(out);
+});
+</script></body>"#;
+
+/// What [`MEASURE`] reports for the chapter `name` of the book `built`, opened in `browser` at
+/// 1280 px: one line per fault.
+fn measure(browser: &Path, built: &Built, name: &str) -> Vec<String> {
+    let page = built.0.join(name.replace(".md", ".html"));
+    let html = std::fs::read_to_string(&page).unwrap();
+    std::fs::write(&page, html.replacen("</body>", MEASURE, 1)).unwrap();
+    let run = Command::new(browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            "--window-size=1280,900",
+            "--virtual-time-budget=3000",
+            "--dump-dom",
+        ])
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .expect("the browser runs");
+    let dom = String::from_utf8_lossy(&run.stdout);
+    let Some(result) = dom
+        .split("<div id=\"fit-result\">")
+        .nth(1)
+        .and_then(|r| r.split("</div>").next())
+    else {
+        return vec![format!(
+            "{name}: the page did not report its layout:\n{}",
+            String::from_utf8_lossy(&run.stderr)
+        )];
+    };
+    let result = result
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&");
+    let mut lines = result.lines();
+    assert_eq!(lines.next(), Some("FIT 1280"), "{name}: the window's width");
+    lines.map(|l| format!("{name}: {l}")).collect()
+}
+
+/// At 1280 px, with the sidebar open, no page has a code block or table that scrolls sideways;
+/// on the navy theme, the chapters with the most figures show each in its frame.
+#[test]
+fn code_and_tables_fit_a_1280_px_page_in_chromium() {
+    let Some(browser) = chromium() else {
+        eprintln!(
+            "skipped: no chromium, chromium-browser or google-chrome on PATH (Debian: apt-get install chromium)"
+        );
+        return;
+    };
+    let built = Built::new("fit");
+    let mut problems = vec![];
+    let names: Vec<String> = chapters()
+        .into_iter()
+        .map(|(n, _)| n)
+        .filter(|n| n != "SUMMARY.md")
+        .collect();
+    assert!(names.len() > 12, "{names:?}");
+    for name in &names {
+        problems.extend(measure(&browser, &built, name));
+    }
+    let navy = Built::themed("fit-navy", "navy");
+    for name in ["puzzle-08.md", "puzzle-11.md"] {
+        problems.extend(measure(&browser, &navy, name));
+    }
+    assert!(
+        problems.is_empty(),
+        "code blocks and tables wider than the page at 1280 px, or unframed figures:\n{}",
+        problems.join("\n")
+    );
+}
+
+/// A line of a paragraph that starts with `* `, `+ ` or `- ` (a wrapped `KR * KC\n* IC)`) starts a
+/// bullet list in the middle of the paragraph; a list the author meant follows a blank line, a
+/// heading or another item.
+#[test]
+fn no_line_of_a_paragraph_turns_into_a_bullet() {
+    let item = |l: &str| {
+        let t = l.trim_start();
+        ["* ", "+ ", "- "].iter().any(|b| t.starts_with(b))
+            || t.split_once(". ")
+                .is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+    };
+    let mut stray = vec![];
+    for (name, md) in chapters() {
+        let (prose, _) = split(&md);
+        let lines: Vec<&str> = prose.lines().collect();
+        for (i, pair) in lines.windows(2).enumerate() {
+            let [above, line] = pair else { continue };
+            let paragraph = !above.trim().is_empty()
+                && !above.starts_with([' ', '#', '|', '>', '<', '!'])
+                && !item(above);
+            // Inside a list, an unindented line continues the item above it.
+            let in_list = lines[..i]
+                .iter()
+                .rev()
+                .take_while(|l| !l.trim().is_empty())
+                .any(|l| item(l));
+            if paragraph && !in_list && item(line) && !line.starts_with(' ') {
+                stray.push(format!("{name}: `{line}` after `{above}`"));
+            }
+        }
+    }
+    assert!(
+        stray.is_empty(),
+        "lines that start a list inside a paragraph:\n{}",
+        stray.join("\n")
     );
 }
