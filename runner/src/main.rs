@@ -6,6 +6,7 @@
 //! for usage problems and are printed with their context.
 
 mod book;
+mod class_report;
 mod cmd;
 mod constcache;
 mod critical;
