@@ -6,7 +6,8 @@
 
 use std::fmt::Write;
 
-/// One bar: its label under or beside it, its height, and where it links to.
+/// One bar: its label under or beside it, its height, and where it links to (an empty bar of
+/// a column chart links nowhere).
 pub struct Bar {
     pub label: String,
     pub value: usize,
@@ -67,29 +68,25 @@ pub fn columns(id: &str, title: &str, bars: &[Bar], x_label: &str, marks: &[Mark
     let every = ((n * 34.0) / (W - LEFT - RIGHT)).ceil().max(1.0) as usize;
     for (i, b) in bars.iter().enumerate() {
         let x = LEFT + slot * i as f64;
-        let h = PLOT_H * b.value as f64 / top as f64;
-        let _ = write!(
-            svg,
-            r##"<a href="#{}"><title>{}: {}</title><rect class="bar {}" x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}"/>"##,
-            esc(&b.href),
-            esc(&b.label),
-            b.value,
-            b.class,
-            x + slot * 0.1,
-            y(b.value as f64),
-            slot * 0.8,
-            h.max(if b.value > 0 { 1.0 } else { 0.0 })
-        );
+        // An empty bin has nothing behind it: no bar, no link.
         if b.value > 0 {
+            let h = PLOT_H * b.value as f64 / top as f64;
             let _ = write!(
                 svg,
-                r#"<text class="count" x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+                r##"<a href="#{}"><title>{}: {}</title><rect class="bar {}" x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}"/><text class="count" x="{:.1}" y="{:.1}" text-anchor="middle">{}</text></a>"##,
+                esc(&b.href),
+                esc(&b.label),
+                b.value,
+                b.class,
+                x + slot * 0.1,
+                y(b.value as f64),
+                slot * 0.8,
+                h.max(1.0),
                 x + slot / 2.0,
                 y(b.value as f64) - 3.0,
                 b.value
             );
         }
-        svg += "</a>";
         if i % every == 0 {
             let _ = write!(
                 svg,
@@ -216,7 +213,8 @@ mod tests {
             class: "floor",
         }];
         let svg = columns("c", "t & <cases>", &bars_, "cases passed", &marks);
-        assert_eq!(svg.matches("<a href=\"#to-").count(), 13);
+        // The 13 bins less the 3 empty ones (0, 5, 10) link to their rows.
+        assert_eq!(svg.matches("<a href=\"#to-").count(), 10);
         assert!(svg.contains("t &amp; &lt;cases&gt;"));
         let height: f64 = svg.split("viewBox=\"0 0 640 ").nth(1).unwrap()[..3]
             .trim_end_matches('"')

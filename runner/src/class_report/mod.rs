@@ -213,3 +213,148 @@ pub fn write(
         .with_context(|| format!("cannot write {}", path.display()))?;
     Ok(class)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A class of `n` synthetic submissions: a third pass, the rest fail with a race, a budget
+    /// refusal or an uninitialized read at lines of their own, each kernel written with its own
+    /// names and comments.
+    fn class(n: usize) -> Vec<Submitted> {
+        (0..n)
+            .map(|i| {
+                let text = format!(
+                    "// student {i}\nextern \"C\" __global__ void conv1d(const float* in{i}, const float* k, float* out{i}, int n, int m)\n{{\n    extern __shared__ float t{i}[];\n    t{i}[threadIdx.x] = in{i}[blockIdx.x * {i} + threadIdx.x];\n    __syncthreads();\n    float s = 0.0f;\n    for (int j = 0; j < m; j++) s += t{i}[threadIdx.x + j] * k[j];\n    out{i}[blockIdx.x * {i} + threadIdx.x] = s;\n}}\n"
+                );
+                let (kind, line) = match i % 3 {
+                    0 => (None, 0),
+                    1 => (Some(Kind::Race), 8),
+                    _ => (Some(Kind::BudgetExceeded), 5),
+                };
+                let diagnostics = kind
+                    .map(|k| Diagnostic::new(k, format!("student {i}")).at_line(format!("s{i}.cu"), line))
+                    .into_iter()
+                    .collect();
+                Submitted {
+                    file: format!("s{i}.cu"),
+                    shown_as: format!("class/s{i}.cu"),
+                    text: Some(text),
+                    passed: kind.is_none(),
+                    cases_passed: if kind.is_none() { 12 } else { i % 12 },
+                    cases_total: 12,
+                    diagnostics,
+                    overrun: (kind == Some(Kind::BudgetExceeded)).then(|| Overrun {
+                        file: format!("s{i}.cu"),
+                        case: Some("random-1".into()),
+                        what: "global reads by one thread".into(),
+                        counted: Some(74.0),
+                        allowed: Some(52.0),
+                        message: "over".into(),
+                    }),
+                    seconds: kind.is_none().then(|| 1e-4 * (1.0 + i as f64 / n as f64)),
+                }
+            })
+            .collect()
+    }
+
+    /// What `grade` adds to grading a class of 200: aggregating and drawing its report. The
+    /// time is printed (`--nocapture`), not asserted (a shared machine's clock is no test); the
+    /// work is bounded instead: every submission placed once per figure, and the page linear in
+    /// the class (under 4 KiB a submission).
+    #[test]
+    fn a_class_of_200_aggregates_and_renders() {
+        let subs = class(200);
+        let cx = Context {
+            puzzle: "puzzle-04".into(),
+            title: "Tiles of any size".into(),
+            skeleton: "// ANCHOR: solve\n// Your code here: load the block's tile, wait, then sum.\n// ANCHOR_END: solve\n".into(),
+            skipped: vec![],
+            speed: Some(aggregate::SpeedFrame {
+                measured: false,
+                on: "the model".into(),
+                reference_seconds: Some(1.2e-4),
+                floor: None,
+            }),
+        };
+        let start = std::time::Instant::now();
+        let class = aggregate(&subs, &cx);
+        let page = render::page(std::slice::from_ref(&class));
+        println!(
+            "a class of 200: aggregated and rendered in {:.1} ms, a page of {} KiB",
+            start.elapsed().as_secs_f64() * 1e3,
+            page.len() / 1024
+        );
+        assert_eq!(class.passed, 67);
+        let binned: usize = class.cases_passed.iter().map(|b| b.files.len()).sum();
+        assert_eq!(binned, 200);
+        let race = &class
+            .misconceptions
+            .iter()
+            .find(|m| m.kind == "race")
+            .unwrap();
+        assert_eq!(race.files.len(), 67);
+        // Every student's own names, one step: the sum (line 8) and the tile load (line 5).
+        assert_eq!(race.steps.len(), 1);
+        assert_eq!(race.steps[0].step, steps::Step::Sum);
+        let budget = &class
+            .misconceptions
+            .iter()
+            .find(|m| m.kind == "budget_exceeded")
+            .unwrap();
+        assert_eq!(budget.steps[0].step, steps::Step::Tile);
+        assert_eq!(
+            budget.steps[0].skeleton.as_deref(),
+            Some("load the block's tile")
+        );
+        assert_eq!(class.lessons_skipped.len(), 66);
+        let timed: usize = (class.speed.as_ref().unwrap().bins.iter())
+            .map(|b| b.files.len())
+            .sum();
+        assert_eq!(timed, 67);
+        assert!(class.attention.identical.is_empty());
+        for i in 0..200 {
+            assert!(page.contains(&format!("id=\"puzzle-04-row-{i}\"")));
+        }
+        assert!(page.len() < 200 * 4096, "{} bytes", page.len());
+    }
+
+    #[test]
+    fn a_budget_refusal_is_counted_against_its_allowance() {
+        let budget = Budget {
+            reads: 52,
+            writes: 1,
+            fp32_fma_per_output: None,
+            outputs: 0,
+            shared_reads_per_fma: None,
+            staged_reads: None,
+        };
+        let stats = AccessStats {
+            max_reads: 74,
+            max_writes: 1,
+            ..AccessStats::default()
+        };
+        assert_eq!(
+            over(stats, budget),
+            Some(("global reads by one thread", 74.0, 52.0))
+        );
+        let within = AccessStats {
+            max_reads: 52,
+            ..stats
+        };
+        assert_eq!(over(within, budget), None);
+        let shared = Budget {
+            reads: Budget::NO_LIMIT,
+            writes: Budget::NO_LIMIT,
+            shared_reads_per_fma: Some((5, 6)),
+            ..budget
+        };
+        let made = AccessStats {
+            shared_reads_fmas: Some((8, 8)),
+            ..AccessStats::default()
+        };
+        let (what, counted, allowed) = over(made, shared).unwrap();
+        assert_eq!((what, counted), ("shared reads per multiply-add", 1.0));
+        assert!((allowed - 5.0 / 6.0).abs() < 1e-12);
+    }
+}

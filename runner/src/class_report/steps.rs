@@ -353,11 +353,25 @@ fn by_code(code: &str, names: &Names) -> Option<Step> {
         return Some(Step::Store);
     }
     if code.starts_with("for") {
+        // The loop's header, and the statement on its line after it, if any.
+        let mut depth = 0;
+        let close = code.char_indices().find_map(|(i, c)| {
+            match c {
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                _ => return None,
+            }
+            (depth == 0).then_some(i)
+        });
+        let (header, body) = close.map_or((code, ""), |i| code.split_at(i + 1));
+        let body = body.trim().trim_start_matches('{').trim();
         let tap_loop = ["kernel_size", "CONV", "kernel_cols", "kernel_rows"]
             .iter()
-            .any(|w| has(w));
-        return if HALO.iter().any(|h| has(h)) {
+            .any(|w| header.contains(w));
+        return if HALO.iter().any(|h| header.contains(h)) {
             Some(Step::Halo)
+        } else if let Some(step) = by_code(body, names) {
+            Some(step)
         } else if tap_loop {
             Some(Step::Sum)
         } else {
