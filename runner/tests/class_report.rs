@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{repo, runner};
+use common::{repo, run};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -39,14 +39,13 @@ fn graded() -> &'static (PathBuf, Value) {
             .collect();
         std::fs::write(dir.join("same-respaced.cu"), respaced).unwrap();
         std::os::unix::fs::symlink("solution.cu", dir.join("link.cu")).unwrap();
-        let out = Command::new(runner())
-            .args(["grade", "puzzle-04"])
-            .arg(&dir)
-            .args(["--backend", "sim"])
-            .env("NO_COLOR", "1")
-            .env("WORKBOOK_STATE", "/nonexistent/state.json")
-            .output()
-            .expect("runner runs");
+        let out = run(&[
+            "grade",
+            "puzzle-04",
+            dir.to_str().unwrap(),
+            "--backend",
+            "sim",
+        ]);
         assert!(
             out.status.success(),
             "{}{}",

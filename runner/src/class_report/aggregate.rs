@@ -235,9 +235,12 @@ fn row(s: &Submitted) -> ClassRow {
     }
 }
 
+/// A kind's lines by the step they fall on.
+type ByStep = BTreeMap<Step, Vec<Place>>;
+
 fn misconceptions(subs: &[Submitted], lesson: &Lesson) -> Vec<Misconception> {
-    // Kind name to (files, example, step to places), in the order kinds are first met.
-    let mut kinds: Vec<(String, Vec<String>, Example, BTreeMap<Step, Vec<Place>>)> = vec![];
+    // Each kind's name, files, example and places by step, in the order kinds are first met.
+    let mut kinds: Vec<(String, Vec<String>, Example, ByStep)> = vec![];
     for s in subs {
         let names = s.text.as_deref().map(Names::of).unwrap_or_default();
         let mut seen: Vec<Kind> = vec![];

@@ -198,7 +198,10 @@ pub fn write(
         s.cases_total = row.cases_total;
         s.seconds = row.bench_seconds;
     }
+    let predicting = gpu::trace::phase("grade: the report's times (predicted where not measured)");
     let frame = speed::times(puzzle, &mut facts);
+    drop(predicting);
+    let _report = gpu::trace::phase("grade: aggregate and write report.html");
     let root = crate::workbook::root();
     let cx = Context {
         puzzle: puzzle.id.into(),

@@ -29,7 +29,7 @@ pub struct Args {
     /// The folder of submissions: every `.cu` file in it or its subfolders is graded (anything
     /// else is listed as skipped, with why).
     folder: PathBuf,
-    /// Where to write grade.csv and grade.json (default: the folder of submissions).
+    /// Where to write grade.csv, grade.json and report.html (default: the folder of submissions).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// Where to run the cases.

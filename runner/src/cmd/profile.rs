@@ -109,20 +109,24 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(1));
         }
     };
+    let (persistent, first, blocks, runs) = (
+        profiled.persistent,
+        profiled.first,
+        profiled.blocks,
+        profiled.runs,
+    );
+    let (outputs, dram, per_sm, path, p) = (
+        profiled.outputs,
+        profiled.dram,
+        profiled.per_sm,
+        profiled.path,
+        profiled.prediction,
+    );
     let Profiled {
         case,
         prof,
         diagnostics,
-        persistent,
-        first,
-        blocks,
-        runs,
-        outputs,
-        dram,
         occupancy,
-        per_sm,
-        path,
-        prediction: p,
         ..
     } = profiled;
     let gpu = model::H100;
