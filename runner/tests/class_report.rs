@@ -30,6 +30,11 @@ fn graded() -> &'static (PathBuf, Value) {
             std::fs::copy(fixtures.join(f), dir.join(f)).unwrap();
         }
         std::fs::copy(dir.join("solution.cu"), dir.join("same-solution.cu")).unwrap();
+        // Two students who handed in the skeleton as it came.
+        let skeleton = repo().join("puzzles/puzzle-04/kernel.cu");
+        for f in ["skeleton-a.cu", "skeleton-b.cu"] {
+            std::fs::copy(&skeleton, dir.join(f)).unwrap();
+        }
         // The same kernel with its comments gone and its spacing changed.
         let text = std::fs::read_to_string(dir.join("correct-1-reversed.cu")).unwrap();
         let respaced: String = text
@@ -154,18 +159,24 @@ fn the_class_aggregates_as_its_files_say() {
     assert_eq!(refused, ["include_absolute.cu", "link.cu"]);
     assert_eq!(attention["timeouts"][0]["file"], "endless.cu");
     let identical = attention["identical"].as_array().unwrap();
-    assert_eq!(identical.len(), 2, "{identical:?}");
+    assert_eq!(identical.len(), 3, "{identical:?}");
     assert_eq!(identical[0]["how"], "identical");
     assert_eq!(
         strings(&identical[0]["files"]),
         ["same-solution.cu", "solution.cu"]
     );
+    assert_eq!(identical[0]["skeleton"], false);
     assert_eq!(
-        identical[1]["how"],
+        strings(&identical[1]["files"]),
+        ["skeleton-a.cu", "skeleton-b.cu"]
+    );
+    assert_eq!(identical[1]["skeleton"], true);
+    assert_eq!(
+        identical[2]["how"],
         "identical without comments and whitespace"
     );
     assert_eq!(
-        strings(&identical[1]["files"]),
+        strings(&identical[2]["files"]),
         ["correct-1-reversed.cu", "same-respaced.cu"]
     );
 
@@ -284,4 +295,40 @@ fn report_html_loads_in_headless_chromium_with_every_chart_and_no_request() {
         }
     }
     assert!(dom.contains("Predicted, not measured"));
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU: run with --ignored on a GPU machine"]
+fn on_a_gpu_the_times_are_measured_with_the_reference_beside_them() {
+    let dir = std::env::temp_dir().join(format!("class-report-gpu-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for f in ["solution.cu", "correct-5-unroll4.cu", "naive.cu", "race.cu"] {
+        std::fs::copy(repo().join("bench/class04").join(f), dir.join(f)).unwrap();
+    }
+    let out = run(&[
+        "grade",
+        "puzzle-04",
+        dir.to_str().unwrap(),
+        "--backend",
+        "gpu",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("grade.json")).unwrap()).unwrap();
+    let speed = &json["report"]["speed"];
+    assert_eq!(speed["source"], "measured");
+    let timed: Vec<&str> = (speed["times"].as_array().unwrap())
+        .iter()
+        .map(|t| t["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(timed, ["correct-5-unroll4.cu", "solution.cu"]);
+    assert!(speed["reference_seconds"].as_f64().unwrap() > 0.0);
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(html.contains("Measured on the GPU"));
+    assert!(!html.contains("Predicted, not measured"));
 }

@@ -218,7 +218,7 @@ pub fn aggregate(subs: &[Submitted], cx: &Context) -> Class {
 }
 
 fn row(s: &Submitted) -> ClassRow {
-    let mut kinds: Vec<String> = vec![];
+    let mut kinds: Vec<String> = s.refused.iter().map(|_| "unreadable".to_string()).collect();
     for d in &s.diagnostics {
         if !kinds.iter().any(|k| k == d.kind.name()) {
             kinds.push(d.kind.name().into());
@@ -231,7 +231,7 @@ fn row(s: &Submitted) -> ClassRow {
         cases_total: s.cases_total,
         kinds,
         seconds: s.seconds,
-        message: s.diagnostics.first().map(|d| d.message.clone()),
+        message: (s.diagnostics.first().map(|d| d.message.clone())).or_else(|| s.refused.clone()),
     }
 }
 
@@ -375,11 +375,10 @@ fn attention(subs: &[Submitted], cx: &Context) -> Attention {
                 _ => {}
             }
         }
-        if s.text.is_none() {
-            let reason = s.diagnostics.first().map(|d| d.message.clone());
+        if let Some(why) = &s.refused {
             at.refused.push(Note {
                 file: s.file.clone(),
-                reason: reason.unwrap_or_else(|| "it could not be read".into()),
+                reason: why.clone(),
             });
         }
     }

@@ -64,8 +64,14 @@ pub fn columns(id: &str, title: &str, bars: &[Bar], x_label: &str, marks: &[Mark
             ty + 4.0
         );
     }
-    // Label every bin where they fit, else every k-th.
-    let every = ((n * 34.0) / (W - LEFT - RIGHT)).ceil().max(1.0) as usize;
+    // Label every bin where the labels fit (a glyph of the 11 px font is under 7 px wide, and
+    // a gap of 8 between labels), else every k-th.
+    let longest = bars
+        .iter()
+        .map(|b| b.label.chars().count())
+        .max()
+        .unwrap_or(0) as f64;
+    let every = ((longest * 7.0 + 8.0) / slot).ceil().max(1.0) as usize;
     for (i, b) in bars.iter().enumerate() {
         let x = LEFT + slot * i as f64;
         // An empty bin has nothing behind it: no bar, no link.

@@ -43,6 +43,8 @@ pub struct Submitted {
     pub cases_total: usize,
     /// Every diagnostic, with its line.
     pub diagnostics: Vec<Diagnostic>,
+    /// Why it was not checked at all (it could not be read), if it was not.
+    pub refused: Option<String>,
     /// Its budget refusal, if it had one.
     pub overrun: Option<Overrun>,
     /// Its time on the full case, measured or predicted, where it passed.
@@ -103,9 +105,7 @@ pub fn facts(
                     s.diagnostics = outcome.diagnostics.clone();
                     s.overrun = overrun(outcome, &budget_of);
                 }
-                Err(e) => {
-                    s.diagnostics = vec![Diagnostic::new(Kind::CompileError, format!("{e:#}"))]
-                }
+                Err(e) => s.refused = Some(format!("{e:#}")),
             }
             s
         })
@@ -256,6 +256,7 @@ mod tests {
                         message: "over".into(),
                     }),
                     seconds: kind.is_none().then(|| 1e-4 * (1.0 + i as f64 / n as f64)),
+                    refused: None,
                 }
             })
             .collect()
