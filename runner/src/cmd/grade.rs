@@ -1,6 +1,7 @@
 //! `runner grade <puzzle> <folder>`: checks every `.cu` file of a folder of submissions and its
 //! subfolders (sorted by path, `grade_files`) against one puzzle, prints a table, and writes `grade.csv` and `grade.json` into the
-//! folder (or `--out DIR`), and the class report `report.html` (`class_report`). One row per file, whatever happened to it: a submission that does not
+//! folder (or `--out DIR`), with the class report `report.html` (`class_report`). One row per
+//! file, whatever happened to it: a submission that does not
 //! compile, or cannot be read, is a failed row, never an abort. Exit status 0 when grading
 //! completed (however the students did), 2 for a usage error. Submissions are checked in parallel
 //! (`--jobs`, one per core by default); on a GPU their full-scale cases run after every
