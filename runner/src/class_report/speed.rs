@@ -30,7 +30,9 @@ pub fn times(puzzle: &Puzzle, subs: &mut [Submitted]) -> Option<SpeedFrame> {
     if !subs.iter().any(|s| s.passed) {
         return None;
     }
+    let building = gpu::trace::phase("grade: build the full case to predict");
     let case = timing::full_case(puzzle).ok()?;
+    drop(building);
     let solution = workbook::has_solutions().then(|| workbook::root().join(puzzle.solution_path()));
     if subs.iter().any(|s| s.seconds.is_some()) {
         return Some(measured(puzzle, &case, solution.as_deref()));
@@ -58,6 +60,7 @@ pub fn times(puzzle: &Puzzle, subs: &mut [Submitted]) -> Option<SpeedFrame> {
 
 /// `profile`'s predicted seconds for `code` on `case`.
 fn predict(puzzle: &Puzzle, code: &str, file: &str, case: &Case) -> Option<f64> {
+    let _phase = gpu::trace::phase_of(|| format!("grade: predict the time of {file}"));
     let profiled = crate::cmd::profile::profiled(puzzle, code, file, case, SAMPLE).ok()?;
     profiled
         .diagnostics
