@@ -6,6 +6,7 @@
 //! for usage problems and are printed with their context.
 
 mod book;
+mod class_report;
 mod cmd;
 mod constcache;
 mod critical;
@@ -88,7 +89,7 @@ enum Command {
     Book(cmd::book::Args),
     /// For instructors: every solution passes, every skeleton fails, the book matches the code.
     Validate(cmd::validate::Args),
-    /// For instructors: check a folder of submissions and write grade.csv and grade.json.
+    /// For instructors: grade a folder of submissions (grade.csv, grade.json, report.html).
     Grade(cmd::grade::Args),
     /// For instructors: write the students' copy (skeletons, runner, book; no solutions).
     Release(cmd::release::Args),

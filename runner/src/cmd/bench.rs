@@ -116,7 +116,7 @@ fn fp32_us(flop: f64, peaks: &Peaks) -> f64 {
 /// The time no kernel doing `flop` and moving `bytes` can beat, in us: the larger of the memory
 /// floor and the multiply-adds at the FP32 units' peak, or, on tensor cores (`tensor`: their
 /// fastest measured tf32 rate), at that rate instead.
-fn floor_us(flop: f64, bytes: f64, peaks: &Peaks, tensor: Option<f64>) -> f64 {
+pub fn floor_us(flop: f64, bytes: f64, peaks: &Peaks, tensor: Option<f64>) -> f64 {
     let rate = tensor.unwrap_or(peaks.fma_tflops);
     (flop / (rate * 1e12)).max(bytes / (peaks.copy_gbps * 1e9)) * 1e6
 }

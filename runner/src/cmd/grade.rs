@@ -1,6 +1,7 @@
 //! `runner grade <puzzle> <folder>`: checks every `.cu` file of a folder of submissions and its
 //! subfolders (sorted by path, `grade_files`) against one puzzle, prints a table, and writes `grade.csv` and `grade.json` into the
-//! folder (or `--out DIR`). One row per file, whatever happened to it: a submission that does not
+//! folder (or `--out DIR`), with the class report `report.html` (`class_report`). One row per
+//! file, whatever happened to it: a submission that does not
 //! compile, or cannot be read, is a failed row, never an abort. Exit status 0 when grading
 //! completed (however the students did), 2 for a usage error. Submissions are checked in parallel
 //! (`--jobs`, one per core by default); on a GPU their full-scale cases run after every
@@ -29,7 +30,7 @@ pub struct Args {
     /// The folder of submissions: every `.cu` file in it or its subfolders is graded (anything
     /// else is listed as skipped, with why).
     folder: PathBuf,
-    /// Where to write grade.csv and grade.json (default: the folder of submissions).
+    /// Where to write grade.csv, grade.json and report.html (default: the folder of submissions).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     /// Where to run the cases.
@@ -74,7 +75,7 @@ pub struct Row {
 }
 
 /// How `grade` times a passing submission: as `runner bench` does, with fewer runs.
-const GRADE_PLAN: Plan = Plan {
+pub const GRADE_PLAN: Plan = Plan {
     warmup: 5,
     runs: 20,
     rotate_bytes: 256 << 20,
@@ -84,6 +85,7 @@ const GRADE_PLAN: Plan = Plan {
 struct Report<'a> {
     puzzle: &'a str,
     submissions: &'a [Row],
+    report: &'a crate::class_report::Class,
 }
 
 pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
@@ -148,6 +150,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     drop(gpu);
+    let facts = crate::class_report::facts(&puzzle, &files, &graded);
     let mut rows = vec![];
     let small_cases = (puzzle.cases)(spec::Scale::Small).len();
     for ((submission, graded), bench_seconds) in found.submissions.iter().zip(graded).zip(bench) {
@@ -171,6 +174,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     bar.finish_and_clear();
     print!("{}", table(&rows));
     print!("{}", super::grade_files::skipped_lines(&found.skipped));
+    let class = crate::class_report::write(&out_dir, &puzzle, facts, &rows, &found.skipped)?;
     let csv_path = out_dir.join("grade.csv");
     let json_path = out_dir.join("grade.json");
     std::fs::write(&csv_path, csv(&rows))
@@ -178,17 +182,19 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     let report = Report {
         puzzle: puzzle.id,
         submissions: &rows,
+        report: &class,
     };
     let json = serde_json::to_string_pretty(&report).expect("a report serializes") + "\n";
     std::fs::write(&json_path, json)
         .with_context(|| format!("cannot write {}", json_path.display()))?;
     let passed = rows.iter().filter(|r| r.passed).count();
     println!(
-        "{passed}/{} passed {}; wrote {} and {}",
+        "{passed}/{} passed {}; wrote {}, {} and {}",
         rows.len(),
         puzzle.id,
         csv_path.display(),
-        json_path.display()
+        json_path.display(),
+        out_dir.join("report.html").display()
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -5,7 +5,7 @@
 //! (`alice/kernel.cu`), so two students' `kernel.cu` stay two rows. Nothing is dropped in silence:
 //! every other file, every folder that cannot be read, every link (not followed: it may point
 //! outside the class's folder) and the grader's own output (`grade.csv`, `grade.json`,
-//! `gradescope/`) is listed as skipped, with the reason, under the table.
+//! `report.html`, `gradescope/`) is listed as skipped, with the reason, under the table.
 
 use anyhow::Context;
 use std::path::{Path, PathBuf};
@@ -26,7 +26,7 @@ pub struct Found {
 }
 
 /// The grader's own output in the folder it writes to: never a submission.
-const OWN_OUTPUT: [&str; 3] = ["grade.csv", "grade.json", "gradescope"];
+const OWN_OUTPUT: [&str; 4] = ["grade.csv", "grade.json", "report.html", "gradescope"];
 
 /// Walks `folder`. `Err` only when `folder` itself cannot be read, or holds no `.cu` file.
 pub fn walk(folder: &Path) -> anyhow::Result<Found> {

@@ -102,60 +102,35 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
             names.join(", ")
         );
     };
-    let sampled = case.scale == Scale::Full;
-    let case = &case;
-    let prepared = engine::with_declared_launch(&puzzle, &code, &file, case)
-        .and_then(|c| engine::ptx(&code, &file, &c.macros).map(|p| (c, p)));
-    let (case, ptx) = match prepared {
+    let profiled = match profiled(&puzzle, &code, &file, &case, args.blocks) {
         Ok(x) => x,
         Err(d) => {
             println!("{}: {}", d.kind.name(), d.message);
             return Ok(ExitCode::from(1));
         }
     };
-    let job = &case.job;
+    let (persistent, first, blocks, runs) = (
+        profiled.persistent,
+        profiled.first,
+        profiled.blocks,
+        profiled.runs,
+    );
+    let (outputs, dram, per_sm, path, p) = (
+        profiled.outputs,
+        profiled.dram,
+        profiled.per_sm,
+        profiled.path,
+        profiled.prediction,
+    );
+    let Profiled {
+        case,
+        prof,
+        diagnostics,
+        occupancy,
+        ..
+    } = profiled;
     let gpu = model::H100;
-    // A kernel that reads %nsmid is told the H100's SMs. A persistent one gives work to the first
-    // blocks of each row (as many as SMs) and returns from the rest at once, so where the grid is
-    // wider than that the sample is drawn from those first blocks, plus the grid's last block as
-    // a probe: if the probe read and wrote no memory (it returned before any work), the counts
-    // are scaled to the first blocks only.
-    let grid = job.launch.grid;
-    let wide = sampled && ptx.contains("%nsmid") && grid[0] > gpu.sms;
-    let first = [grid[0].min(gpu.sms), grid[1], grid[2]];
-    let probe = [grid[0] - 1, grid[1] - 1, grid[2] - 1];
-    let sample = sampled.then(|| {
-        let mut s = sample_blocks(if wide { first } else { grid }, args.blocks.max(1));
-        if wide {
-            s.push(probe);
-        }
-        s
-    });
-    let mut prof = Profiler::new(sample);
-    prof.critical = Some(Critical::new(gpu.latencies()));
-    prof.probe = wide.then_some(probe);
-    let opts = SimOptions {
-        checks: false,
-        sms: gpu.sms,
-        ..SimOptions::default()
-    };
-    let out = sim::run_observed(&ptx, job, &opts, &mut prof);
-    // The blocks run among the first of each row, and whether those past them (the probe) did
-    // no work.
-    let (within, beyond): (Vec<&([u32; 3], u64)>, Vec<_>) =
-        prof.block_accesses.iter().partition(|b| b.0[0] < gpu.sms);
-    let persistent = wide && !beyond.is_empty() && beyond.iter().all(|b| b.1 == 0);
-    let blocks = if persistent {
-        u64::from(first[0]) * u64::from(first[1]) * u64::from(first[2])
-    } else {
-        job.launch.blocks()
-    };
-    // The blocks the counts stand for, and how many of them ran.
-    let runs = if persistent {
-        within.len() as u64
-    } else {
-        prof.blocks_run()
-    };
+    let job = &case.job;
     let params: Vec<String> = case
         .params()
         .iter()
@@ -182,7 +157,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
             runs
         );
     }
-    for d in &out.diagnostics {
+    for d in &diagnostics {
         text += &format!(
             "{}: {}  (the counts stop there)\n",
             d.kind.name(),
@@ -260,45 +235,12 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
             si(ptx_issued as f64 * factor)
         );
     }
-    let outputs: usize = job.output_names().count().max(1) * case.expected.len().max(1);
-    let written = |a: &Arg| match a {
-        Arg::Output { len, .. } => *len as f64 * 4.0,
-        // Only the image is written, not its rows' padding.
-        Arg::Pitched { rows, cols, .. } => (rows * cols) as f64 * 4.0,
-        Arg::Input { .. } | Arg::I32 { .. } => 0.0,
-    };
-    let store_bytes: f64 = job.args.iter().map(written).sum();
-    let dram: f64 = job
-        .args
-        .iter()
-        .map(|a| match a {
-            Arg::Input { data, .. } => data.len() as f64 * 4.0,
-            out => written(out),
-        })
-        .sum::<f64>()
-        + job
-            .constants
-            .iter()
-            .map(|c| c.data.len() as f64 * 4.0)
-            .sum::<f64>();
     text += &format!(
         "bytes per output: {:.1} through L1 (global sectors x 32 B), {:.1} from and to DRAM at the least (each input read once, each output written once)\n",
         total.sectors as f64 * 32.0 * factor / outputs as f64,
         dram / outputs as f64
     );
-    let occupancy = occupancy::registers(&code, &file, &case.macros, &ptx).map(|r| {
-        let o = occupancy::occupancy(&occupancy::SM_90, threads, r, prof.shared_bytes as u32);
-        (r, o)
-    });
-    // The warps that have work: as many blocks as fit, or as the grid gives each SM.
-    let per_sm = blocks.div_ceil(u64::from(gpu.sms)).max(1);
-    let working = |o: &Occupancy| u64::from(o.blocks).min(per_sm) * u64::from(o.warps_per_block);
     text += &occupancy::line(&occupancy, prof.shared_bytes, per_sm);
-    // A persistent grid's path is that of the blocks that work.
-    let dram_read = (dram - store_bytes) / blocks.max(1) as f64;
-    let path = (prof.critical.as_ref()).and_then(|k| {
-        critical::block_path(&k.blocks, |b| !persistent || b[0] < gpu.sms, dram_read)
-    });
     if let Some((clocks, share)) = path {
         text += &format!(
             "critical path: a block takes {} clocks alone (its longest warp's chain of dependent loads and arithmetic; {:.0}% of its L1 misses from DRAM, the rest L2 hits)\n",
@@ -306,24 +248,6 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
             100.0 * share
         );
     }
-    let runs = runs.max(1) as f64;
-    let (sync_work, wg_work) = prof.tensor_work();
-    let load = Load {
-        blocks,
-        issued_per_block: prof.sass_issued() as f64 / runs,
-        wavefronts_per_block: (total.wavefronts + total.global_wavefronts) as f64 / runs,
-        const_addresses_per_block: total.const_addresses as f64 / runs,
-        const_requests_per_block: total.const_requests as f64 / runs,
-        const_bytes: prof.const_lines.bytes(),
-        dram_bytes: dram,
-        mma_sync_flop_per_block: sync_work as f64 / runs,
-        wgmma_flop_per_block: wg_work as f64 / runs,
-        warps_per_scheduler: occupancy.as_ref().map(|(_, o)| working(o) as f64 / 4.0),
-        resident_blocks: (occupancy.as_ref()).map(|(_, o)| u64::from(o.blocks).min(per_sm)),
-        store_bytes,
-        critical_path_cycles: path.map(|p| p.0),
-    };
-    let p = model::predict(&gpu, &load);
     let us = |s: f64| format!("{:.1} us", s * 1e6);
     // The tensor bound is named only for a kernel that uses the tensor cores.
     let tensor = if p.stores > 0.0 {
@@ -356,10 +280,156 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         us(p.memory)
     );
     print!("{text}");
-    Ok(if out.diagnostics.is_empty() {
+    Ok(if diagnostics.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
+    })
+}
+
+/// What `profile` counted and predicted for one case of a kernel.
+pub struct Profiled {
+    /// The case as launched (a declared launch resolved).
+    pub case: spec::Case,
+    pub prof: Profiler,
+    /// The simulator's diagnostics (where the counts stop).
+    pub diagnostics: Vec<spec::Diagnostic>,
+    /// A persistent grid: the counts stand for the first `first[0]` blocks of each row.
+    pub persistent: bool,
+    pub first: [u32; 3],
+    /// The blocks the counts stand for, and how many of them ran.
+    pub blocks: u64,
+    pub runs: u64,
+    pub outputs: usize,
+    /// Bytes from and to DRAM at the least.
+    pub dram: f64,
+    pub occupancy: Option<(u32, Occupancy)>,
+    pub per_sm: u64,
+    pub path: Option<(f64, f64)>,
+    pub prediction: model::Prediction,
+}
+
+/// Profiles `case` of `code` (shown as `file`), a full-scale one by a sample of `sample`
+/// blocks, and predicts its time on an H100.
+pub fn profiled(
+    puzzle: &spec::Puzzle,
+    code: &str,
+    file: &str,
+    case: &spec::Case,
+    sample: u64,
+) -> Result<Profiled, spec::Diagnostic> {
+    let sampled = case.scale == Scale::Full;
+    let case = engine::with_declared_launch(puzzle, code, file, case)?;
+    let ptx = engine::ptx(code, file, &case.macros)?;
+    let job = &case.job;
+    let gpu = model::H100;
+    // A kernel that reads %nsmid is told the H100's SMs. A persistent one gives work to the first
+    // blocks of each row (as many as SMs) and returns from the rest at once, so where the grid is
+    // wider than that the sample is drawn from those first blocks, plus the grid's last block as
+    // a probe: if the probe read and wrote no memory (it returned before any work), the counts
+    // are scaled to the first blocks only.
+    let grid = job.launch.grid;
+    let wide = sampled && ptx.contains("%nsmid") && grid[0] > gpu.sms;
+    let first = [grid[0].min(gpu.sms), grid[1], grid[2]];
+    let probe = [grid[0] - 1, grid[1] - 1, grid[2] - 1];
+    let sample = sampled.then(|| {
+        let mut s = sample_blocks(if wide { first } else { grid }, sample.max(1));
+        if wide {
+            s.push(probe);
+        }
+        s
+    });
+    let mut prof = Profiler::new(sample);
+    prof.critical = Some(Critical::new(gpu.latencies()));
+    prof.probe = wide.then_some(probe);
+    let opts = SimOptions {
+        checks: false,
+        sms: gpu.sms,
+        ..SimOptions::default()
+    };
+    let out = sim::run_observed(&ptx, job, &opts, &mut prof);
+    // The blocks run among the first of each row, and whether those past them (the probe) did
+    // no work.
+    let (within, beyond): (Vec<&([u32; 3], u64)>, Vec<_>) =
+        prof.block_accesses.iter().partition(|b| b.0[0] < gpu.sms);
+    let persistent = wide && !beyond.is_empty() && beyond.iter().all(|b| b.1 == 0);
+    let blocks = if persistent {
+        u64::from(first[0]) * u64::from(first[1]) * u64::from(first[2])
+    } else {
+        job.launch.blocks()
+    };
+    // The blocks the counts stand for, and how many of them ran.
+    let runs = if persistent {
+        within.len() as u64
+    } else {
+        prof.blocks_run()
+    };
+    let total = prof.total();
+    let outputs: usize = job.output_names().count().max(1) * case.expected.len().max(1);
+    let written = |a: &Arg| match a {
+        Arg::Output { len, .. } => *len as f64 * 4.0,
+        // Only the image is written, not its rows' padding.
+        Arg::Pitched { rows, cols, .. } => (rows * cols) as f64 * 4.0,
+        Arg::Input { .. } | Arg::I32 { .. } => 0.0,
+    };
+    let store_bytes: f64 = job.args.iter().map(written).sum();
+    let dram: f64 = job
+        .args
+        .iter()
+        .map(|a| match a {
+            Arg::Input { data, .. } => data.len() as f64 * 4.0,
+            out => written(out),
+        })
+        .sum::<f64>()
+        + job
+            .constants
+            .iter()
+            .map(|c| c.data.len() as f64 * 4.0)
+            .sum::<f64>();
+    let threads = job.launch.threads_per_block();
+    let occupancy = occupancy::registers(code, file, &case.macros, &ptx).map(|r| {
+        let o = occupancy::occupancy(&occupancy::SM_90, threads, r, prof.shared_bytes as u32);
+        (r, o)
+    });
+    // The warps that have work: as many blocks as fit, or as the grid gives each SM.
+    let per_sm = blocks.div_ceil(u64::from(gpu.sms)).max(1);
+    let working = |o: &Occupancy| u64::from(o.blocks).min(per_sm) * u64::from(o.warps_per_block);
+    // A persistent grid's path is that of the blocks that work.
+    let dram_read = (dram - store_bytes) / blocks.max(1) as f64;
+    let path = (prof.critical.as_ref()).and_then(|k| {
+        critical::block_path(&k.blocks, |b| !persistent || b[0] < gpu.sms, dram_read)
+    });
+    let ran = runs.max(1) as f64;
+    let (sync_work, wg_work) = prof.tensor_work();
+    let load = Load {
+        blocks,
+        issued_per_block: prof.sass_issued() as f64 / ran,
+        wavefronts_per_block: (total.wavefronts + total.global_wavefronts) as f64 / ran,
+        const_addresses_per_block: total.const_addresses as f64 / ran,
+        const_requests_per_block: total.const_requests as f64 / ran,
+        const_bytes: prof.const_lines.bytes(),
+        dram_bytes: dram,
+        mma_sync_flop_per_block: sync_work as f64 / ran,
+        wgmma_flop_per_block: wg_work as f64 / ran,
+        warps_per_scheduler: occupancy.as_ref().map(|(_, o)| working(o) as f64 / 4.0),
+        resident_blocks: (occupancy.as_ref()).map(|(_, o)| u64::from(o.blocks).min(per_sm)),
+        store_bytes,
+        critical_path_cycles: path.map(|p| p.0),
+    };
+    Ok(Profiled {
+        prediction: model::predict(&gpu, &load),
+        diagnostics: out.diagnostics,
+        case,
+        prof,
+        persistent,
+        first,
+        blocks,
+        runs,
+        outputs,
+        dram,
+        occupancy,
+        per_sm,
+        path,
     })
 }
 
