@@ -55,9 +55,9 @@ impl Wait {
             Op::Ld { space, .. } if global(space) => Wait::Global,
             Op::Atom { .. } => Wait::Atomic,
             Op::Mma(m) => match **m {
-                ptx::mma::MmaOp::Ldmatrix { .. } => Wait::Shared,
-                ptx::mma::MmaOp::WmmaLoad { space, .. } if global(&space) => Wait::Global,
-                ptx::mma::MmaOp::WmmaLoad { .. } => Wait::Shared,
+                ptx::ir::MmaOp::Ldmatrix { .. } => Wait::Shared,
+                ptx::ir::MmaOp::WmmaLoad { space, .. } if global(&space) => Wait::Global,
+                ptx::ir::MmaOp::WmmaLoad { .. } => Wait::Shared,
                 _ => Wait::Arith,
             },
             Op::CpAsync { .. } => Wait::CpAsync,

@@ -6,8 +6,8 @@
 //! their warp's order, and what waits on them is not seen (their work is the tensor and memory
 //! bounds').
 
+use ptx::ir::MmaOp;
 use ptx::ir::{Addr, Inst, Op, PSlot, PSrc, Slot, Src};
-use ptx::mma::MmaOp;
 
 /// What one instruction reads and writes.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -93,16 +93,124 @@ fn module_graph(dir: &Path) -> BTreeMap<String, BTreeSet<String>> {
     graph
 }
 
-/// Panics naming a circle of imports among the modules of `krate`, if there is one.
-fn assert_no_circle(krate: &str) -> BTreeMap<String, BTreeSet<String>> {
-    let dir = match krate {
-        "runner" => root().join("runner/src"),
-        "runner/cmd" => root().join("runner/src/cmd"),
-        _ => root().join("kernels").join(krate).join("src"),
+/// The modules of the crate whose source folder is `src`, nested ones included, by path
+/// (`ir`, `ir::types`, `decode::ctx`; `lib` for the root), each with its file.
+fn module_files(src: &Path, prefix: &str, out: &mut BTreeMap<String, std::path::PathBuf>) {
+    for e in std::fs::read_dir(src).unwrap().flatten() {
+        let p = e.path();
+        let stem = p.file_stem().unwrap().to_string_lossy().into_owned();
+        let path = if prefix.is_empty() {
+            stem.clone()
+        } else {
+            format!("{prefix}::{stem}")
+        };
+        if p.is_dir() {
+            module_files(&p, &path, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            let name = match (stem.as_str(), prefix) {
+                ("mod", _) => prefix.to_string(),
+                ("lib" | "main", "") => "lib".to_string(),
+                _ => path,
+            };
+            out.insert(name, p);
+        }
+    }
+}
+
+/// Every module of the crate at `src`, nested ones included, with the modules it refers to:
+/// paths from `crate::`, `super::` and `self::`, and a `mod.rs`'s `use child::`, each resolved to
+/// the longest module it names (`crate::decode::ctx::Ctx` is `decode::ctx`). The root (`lib`)
+/// refers to everything and counts for nothing; tests aside.
+fn module_tree_graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let mut files = BTreeMap::new();
+    module_files(src, "", &mut files);
+    let names: BTreeSet<String> = files.keys().cloned().collect();
+    let longest = |segments: &[&str]| -> Option<String> {
+        (1..=segments.len())
+            .rev()
+            .map(|n| segments[..n].join("::"))
+            .find(|m| names.contains(m))
     };
-    let graph = module_graph(&dir);
-    assert!(graph.len() > 2, "{krate}'s modules were read");
-    // Depth-first search; a module met again while still on the path closes a circle.
+    let mut graph = BTreeMap::new();
+    for (me, p) in &files {
+        let text = std::fs::read_to_string(p).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap();
+        let code: String = code
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let is_dir_module = p.file_name().is_some_and(|f| f == "mod.rs");
+        let parent: Vec<&str> = me.split("::").collect();
+        // What `super::` and `self::` start from.
+        let here: Vec<&str> = if is_dir_module {
+            parent.clone()
+        } else {
+            parent[..parent.len() - 1].to_vec()
+        };
+        let up: Vec<&str> = here
+            .iter()
+            .copied()
+            .take(here.len().saturating_sub(1))
+            .collect();
+        let mut out = BTreeSet::new();
+        let mut refer = |start: &[&str], rest: &str| {
+            // `a::b::{c, d::e}` becomes `a::b::c` and `a::b::d::e`.
+            let (head, group) = match rest.find("::{") {
+                Some(i) if !rest[..i].contains(' ') => {
+                    (&rest[..i], rest[i + 3..].split('}').next().unwrap_or(""))
+                }
+                _ => (rest, ""),
+            };
+            let head: String = head
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == ':')
+                .collect();
+            let tails: Vec<String> = if group.is_empty() {
+                vec![String::new()]
+            } else {
+                group.split(',').map(|t| t.trim().to_string()).collect()
+            };
+            for tail in tails {
+                let mut segs: Vec<&str> = start.to_vec();
+                segs.extend(head.split("::").filter(|s| !s.is_empty()));
+                segs.extend(tail.split("::").map(str::trim).filter(|s| !s.is_empty()));
+                if let Some(m) = longest(&segs)
+                    && m != *me
+                    && me != "lib"
+                {
+                    out.insert(m);
+                }
+            }
+        };
+        for (i, _) in code.match_indices("crate::") {
+            if !code[..i].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
+                refer(&[], &code[i + 7..]);
+            }
+        }
+        for (i, _) in code.match_indices("super::") {
+            refer(&up, &code[i + 7..]);
+        }
+        for (i, _) in code.match_indices("self::") {
+            refer(&here, &code[i + 6..]);
+        }
+        if is_dir_module {
+            for (i, _) in code.match_indices("use ") {
+                let rest = code[i + 4..].trim_start_matches("crate::");
+                let first = rest.split("::").next().unwrap_or("");
+                let child = format!("{me}::{first}");
+                if names.contains(&child) {
+                    refer(&here, rest);
+                }
+            }
+        }
+        graph.insert(me.clone(), out);
+    }
+    graph
+}
+
+/// Panics naming a circle in `graph`, if there is one.
+fn assert_acyclic(graph: &BTreeMap<String, BTreeSet<String>>) {
     fn visit<'a>(
         m: &'a str,
         g: &'a BTreeMap<String, BTreeSet<String>>,
@@ -127,8 +235,72 @@ fn assert_no_circle(krate: &str) -> BTreeMap<String, BTreeSet<String>> {
     }
     let mut done = BTreeSet::new();
     for m in graph.keys() {
-        visit(m, &graph, &mut vec![], &mut done);
+        visit(m, graph, &mut vec![], &mut done);
     }
+}
+
+#[test]
+fn the_ptx_crates_modules_have_no_circle_and_its_families_import_no_dispatcher() {
+    let graph = module_tree_graph(&root().join("kernels/ptx/src"));
+    assert!(
+        graph.len() > 20,
+        "ptx's modules were read: {:?}",
+        graph.keys()
+    );
+    assert_acyclic(&graph);
+    // The IR and the syntax tree import no decoder; the shared helpers import no family.
+    for (m, refs) in &graph {
+        if m.starts_with("ir") || m.starts_with("parse") || m == "decode::ctx" {
+            let decoders: Vec<_> = refs
+                .iter()
+                .filter(|r| r.starts_with("decode") && *r != "decode::ctx")
+                .collect();
+            assert!(decoders.is_empty(), "{m} imports {decoders:?}");
+        }
+    }
+    for family in [
+        "decode::mma",
+        "decode::wgmma",
+        "decode::bulk",
+        "decode::mbarrier",
+        "decode::tensor_map",
+    ] {
+        assert!(
+            !graph[family].contains("decode") && !graph[family].contains("decode::body"),
+            "{family} imports the dispatcher: {:?}",
+            graph[family]
+        );
+    }
+}
+
+#[test]
+fn the_module_rule_finds_a_circle_through_a_nested_module() {
+    let dir = std::env::temp_dir().join(format!("layers-circle-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("a")).unwrap();
+    std::fs::write(dir.join("lib.rs"), "mod a;\nmod b;\n").unwrap();
+    std::fs::write(dir.join("a/mod.rs"), "mod c;\npub use c::X;\n").unwrap();
+    std::fs::write(dir.join("a/c.rs"), "use crate::b::{Y, Z};\npub struct X;\n").unwrap();
+    std::fs::write(dir.join("b.rs"), "use crate::a::X;\npub struct Y;\n").unwrap();
+    let graph = module_tree_graph(&dir);
+    assert_eq!(graph["a"], BTreeSet::from(["a::c".to_string()]));
+    assert_eq!(graph["a::c"], BTreeSet::from(["b".to_string()]));
+    assert_eq!(graph["b"], BTreeSet::from(["a".to_string()]));
+    let circle = std::panic::catch_unwind(|| assert_acyclic(&graph));
+    assert!(circle.is_err(), "a -> a::c -> b -> a is a circle");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Panics naming a circle of imports among the modules of `krate`, if there is one.
+fn assert_no_circle(krate: &str) -> BTreeMap<String, BTreeSet<String>> {
+    let dir = match krate {
+        "runner" => root().join("runner/src"),
+        "runner/cmd" => root().join("runner/src/cmd"),
+        _ => root().join("kernels").join(krate).join("src"),
+    };
+    let graph = module_graph(&dir);
+    assert!(graph.len() > 2, "{krate}'s modules were read");
+    assert_acyclic(&graph);
     graph
 }
 

@@ -1,40 +1,30 @@
 //! PTX text to a decoded program, and nothing that runs it.
 //!
-//! `lex` and `parse` turn NVRTC's PTX into a syntax tree ([`parse::Module`]); `decode` (with
-//! `opcode`, `opcode_mem` and one module per instruction family that needs more than a table
-//! row: `mma`, `wmma`, `wgmma`, `bulk`, `tensor_map`, `mbarrier`, `named`, `call`) turns one
-//! kernel of it into an [`ir::Program`], once: every instruction an enum with its operands
-//! resolved to register slots. `provenance` attributes each shared access to the array it
-//! derives from, and `addr` is the address map both the decoder and the simulator lay
-//! memory out by.
+//! `parse` turns NVRTC's PTX into a syntax tree; `decode` (its dispatcher, and one private module
+//! per instruction family that needs more than a table row) turns one kernel of it into an
+//! [`ir::Program`], once: every instruction an enum with its operands resolved to register slots.
+//! `ir` holds every type of the decoded program, the families' operations among them, and imports
+//! no decoder. `provenance` attributes each shared access to the array it derives from, `declared`
+//! reads the learner's `__shared__` declarations from the CUDA source, and `addr` is the address
+//! map both the decoder and the simulator lay memory out by. Dependencies run one way: `parse`
+//! knows nothing of the IR; `ir` knows nothing of decoding; `decode` uses both.
+//!
+//! What other crates use is the short list at the top: [`decode()`], [`DecodeError`], the `ir`,
+//! `addr`, `declared` and `provenance` modules, [`demangle`] and [`local_name`], [`module_array`].
 //!
 //! This crate may import only the standard library. The simulator (`sim`) sits above it and
 //! executes what it decodes; nothing here knows of execution, diagnostics or the runner.
 
 pub mod addr;
-pub mod bulk;
-pub mod call;
-pub mod copy;
 pub mod declared;
-pub mod decode;
-pub mod inline;
+mod decode;
 pub mod ir;
-mod lex;
-pub mod mbarrier;
-pub mod mma;
-mod mods;
-pub mod named;
-pub mod opcode;
-pub mod opcode_mem;
-pub mod parse;
-mod parse_body;
+mod parse;
 pub mod provenance;
-mod special;
-pub mod tensor_map;
-pub mod types;
-pub mod vars;
-pub mod wgmma;
-pub mod wmma;
+
+pub use decode::call::{demangle, local_name};
+pub use decode::ctx::DecodeError;
+pub use decode::decode;
 
 /// A module-scope `.global` or `.const` array of a PTX module, as the simulator lays it out.
 pub struct ModuleArray {
@@ -54,7 +44,7 @@ pub fn module_array(ptx: &str, symbol: &str) -> Option<ModuleArray> {
         v.name == symbol && matches!(v.space.trim_start_matches('.'), "global" | "const")
     })?;
     Some(ModuleArray {
-        bytes: decode::init_bytes(var),
+        bytes: decode::vars::init_bytes(var),
         initialized: !var.init.is_empty(),
         align: var.align,
     })

@@ -18,7 +18,6 @@
 //! (`sa + TPB` used as `sb`) is reported, as C++ leaves it undefined too. Only the first name of
 //! several `extern __shared__` arrays is known (they all alias the dynamic array).
 
-use crate::decode::Ctx;
 use crate::ir::*;
 
 /// No array: the access gets only the window check.
@@ -30,19 +29,6 @@ fn join(a: u32, b: u32) -> u32 {
         (NONE, x) | (x, NONE) => x,
         (x, y) if x == y => x,
         _ => MANY,
-    }
-}
-
-impl Ctx {
-    /// Notes that the instruction being decoded names symbol `name` (`addr`: as its address).
-    pub fn note_shared(&mut self, name: &str, addr: bool) {
-        let p = &self.prog;
-        let array = match p.shared.iter().position(|s| s.name == name) {
-            Some(i) => i as u32,
-            None if p.dyn_shared_name.as_deref() == Some(name) => p.shared.len() as u32,
-            None => return,
-        };
-        self.shared_uses.push((p.insts.len() as u32, array, addr));
     }
 }
 
@@ -129,5 +115,5 @@ pub fn name(prog: &Program, a: u32) -> String {
         Some(s) => s.name.as_str(),
         None => prog.dyn_shared_name.as_deref().unwrap_or("extern shared"),
     };
-    crate::call::local_name(n).to_string()
+    crate::local_name(n).to_string()
 }

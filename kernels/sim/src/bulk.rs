@@ -31,7 +31,6 @@
 use crate::check::Acc;
 use crate::fault::{Fault, Located};
 use crate::machine::{Machine, Warp};
-use ptx::bulk::*;
 use ptx::ir::*;
 
 impl Machine<'_> {

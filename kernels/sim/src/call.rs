@@ -20,7 +20,7 @@ use crate::fault::{Fault, Located};
 use crate::machine::Frame;
 use crate::machine::{Machine, Warp};
 use crate::memory::Spaces;
-use ptx::call::demangle;
+use ptx::demangle;
 use ptx::ir::*;
 
 /// Calls a thread may nest: as deep as the simplest recursive function goes on the GPU's default

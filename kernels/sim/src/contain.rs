@@ -30,7 +30,7 @@ pub(super) fn contained(
     // Decoding is deterministic: decode again to name the instruction (it cannot be what
     // panicked when `at` is set, since the launch had started).
     let inst = at.get().and_then(|pc| {
-        let prog = decode::decode(ptx, kernel).ok()?;
+        let prog = decode(ptx, kernel).ok()?;
         let i = prog.insts.get(pc)?;
         let text = prog.texts.get(i.text as usize).cloned().unwrap_or_default();
         Some((text, prog.file_name(i.file), i.line))
@@ -64,7 +64,7 @@ mod tests {
 
     #[test]
     fn a_panic_while_running_is_an_internal_error_naming_the_instruction() {
-        let prog = decode::decode(PTX, "conv1d").expect("the fixture decodes");
+        let prog = decode(PTX, "conv1d").expect("the fixture decodes");
         let pc = prog
             .insts
             .iter()

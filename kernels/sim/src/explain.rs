@@ -5,7 +5,7 @@
 
 use crate::finding::{Access, Finding, Kept, shared_name};
 use crate::site::Locate;
-use ptx::bulk::BulkOp;
+use ptx::ir::BulkOp;
 use ptx::ir::{Op, Program};
 use spec::diag::{Diagnostic, Kind};
 use spec::job::Pitch;

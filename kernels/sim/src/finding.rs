@@ -3,8 +3,8 @@
 //! and the learner's names of shared memory (`tile[12]`, demangled from NVRTC's
 //! `_ZZ6conv1dE4tile`). `fault` writes the sentences.
 
-use ptx::call::local_name;
 use ptx::ir::Program;
+use ptx::local_name;
 
 /// How an access touches memory, for the checks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 //!
 //! On the GPU the runner encodes each declared map with the driver's `cuTensorMapEncodeTiled`
 //! and copies the 128 bytes into the map's `__device__` global before the launch. Here
-//! [`write`] puts the simulator's own encoding there (the layout `ptx::tensor_map::Field`
+//! [`write`] puts the simulator's own encoding there (the layout `ptx::ir::Field`
 //! names; the driver's is opaque), marked valid in bytes 124-127, which no field uses. The mark
 //! travels with the bytes: a map copied to shared memory and back with plain loads and stores,
 //! or with `tensormap.cp_fenceproxy`, stays valid. What the GPU would not promise is diagnosed:
@@ -22,7 +22,7 @@ use crate::fault::{Fault, Located};
 use crate::machine::{Machine, Warp};
 use crate::memory::{Buffer, CONST_REGION, PARAM_REGION, REGION_SHIFT, global_base};
 use ptx::ir::Space;
-use ptx::tensor_map::{Field, MAP_BYTES};
+use ptx::ir::{Field, MAP_BYTES};
 use spec::tensor_maps::TensorMap;
 
 /// Where the simulator's encoding marks a map as valid, and the mark.

@@ -157,9 +157,9 @@ fn run_inner(
     at: &std::cell::Cell<Option<usize>>,
 ) -> RunOutput {
     let start = Instant::now();
-    let mut prog = match decode::decode(ptx, &job.kernel) {
+    let mut prog = match decode(ptx, &job.kernel) {
         Ok(p) => p,
-        Err(decode::DecodeError::NotFound { kernel, found }) => {
+        Err(ptx::DecodeError::NotFound { kernel, found }) => {
             let msg = format!(
                 "the PTX has no kernel named `{kernel}` (found: {}); is it declared `extern \"C\" __global__`?",
                 if found.is_empty() {
@@ -170,7 +170,7 @@ fn run_inner(
             );
             return failed(Diagnostic::new(Kind::KernelNotFound, msg), 0.0);
         }
-        Err(decode::DecodeError::Bad { line, message }) => {
+        Err(ptx::DecodeError::Bad { line, message }) => {
             let msg = format!("the simulator cannot read this PTX (PTX line {line}): {message}");
             return failed(Diagnostic::new(Kind::UnsupportedInstruction, msg), 0.0);
         }

@@ -34,8 +34,8 @@ use crate::fault::{Fault, Located};
 use crate::machine::{Machine, Warp};
 use crate::memory::{REGION_SHIFT, SHARED_REGION};
 use crate::sync::{Mbar, Spin};
+pub use ptx::ir::MbarOp;
 use ptx::ir::*;
-pub use ptx::mbarrier::MbarOp;
 
 fn uninitialized(a: u32) -> String {
     format!(

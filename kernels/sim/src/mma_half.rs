@@ -8,8 +8,8 @@
 //! A packed operation works on the two halves independently, low half first.
 
 use crate::half::{from_f64, to_f64};
+use ptx::ir::HalfOp;
 use ptx::ir::{FMods, Rnd, Ty};
-use ptx::mma::HalfOp;
 /// `x` moved one f64 ulp toward `err`'s sign: a sticky bit below every half format's precision.
 fn sticky(x: f64, err: f64) -> f64 {
     if err == 0.0 || x == 0.0 || !x.is_finite() {

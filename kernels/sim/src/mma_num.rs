@@ -18,8 +18,8 @@
 //! The simulator models the workbook's benchmark GPU, Hopper ([`MODEL`]).
 
 use crate::half;
+pub use ptx::ir::Elem;
 use ptx::ir::Ty;
-pub use ptx::mma::Elem;
 
 /// The numbers behind an operand format's bits.
 pub trait ElemValue {

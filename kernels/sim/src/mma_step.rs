@@ -20,8 +20,8 @@ use crate::memory::Spaces;
 use crate::mma_half;
 use crate::mma_num::ElemValue;
 use crate::mma_num::{Elem, MODEL, dot_add, to_tf32};
+use ptx::ir::MmaOp;
 use ptx::ir::*;
-use ptx::mma::MmaOp;
 
 /// The lane and register of A's element (row, col) and whether it is a register's high half.
 fn a_at(elem: Elem, row: usize, col: usize) -> (usize, usize, bool) {

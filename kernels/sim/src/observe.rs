@@ -10,8 +10,8 @@
 
 pub use crate::finding::Acc;
 use crate::finding::declared;
-use ptx::call::local_name;
 use ptx::ir::{Program, Space};
+use ptx::local_name;
 
 /// One lane's access to memory, as the executor makes it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -8,7 +8,7 @@
 //! note: the learner cannot change the header, only the call. Where the header's function was
 //! reached through other header functions (`__pipeline_memcpy_async` into
 //! `cuda_pipeline_helpers.h`), the call is the first of the whole chain in the learner's file
-//! (`ptx::inline`), and the note gives the header calls on the way.
+//! (`ptx`'s `parse::inline`), and the note gives the header calls on the way.
 
 use ptx::ir::{Inst, Program};
 use spec::diag::Diagnostic;
@@ -122,7 +122,7 @@ trait Headed {
 #[cfg(test)]
 mod tests {
     use super::Locate;
-    use ptx::decode::decode;
+    use ptx::decode;
     use spec::diag::{Diagnostic, Kind};
 
     const PTX: &str = r#"

@@ -243,9 +243,9 @@ pub(super) fn step(
         | Op::Activemask { .. } => return crate::step_mem::step_mem(op, &mut cx, sp),
         Op::Mma(ref m) => {
             return match **m {
-                ptx::mma::MmaOp::WmmaLoad { .. }
-                | ptx::mma::MmaOp::WmmaStore { .. }
-                | ptx::mma::MmaOp::WmmaMma { .. } => crate::wmma::step_wmma(m, &mut cx, sp),
+                ptx::ir::MmaOp::WmmaLoad { .. }
+                | ptx::ir::MmaOp::WmmaStore { .. }
+                | ptx::ir::MmaOp::WmmaMma { .. } => crate::wmma::step_wmma(m, &mut cx, sp),
                 _ => crate::mma_step::step_mma(m, &mut cx, sp),
             };
         }

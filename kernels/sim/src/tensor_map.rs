@@ -32,7 +32,6 @@ use crate::fault::{Fault, Located};
 use crate::machine::{Machine, Warp};
 use crate::memory::{REGION_SHIFT, SHARED_REGION};
 use ptx::ir::*;
-use ptx::tensor_map::*;
 
 /// A decoded tensor map, checked for what a tiled copy needs.
 #[derive(Clone, Debug)]
@@ -334,9 +333,9 @@ impl Machine<'_> {
         shared: &mut [u8],
         exec: u32,
         pc: usize,
-        op: &ptx::bulk::BulkOp,
+        op: &ptx::ir::BulkOp,
     ) -> Result<(), Located> {
-        use ptx::bulk::BulkOp;
+        use ptx::ir::BulkOp;
         let (mem, map, coords, mbar, load) = match op {
             BulkOp::TensorLoad {
                 dst,

@@ -41,7 +41,6 @@ use crate::mma_num::ElemValue;
 use crate::mma_num::{Elem, MODEL, dot_add};
 use crate::mma_step::{a_matrix, c_at};
 use ptx::ir::*;
-use ptx::wgmma::*;
 
 /// The shared address of element (row, k) of a K-major tile under descriptor `desc`.
 fn element_addr(desc: u64, elem: Elem, row: usize, k: usize) -> u64 {

@@ -24,8 +24,6 @@ use crate::mma_num::ElemValue;
 use crate::mma_num::{Elem, MODEL, dot_add};
 use crate::mma_step::whole_warp;
 use ptx::ir::*;
-use ptx::mma::MmaOp;
-use ptx::wmma::*;
 
 /// One element of `wmma.mma`: tf32 m16n16k8 runs as two steps of k = 4 (measured on the H100:
 /// 100% bit-identical this way, 77% with one fused step of k = 8 as `mma.m16n8k8` adds), the

@@ -2,105 +2,12 @@
 //! `fence.proxy.tensormap::generic.acquire`, and the layout of the 128-byte
 //! tensor-map object (which bits hold which field). `sim::tensor_map` runs them.
 
-use crate::decode::{Ctx as Dx, DecodeError};
+use crate::decode::ctx::{Ctx, DecodeError, Word};
 use crate::ir::*;
-use crate::opcode::Word;
 use crate::parse::Operand;
 
-/// Bytes of a tensor-map object.
-pub const MAP_BYTES: u64 = 128;
-/// The most dimensions a tensor map has.
-pub const RANKS: usize = 5;
-
-/// A field of a tensor map that `tensormap.replace` writes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Field {
-    Address,
-    Rank,
-    BoxDim,
-    GlobalDim,
-    GlobalStride,
-    ElementStride,
-    ElemType,
-    Interleave,
-    Swizzle,
-    SwizzleAtomicity,
-    Fill,
-}
-
-impl Field {
-    pub fn parse(m: &str) -> Option<Field> {
-        Some(match m {
-            "global_address" => Field::Address,
-            "rank" => Field::Rank,
-            "box_dim" => Field::BoxDim,
-            "global_dim" => Field::GlobalDim,
-            "global_stride" => Field::GlobalStride,
-            "element_stride" => Field::ElementStride,
-            "elemtype" => Field::ElemType,
-            "interleave_layout" => Field::Interleave,
-            "swizzle_mode" => Field::Swizzle,
-            "swizzle_atomicity" => Field::SwizzleAtomicity,
-            "fill_mode" => Field::Fill,
-            _ => return None,
-        })
-    }
-
-    /// Whether the field has one value per dimension (`ord` picks it).
-    pub fn ordinal(self) -> bool {
-        matches!(
-            self,
-            Field::BoxDim | Field::GlobalDim | Field::GlobalStride | Field::ElementStride
-        )
-    }
-
-    /// The byte offset and width of the field (dimension `ord`) in the simulator's encoding.
-    pub fn slot(self, ord: u64) -> (u64, usize) {
-        match self {
-            Field::Address => (0, 8),
-            Field::Rank => (8, 4),
-            Field::ElemType => (12, 4),
-            Field::Interleave => (16, 4),
-            Field::Swizzle => (20, 4),
-            Field::Fill => (24, 4),
-            Field::SwizzleAtomicity => (28, 4),
-            Field::GlobalDim => (32 + 4 * ord, 4),
-            Field::GlobalStride => (52 + 8 * ord, 8),
-            Field::BoxDim => (84 + 4 * ord, 4),
-            Field::ElementStride => (104 + 4 * ord, 4),
-        }
-    }
-
-    /// What is stored for `v`: sizes and strides in elements less one, so that zeros read as 1.
-    pub fn encode(self, v: u64) -> u64 {
-        match self {
-            Field::GlobalDim | Field::BoxDim | Field::ElementStride => v.wrapping_sub(1),
-            _ => v,
-        }
-    }
-}
-
-/// One decoded tensor-map instruction.
-#[derive(Clone, Debug, PartialEq)]
-pub enum MapOp {
-    /// `tensormap.replace`: `field` (dimension `ord`) of the map at `addr` in `space` := `val`.
-    Replace {
-        field: Field,
-        space: Space,
-        addr: Addr,
-        ord: u64,
-        val: Src,
-    },
-    /// `tensormap.cp_fenceproxy`: the 128 bytes at shared `src` to global `dst`.
-    Publish { dst: Addr, src: Addr },
-    /// `fence.proxy.tensormap::generic.acquire.<scope> [addr], 128`: the thread's later copies
-    /// may use the map at `addr` (in global memory) that writes before it made; `sys`: at
-    /// `.sys` scope, which a map the host wrote needs.
-    Acquire { addr: Addr, sys: bool },
-}
-
 /// `fence.proxy.tensormap::generic.acquire.<scope> [addr], 128`.
-pub fn acquire(cx: &mut Dx, w: &Word<'_>, ops: &[Operand]) -> Result<Op, DecodeError> {
+pub fn acquire(cx: &mut Ctx, w: &Word<'_>, ops: &[Operand]) -> Result<Op, DecodeError> {
     w.need(2)?;
     let size = match &ops[1] {
         Operand::Word { w: n, .. } => crate::parse::parse_int(n),
@@ -119,7 +26,7 @@ pub fn acquire(cx: &mut Dx, w: &Word<'_>, ops: &[Operand]) -> Result<Op, DecodeE
 }
 
 /// `tensormap.*`.
-pub fn decode(cx: &mut Dx, w: &Word<'_>, ops: &[Operand]) -> Result<Op, DecodeError> {
+pub fn decode(cx: &mut Ctx, w: &Word<'_>, ops: &[Operand]) -> Result<Op, DecodeError> {
     let line = w.line;
     if w.has("cp_fenceproxy") {
         w.need(3)?;
@@ -192,7 +99,7 @@ pub fn decode(cx: &mut Dx, w: &Word<'_>, ops: &[Operand]) -> Result<Op, DecodeEr
 
 /// The address part of a `[map, {coordinates}]` operand, and its coordinates.
 pub fn tensor_operand(
-    cx: &mut Dx,
+    cx: &mut Ctx,
     o: &Operand,
     line: u32,
 ) -> Result<(Addr, Vec<Src>), DecodeError> {

@@ -1,9 +1,8 @@
 //! Decoding `cp.async` (the copy and its commit and wait groups) into `Op::CpAsync` and its
 //! kin; `sim::copy` runs them.
 
-use crate::decode::{Ctx, DecodeError, Name};
+use crate::decode::ctx::{Ctx, DecodeError, Name, Word};
 use crate::ir::*;
-use crate::opcode::Word;
 use crate::parse::Operand;
 
 /// `cp.async...`: the copy `cp.async.{ca,cg}.shared{::cta}.global [dst], [src], size{, src_size |
@@ -12,10 +11,10 @@ use crate::parse::Operand;
 pub fn cp_async(cx: &mut Ctx, w: &Word<'_>, ops: &[Operand]) -> Result<Op, DecodeError> {
     let line = w.line;
     if w.has("bulk") {
-        return crate::bulk::decode(cx, w, ops);
+        return crate::decode::bulk::decode(cx, w, ops);
     }
     if w.has("mbarrier") {
-        return crate::mbarrier::decode(cx, w, ops);
+        return crate::decode::mbarrier::decode(cx, w, ops);
     }
     if w.has("commit_group") {
         return Ok(Op::CpAsyncCommit);

@@ -3,57 +3,9 @@
 //! `expect_tx` and `complete_tx`) into one [`MbarOp`], once; `mbarrier` runs them.
 //! `arrive_drop` and `.shared::cluster` decode to `unsupported_instruction`.
 
-use crate::decode::{Ctx as Dx, DecodeError};
+use crate::decode::ctx::{Ctx, DecodeError, Word};
 use crate::ir::*;
-use crate::opcode::Word;
 use crate::parse::Operand;
-
-/// One decoded `mbarrier` instruction; `addr` is in `space` (shared or generic).
-#[derive(Clone, Debug, PartialEq)]
-pub enum MbarOp {
-    Init {
-        addr: Addr,
-        space: Space,
-        count: Src,
-    },
-    Arrive {
-        d: Option<Slot>,
-        addr: Addr,
-        space: Space,
-        count: Option<Src>,
-        no_complete: bool,
-        /// `arrive.expect_tx`: the bytes the phase also waits for, added before the arrival.
-        expect_tx: Option<Src>,
-    },
-    /// `mbarrier.expect_tx` (`expect`: the phase waits for `bytes` more) or
-    /// `mbarrier.complete_tx` (`bytes` of them have come).
-    Tx {
-        addr: Addr,
-        space: Space,
-        bytes: Src,
-        expect: bool,
-    },
-    Wait {
-        p: PSlot,
-        addr: Addr,
-        space: Space,
-        parity: bool,
-        token: Src,
-    },
-    Inval {
-        addr: Addr,
-        space: Space,
-    },
-    PendingCount {
-        d: Slot,
-        state: Src,
-    },
-    CpAsyncArrive {
-        addr: Addr,
-        space: Space,
-        noinc: bool,
-    },
-}
 
 fn space_of(w: &Word<'_>) -> Result<Space, &'static str> {
     if w.has("shared::cluster") {
@@ -66,7 +18,7 @@ fn space_of(w: &Word<'_>) -> Result<Space, &'static str> {
 }
 
 /// `mbarrier.*`, and `cp.async.mbarrier.arrive` (`cp`).
-pub fn decode(cx: &mut Dx, w: &Word<'_>, ops: &[Operand]) -> Result<Op, DecodeError> {
+pub fn decode(cx: &mut Ctx, w: &Word<'_>, ops: &[Operand]) -> Result<Op, DecodeError> {
     let line = w.line;
     let space = match space_of(w) {
         Ok(s) => s,

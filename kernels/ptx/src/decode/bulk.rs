@@ -1,52 +1,12 @@
 //! Decoding the bulk copies (`cp.async.bulk`, `cp.async.bulk.tensor`, their commit and wait
 //! groups) into [`BulkOp`]. `sim::bulk` runs them.
 
-use crate::decode::{Ctx as Dx, DecodeError};
+use crate::decode::ctx::{Ctx, DecodeError, Word};
 use crate::ir::*;
-use crate::opcode::Word;
 use crate::parse::Operand;
 
-/// One decoded bulk instruction.
-#[derive(Clone, Debug, PartialEq)]
-pub enum BulkOp {
-    /// Global `src` to shared `dst`, `size` bytes, completing on the mbarrier at `mbar`.
-    Load {
-        dst: Addr,
-        src: Addr,
-        size: Src,
-        mbar: Addr,
-    },
-    /// Shared `src` to global `dst`, `size` bytes, in the thread's open bulk group.
-    Store {
-        dst: Addr,
-        src: Addr,
-        size: Src,
-    },
-    Commit,
-    /// At most `keep` of the thread's committed groups left in flight (`read`: left reading
-    /// their sources; their writes may still be in flight).
-    Wait {
-        keep: u32,
-        read: bool,
-    },
-    /// The box at `coords` of the tensor map at `map` into shared `dst`, completing on `mbar`
-    /// (`tensor_map`).
-    TensorLoad {
-        dst: Addr,
-        map: Addr,
-        coords: Vec<Src>,
-        mbar: Addr,
-    },
-    /// Shared `src` to the box at `coords` of the tensor map at `map`, in the open bulk group.
-    TensorStore {
-        map: Addr,
-        coords: Vec<Src>,
-        src: Addr,
-    },
-}
-
 /// `cp.async.bulk...` (and `cp.reduce.async.bulk...`, refused).
-pub fn decode(cx: &mut Dx, w: &Word<'_>, ops: &[Operand]) -> Result<Op, DecodeError> {
+pub fn decode(cx: &mut Ctx, w: &Word<'_>, ops: &[Operand]) -> Result<Op, DecodeError> {
     let line = w.line;
     if w.has("reduce") {
         return w.unsupported("`cp.reduce.async.bulk` is not simulated");
@@ -117,7 +77,7 @@ pub fn decode(cx: &mut Dx, w: &Word<'_>, ops: &[Operand]) -> Result<Op, DecodeEr
 }
 
 /// `cp.async.bulk.tensor...`: the tiled loads and stores (`tensor_map`).
-fn tensor(cx: &mut Dx, w: &Word<'_>, ops: &[Operand]) -> Result<Op, DecodeError> {
+fn tensor(cx: &mut Ctx, w: &Word<'_>, ops: &[Operand]) -> Result<Op, DecodeError> {
     let line = w.line;
     if let Some(m) = w
         .mods
@@ -144,7 +104,7 @@ fn tensor(cx: &mut Dx, w: &Word<'_>, ops: &[Operand]) -> Result<Op, DecodeError>
     match first_space {
         Some(s) if s.starts_with("shared") && w.has("mbarrier::complete_tx::bytes") => {
             w.need(3)?;
-            let (map, coords) = crate::tensor_map::tensor_operand(cx, &ops[1], line)?;
+            let (map, coords) = crate::decode::tensor_map::tensor_operand(cx, &ops[1], line)?;
             if dims != Some(coords.len()) {
                 return cx.bad(line, format!("`{}` gives {} coordinates", w.text, coords.len()));
             }
@@ -157,7 +117,7 @@ fn tensor(cx: &mut Dx, w: &Word<'_>, ops: &[Operand]) -> Result<Op, DecodeError>
         }
         Some(&"global") if w.has("bulk_group") => {
             w.need(2)?;
-            let (map, coords) = crate::tensor_map::tensor_operand(cx, &ops[0], line)?;
+            let (map, coords) = crate::decode::tensor_map::tensor_operand(cx, &ops[0], line)?;
             if dims != Some(coords.len()) {
                 return cx.bad(line, format!("`{}` gives {} coordinates", w.text, coords.len()));
             }

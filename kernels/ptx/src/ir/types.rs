@@ -3,7 +3,10 @@
 //! ternary, comparison, atomic, shuffle and vote operations. `ir` re-exports them all; they
 //! are plain `Copy` data decoded once from the opcode's modifiers.
 
-use crate::ir::{PSlot, Slot};
+/// A register slot (index into the warp register file).
+pub type Slot = u32;
+/// A predicate slot (index into the warp predicate bank).
+pub type PSlot = u32;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ty {

@@ -1,14 +1,15 @@
 //! Decoding `bar`/`barrier` (named barriers, counts) and `setmaxnreg`. `sim::named` runs them.
 
+use crate::decode::ctx::{Ctx, DecodeError, Word};
 use crate::ir::*;
 
 /// `bar`/`barrier` other than `bar.warp.sync`: `Op::Bar` for `bar.sync 0` / `barrier.sync 0`
 /// with no count, `Op::NamedBar` otherwise.
 pub fn decode(
-    cx: &mut crate::decode::Ctx,
-    w: &crate::opcode::Word<'_>,
+    cx: &mut Ctx,
+    w: &Word<'_>,
     ops: &[crate::parse::Operand],
-) -> Result<Op, crate::decode::DecodeError> {
+) -> Result<Op, DecodeError> {
     if w.has("cluster") {
         return w.unsupported("cluster barriers are not simulated");
     }
@@ -32,10 +33,10 @@ pub fn decode(
 /// `setmaxnreg.{inc,dec}.sync.aligned.u32 n`: `n` must be a constant (its range is checked
 /// when it runs, at the learner's line).
 pub fn decode_setmaxnreg(
-    cx: &mut crate::decode::Ctx,
-    w: &crate::opcode::Word<'_>,
+    cx: &mut Ctx,
+    w: &Word<'_>,
     ops: &[crate::parse::Operand],
-) -> Result<Op, crate::decode::DecodeError> {
+) -> Result<Op, DecodeError> {
     w.need(1)?;
     match &ops[0] {
         crate::parse::Operand::Word { w: n, .. } => match crate::parse::parse_int(n) {

@@ -1,55 +1,9 @@
 //! Decoding `wgmma.mma_async` (and its fence, commit and wait): the operands of one warpgroup
 //! matrix multiply as [`WgOp`]. `sim::wgmma` runs them.
 
-use crate::decode::{Ctx as DCtx, DecodeError};
+use crate::decode::ctx::{Ctx, DecodeError, Word};
 use crate::ir::*;
-use crate::mma::Elem;
-use crate::opcode::Word;
 use crate::parse::Operand;
-
-/// Where A comes from.
-#[derive(Clone, Debug, PartialEq)]
-pub enum AFrom {
-    Desc(Src),
-    Regs([Src; 4]),
-}
-
-/// A decoded `wgmma` instruction.
-#[derive(Clone, Debug, PartialEq)]
-pub enum WgOp {
-    Fence,
-    Commit,
-    Wait {
-        keep: u32,
-    },
-    Mma {
-        elem: Elem,
-        n: u32,
-        d: Vec<Slot>,
-        a: AFrom,
-        b: Src,
-        scale_d: PSrc,
-        neg_a: bool,
-        neg_b: bool,
-    },
-}
-
-impl WgOp {
-    /// The registers an `mma_async` reads or writes after it was issued: D, and A's fragment.
-    pub fn async_regs(&self) -> Vec<Slot> {
-        let WgOp::Mma { d, a, .. } = self else {
-            return Vec::new();
-        };
-        let mut r = d.clone();
-        if let AFrom::Regs(s) = a {
-            r.extend(s.iter().filter_map(|x| match x {
-                Src::Reg(s) => Some(*s),
-                _ => None,
-            }));
-        }
-        r
-    }
-}
 
 fn word(name: &str) -> Operand {
     Operand::Word {
@@ -60,7 +14,7 @@ fn word(name: &str) -> Operand {
 }
 
 /// `1` or `-1` as an immediate scale; true for -1.
-fn scale(cx: &DCtx, o: &Operand, line: u32) -> Result<bool, DecodeError> {
+fn scale(cx: &Ctx, o: &Operand, line: u32) -> Result<bool, DecodeError> {
     match o {
         Operand::Word { w, minus, .. } if w == "1" => Ok(*minus),
         Operand::Word {
@@ -74,7 +28,7 @@ fn scale(cx: &DCtx, o: &Operand, line: u32) -> Result<bool, DecodeError> {
 }
 
 /// The `wgmma` instruction, or `None` for every other one.
-pub fn decode(cx: &mut DCtx, w: &Word<'_>, ops: &[Operand]) -> Result<Option<Op>, DecodeError> {
+pub fn decode(cx: &mut Ctx, w: &Word<'_>, ops: &[Operand]) -> Result<Option<Op>, DecodeError> {
     if w.mn != "wgmma" {
         return Ok(None);
     }

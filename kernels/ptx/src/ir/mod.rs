@@ -7,13 +7,17 @@
 //! line from the latest `.loc`. Special registers that never change during a launch (`%tid.x`,
 //! `%ctaid.y`, `%laneid`, ...) are ordinary slots filled when a warp starts.
 
-pub use crate::special::Special;
-pub use crate::types::*;
+mod bulk;
+mod mbarrier;
+mod special;
+mod tensor;
+mod types;
 
-/// A register slot (index into the warp register file).
-pub type Slot = u32;
-/// A predicate slot (index into the warp predicate bank).
-pub type PSlot = u32;
+pub use bulk::*;
+pub use mbarrier::MbarOp;
+pub use special::Special;
+pub use tensor::*;
+pub use types::*;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Op {
@@ -154,7 +158,7 @@ pub enum Op {
         n: u64,
     },
     /// The `mbarrier` family and `cp.async.mbarrier.arrive` (`mbarrier`).
-    Mbar(Box<crate::mbarrier::MbarOp>),
+    Mbar(Box<MbarOp>),
     /// The warp collectives (`bar.warp.sync`, `shfl.sync`, `vote.sync`, `match.sync`): each
     /// waits for the lanes of its member mask (`exec::collective`).
     BarWarp {
@@ -201,9 +205,9 @@ pub enum Op {
     },
     /// A tensor-core or half-precision instruction (`mma`, `ldmatrix`, `cvt` to tf32 and packed
     /// halves, `f16x2` arithmetic): its own family, see `mma`.
-    Mma(Box<crate::mma::MmaOp>),
+    Mma(Box<MmaOp>),
     /// Hopper's warpgroup `wgmma` family, asynchronous (see `wgmma`).
-    Wgmma(Box<crate::wgmma::WgOp>),
+    Wgmma(Box<WgOp>),
     Nop,
     /// `call vprintf, (format, args)`: the local offsets of the call's two parameters (each
     /// holding a generic address) and of its return value, if read.
@@ -224,9 +228,9 @@ pub enum Op {
         ignore_src: Option<PSrc>,
     },
     /// The bulk copies (`cp.async.bulk`) and their groups (see `bulk`).
-    Bulk(Box<crate::bulk::BulkOp>),
+    Bulk(Box<BulkOp>),
     /// `tensormap.replace`, `tensormap.cp_fenceproxy`.
-    TensorMap(Box<crate::tensor_map::MapOp>),
+    TensorMap(Box<MapOp>),
     /// `cp.async.commit_group`: the thread's copies since its last commit become a group.
     CpAsyncCommit,
     /// `cp.async.wait_group n` (`wait_all`: a commit, then `n` = 0): the thread's groups land,
@@ -372,9 +376,6 @@ impl Op {
     /// tensor cores run it at twice tf32's rate). Each warp of a `wgmma`'s warpgroup counts its
     /// own 16 of the instruction's 64 rows.
     pub fn tensor_work(&self) -> Option<(TensorPipe, u64)> {
-        use crate::mma::Elem;
-        use crate::mma::MmaOp;
-        use crate::wgmma::WgOp;
         let tf32 = |elem: Elem, flop: u64| if elem == Elem::Tf32 { flop } else { flop / 2 };
         let k_of = |elem: Elem| if elem == Elem::Tf32 { 8 } else { 16 };
         match self {

@@ -8,82 +8,10 @@
 //! `opcode` needs one line to hand them here. A known instruction in a form not simulated
 //! (another shape, f16 accumulators) becomes `Op::Unsupported` naming it.
 
-use crate::decode::{Ctx, DecodeError};
+use crate::decode::ctx::space_of;
+use crate::decode::ctx::{Ctx, DecodeError, Word};
 use crate::ir::*;
-use crate::opcode::Word;
-use crate::opcode_mem::space_of;
 use crate::parse::Operand;
-
-/// A decoded tensor-core or half-precision instruction.
-#[derive(Clone, Debug, PartialEq)]
-pub enum MmaOp {
-    /// `mma.sync.aligned.m16n8k{8,16}.row.col.f32.E.E.f32 {d}, {a}, {b}, {c}`.
-    Mma {
-        elem: Elem,
-        k: u32,
-        d: [Slot; 4],
-        a: [Src; 4],
-        b: [Src; 2],
-        c: [Src; 4],
-    },
-    /// `ldmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared.b16 {d}, [addr]`.
-    Ldmatrix {
-        trans: bool,
-        space: Space,
-        ds: Vec<Slot>,
-        addr: Addr,
-    },
-    /// Half-precision arithmetic; `x2` for the packed forms.
-    Half {
-        op: HalfOp,
-        ty: Ty,
-        x2: bool,
-        m: FMods,
-        d: Slot,
-        srcs: [Src; 3],
-    },
-    /// `cvt.rn{.relu}.{f16x2,bf16x2}.f32 d, a, b`.
-    Pack {
-        ty: Ty,
-        relu: bool,
-        d: Slot,
-        a: Src,
-        b: Src,
-    },
-    /// `wmma.load.{a,b,c}`: a fragment from memory (see `wmma` for who holds what).
-    WmmaLoad {
-        frag: crate::wmma::Frag,
-        elem: Elem,
-        row: bool,
-        space: Space,
-        ds: Vec<Slot>,
-        addr: Addr,
-        stride: Option<Src>,
-    },
-    /// `wmma.store.d`: an f32 accumulator fragment to memory.
-    WmmaStore {
-        row: bool,
-        space: Space,
-        srcs: Vec<Src>,
-        addr: Addr,
-        stride: Option<Src>,
-    },
-    /// `wmma.mma`: D = A B + C over fragments (the layouts only say how they were loaded).
-    WmmaMma {
-        elem: Elem,
-        d: Vec<Slot>,
-        a: Vec<Src>,
-        b: Vec<Src>,
-        c: Vec<Src>,
-    },
-    /// `cvt.{rna,rn,rz}.tf32.f32 d, a`.
-    Tf32 {
-        away: bool,
-        even: bool,
-        d: Slot,
-        a: Src,
-    },
-}
 
 fn word(name: &str) -> Operand {
     Operand::Word {
@@ -132,7 +60,7 @@ pub fn decode(cx: &mut Ctx, w: &Word<'_>, ops: &[Operand]) -> Result<Option<Op>,
         _ => None,
     };
     match w.mn {
-        "wmma" => crate::wmma::decode(cx, w, ops).map(Some),
+        "wmma" => crate::decode::wmma::decode(cx, w, ops).map(Some),
         "mma" => {
             let shape = w.mods.iter().find(|m| m.starts_with('m')).copied();
             let elem = match (shape, w.mods.as_slice()) {
@@ -245,62 +173,10 @@ pub fn decode(cx: &mut Ctx, w: &Word<'_>, ops: &[Operand]) -> Result<Option<Op>,
                 op,
                 ty,
                 x2,
-                m: crate::opcode::fmods(&w.mods),
+                m: crate::decode::mods::fmods(&w.mods),
                 d: cx.dst(&ops[0], line)?,
                 srcs,
             })
         }
-    }
-}
-
-/// A half-precision operation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum HalfOp {
-    Add,
-    Sub,
-    Mul,
-    Fma,
-    Neg,
-    Abs,
-    Min,
-    Max,
-}
-
-impl HalfOp {
-    pub fn parse(mn: &str) -> Option<HalfOp> {
-        Some(match mn {
-            "add" => HalfOp::Add,
-            "sub" => HalfOp::Sub,
-            "mul" => HalfOp::Mul,
-            "fma" => HalfOp::Fma,
-            "neg" => HalfOp::Neg,
-            "abs" => HalfOp::Abs,
-            "min" => HalfOp::Min,
-            "max" => HalfOp::Max,
-            _ => return None,
-        })
-    }
-    /// Source operands the operation reads.
-    pub fn arity(self) -> usize {
-        match self {
-            HalfOp::Neg | HalfOp::Abs => 1,
-            HalfOp::Fma => 3,
-            _ => 2,
-        }
-    }
-}
-
-/// An operand format of the tensor cores.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Elem {
-    Tf32,
-    F16,
-    Bf16,
-}
-
-impl Elem {
-    /// Bits per element in a register (tf32 takes a whole word).
-    pub fn bits(self) -> u32 {
-        if self == Elem::Tf32 { 32 } else { 16 }
     }
 }

@@ -2,10 +2,10 @@
 //! module or function lives, how many bytes it takes, and its initial bytes.
 
 use crate::addr::global_base;
-use crate::decode::Ctx;
+use crate::decode::ctx::Ctx;
+use crate::ir::imm_bits;
 use crate::ir::*;
 use crate::parse::Var;
-use crate::types::imm_bits;
 
 pub fn align_up(x: u64, a: u64) -> u64 {
     let a = a.clamp(1, 1 << 16);

@@ -1,52 +1,9 @@
 //! Decoding `wmma.load`, `wmma.mma` and `wmma.store`, and the fragment layout both the decoder
 //! and the simulator read (which lane holds which element; `sim::wmma` runs them).
 
-use crate::decode::{Ctx, DecodeError};
+use crate::decode::ctx::{Ctx, DecodeError, Word, space_of};
 use crate::ir::*;
-use crate::mma::{Elem, MmaOp};
-use crate::opcode::Word;
-use crate::opcode_mem::space_of;
 use crate::parse::Operand;
-
-/// Which matrix a fragment holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Frag {
-    A,
-    B,
-    C,
-}
-
-/// Elements per lane of a fragment (including repeats).
-pub fn count(frag: Frag, elem: Elem) -> usize {
-    match (frag, elem) {
-        (Frag::C, _) | (_, Elem::Bf16) => 8,
-        (_, Elem::Tf32) => 4,
-        (_, Elem::F16) => 16,
-    }
-}
-
-/// The (row, column) of element `i` of `lane`'s fragment, in the matrix's own coordinates
-/// (A: 16 x k, B: k x 16, C: 16 x 16).
-pub fn coord(frag: Frag, elem: Elem, lane: usize, i: usize) -> (usize, usize) {
-    let (g, t) = (lane / 4, lane % 4);
-    let j = i % 8;
-    match (frag, elem) {
-        (Frag::C, _) => (g + 8 * (i / 2 % 2), 2 * t + i % 2 + 8 * (i / 4)),
-        (Frag::A, Elem::Tf32) => (g + 8 * (i % 2), t + 4 * (i / 2)),
-        (Frag::B, Elem::Tf32) => (t + 4 * (i % 2), g + 8 * (i / 2)),
-        (Frag::A, _) => (g + 8 * (j / 2 % 2), 2 * t + j % 2 + 8 * (j / 4)),
-        (Frag::B, _) => (2 * t + j % 2 + 8 * (j / 2 % 2), g + 8 * (j / 4)),
-    }
-}
-
-/// Registers of a fragment and the elements each holds.
-pub fn per_reg(frag: Frag, elem: Elem) -> usize {
-    if frag != Frag::C && elem != Elem::Tf32 {
-        2
-    } else {
-        1
-    }
-}
 
 /// The operand format; for the accumulator's load and store (no operand type named) the
 /// shape's, which only sets a default stride.

@@ -1,7 +1,8 @@
 //! Decoding the functions a kernel calls (`call`, device functions, recursion), and the
 //! names NVRTC mangles: the decoder gives each reachable function its own body.
 
-use crate::decode::{Ctx, DecodeError, body};
+use crate::decode::body::body;
+use crate::decode::ctx::{Ctx, DecodeError};
 use crate::ir::*;
 use crate::parse::{Entry, Func as Def, Module, Operand, Stmt, Var};
 
