@@ -470,3 +470,46 @@ fn the_clock_rule_finds_a_timed_assertion_and_spares_a_gpu_test() {
     let printed = "fn f() {\n    let took = s.elapsed();\n    eprintln!(\"{took:?}\");\n}\n";
     assert!(timed_comparisons(printed).is_empty());
 }
+
+#[test]
+fn the_project_cites_no_document_outside_itself() {
+    // The brief the project was built from is not part of it: every contract the code relies on
+    // is written in the project's own docs (the book's introduction, each chapter's "Contract and
+    // launch", ARCHITECTURE.md), so no file may send a reader to a document it does not hold.
+    // (Spelled in parts, so this file does not cite them itself.)
+    let mut outside = ["DESIGN", "CURRICULUM", "STYLE", "LAYOUT"]
+        .map(|n| format!("{n}.md"))
+        .to_vec();
+    outside.push(["shared", "seeds"].join("/"));
+    let mut found = vec![];
+    let mut read = 0;
+    let mut stack = vec![root().to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            let name = e.file_name().to_string_lossy().into_owned();
+            if p.is_dir() {
+                if name != "target" && !name.starts_with('.') && name != "build" {
+                    stack.push(p);
+                }
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(&p) else {
+                continue; // binary files
+            };
+            read += 1;
+            for (n, line) in text.lines().enumerate() {
+                if outside.iter().any(|d| line.contains(d.as_str())) {
+                    let path = p.strip_prefix(root()).unwrap_or(&p).display().to_string();
+                    found.push(format!("{path}:{}: {}", n + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(read > 300, "the project's files were read ({read})");
+    assert!(
+        found.is_empty(),
+        "cites a document outside the project:\n{}",
+        found.join("\n")
+    );
+}
