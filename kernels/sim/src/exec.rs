@@ -234,17 +234,12 @@ impl Machine<'_> {
                         if self.chk.mbar_touch.is_some() {
                             return Err(self.mbar_touched(w));
                         }
-                        if self.chk.count_fma
-                            && matches!(
-                                op,
-                                Op::Tern {
-                                    op: Tern::Fma,
-                                    ty: Ty::F32,
-                                    ..
-                                }
-                            )
-                        {
-                            self.chk.fma(pc, exec);
+                        if self.chk.count_products {
+                            if let Some(n) = crate::check_global::cuda_core_products(op) {
+                                self.chk.products(pc, exec, n);
+                            } else if let Some(macs) = crate::check_global::tensor_work(op) {
+                                self.chk.tensor(macs);
+                            }
                         }
                     }
                     w.pc += 1;

@@ -1,0 +1,263 @@
+//! The budgets count the work each lesson is about, however the kernel is written (issue 45): a
+//! property over rewrites, for every puzzle whose lesson a budget holds (04, 05, 06, 10, 11, 12).
+//!
+//! `fixtures/rewrites/puzzle-NN/honest/` holds correct kernels written other ways than the
+//! solution (float2 and float4 loads, unfused or combined products, `__fmul_rn` and `__fmaf_rn`,
+//! unrolls, other tile shapes and warp layouts, pointer aliases, helper functions, a K remainder on
+//! the FP32 units): each must pass every case on the simulator with no diagnostic. With them run
+//! the solutions, and puzzles 11 and 12's solutions with other tile shapes (their `#ifndef`
+//! macros defined first). `fixtures/rewrites/puzzle-NN/skipping/` holds kernels that skip the
+//! lesson (no tile, the tile loaded twice, the window read from global memory, taps not from
+//! `c_kernel`, products without the register window, giant declared tiles, FP32, f64 or half2
+//! products, products hidden as quotients, a token `mma.sync`): each must fail with
+//! `budget_exceeded`.
+//!
+//! Each kernel's figure per budget is its worst case's count over what the case allows (above 1
+//! is over the budget), printed as a table of the solution's figure and the ranges of the honest
+//! and the skipping rewrites (`cargo test --release -p runner --test budgets -- --nocapture`).
+
+mod common;
+
+use common::repo;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Puzzles 11 and 12's solutions with other shapes: the macros defined before the file.
+const SHAPES: &[(&str, &str)] = &[
+    ("puzzle-11", "#define BLOCK_M 64\n#define BLOCK_N 64\n"),
+    ("puzzle-11", "#define WARPS_M 4\n#define WARPS_N 1\n"),
+    ("puzzle-11", "#define STAGES 3\n#define BLOCK_K 16\n"),
+    ("puzzle-11", "#define FAST_TF32 0\n"),
+    ("puzzle-12", "#define MT 1\n"),
+    ("puzzle-12", "#define NT 2\n#define WARPS 8\n"),
+    ("puzzle-12", "#define WARPS 4\n#define MT 1\n"),
+];
+
+/// `runner check PUZZLE --kernel FILE --backend sim --json`: passed, the diagnostics, the cases.
+fn check(puzzle: &str, file: &Path) -> (bool, Vec<Value>, Vec<Value>) {
+    let out = Command::new(common::runner())
+        .args(["--root"])
+        .arg(repo())
+        .args(["check", puzzle, "--backend", "sim", "--json", "--kernel"])
+        .arg(file)
+        .env("NO_COLOR", "1")
+        .env("WORKBOOK_STATE", "/nonexistent/state.json")
+        .output()
+        .expect("runner runs");
+    let v = common::json(&out);
+    let list = |k: &str| v[k].as_array().cloned().unwrap_or_default();
+    (v["passed"] == true, list("diagnostics"), list("cases"))
+}
+
+/// The figure of puzzle 05's `kernel`, which allows no read at all: the reads.
+const UNREAD: &str = "05 reads of `kernel` (allowed: 0)";
+
+/// Whether figure `x` of budget `name` is over it.
+fn over(name: &str, x: f64) -> bool {
+    if name == UNREAD { x > 0.0 } else { x > 1.0 }
+}
+
+/// Each budget's figure for one run: its worst case's count over what that case allows (above 1:
+/// over the budget), from the cases' stats and the puzzle's budgets.
+fn figures(puzzle: &str, cases: &[Value]) -> BTreeMap<&'static str, f64> {
+    let spec = runner_puzzle(puzzle);
+    let budgets: BTreeMap<String, spec::Budget> = (spec.cases)(spec::Scale::Small)
+        .into_iter()
+        .filter_map(|c| Some((c.name, c.job.budget?)))
+        .collect();
+    let mut out = BTreeMap::new();
+    let mut worst = |name: &'static str, x: f64| {
+        let e = out.entry(name).or_insert(0.0f64);
+        *e = e.max(x);
+    };
+    let n = |v: &Value, i: usize| v[i].as_f64().unwrap_or(0.0);
+    for c in cases {
+        let (Some(b), s) = (budgets.get(c["name"].as_str().unwrap_or("")), &c["stats"]) else {
+            continue;
+        };
+        if let Some(reads) = s["unread_reads"].as_f64() {
+            worst(UNREAD, reads);
+        }
+        if let (Some(t), false) = (b.tile_reads, s["tile_reads"].is_null()) {
+            let allowed = f64::from(t.tile + t.slack);
+            worst(
+                "04-06 input read per block / tile",
+                n(&s["tile_reads"], 0) / allowed,
+            );
+        }
+        if let (Some((lr, lp)), false) = (
+            b.shared_reads_per_product,
+            s["shared_reads_products"].is_null(),
+        ) {
+            let (r, p) = (
+                n(&s["shared_reads_products"], 0),
+                n(&s["shared_reads_products"], 1),
+            );
+            let made = if p == 0.0 { f64::INFINITY } else { r / p };
+            worst(
+                "06 shared reads per product",
+                made / (f64::from(lr) / f64::from(lp)),
+            );
+        }
+        if !s["staged_reads"].is_null() {
+            let (r, allowed) = (n(&s["staged_reads"], 0), n(&s["staged_reads"], 1));
+            worst("10 input reads / staged region", r / allowed.max(1.0));
+        }
+        if let (Some(limit), Some(per)) = (
+            b.cuda_products_per_output,
+            s["cuda_products_per_output"].as_f64(),
+        ) {
+            worst(
+                "11-12 CUDA-core products per output",
+                per / f64::from(limit),
+            );
+            if !s["tensor_macs"].is_null() {
+                let (done, needed) = (n(&s["tensor_macs"], 0), n(&s["tensor_macs"], 1));
+                let wanted = needed - f64::from(limit) * b.outputs as f64;
+                let short = if wanted <= 0.0 { 0.0 } else { wanted / done };
+                worst("11-12 tensor MACs wanted / done", short);
+            }
+        }
+    }
+    out
+}
+
+fn runner_puzzle(id: &str) -> spec::Puzzle {
+    match id {
+        "puzzle-04" => puzzle_04::spec(),
+        "puzzle-05" => puzzle_05::spec(),
+        "puzzle-06" => puzzle_06::spec(),
+        "puzzle-10" => puzzle_10::spec(),
+        "puzzle-11" => puzzle_11::spec(),
+        "puzzle-12" => puzzle_12::spec(),
+        other => panic!("no budgeted puzzle {other}"),
+    }
+}
+
+/// The `.cu` files of `dir`, sorted.
+fn kernels(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "cu"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// One row of the table: a budget's figures for the solutions, the honest and the skipping
+/// rewrites.
+#[derive(Default)]
+struct Row {
+    solution: Vec<f64>,
+    honest: Vec<f64>,
+    skipping: Vec<f64>,
+}
+
+fn range(xs: &[f64]) -> String {
+    let lo = xs.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = xs.iter().copied().fold(0.0f64, f64::max);
+    match xs.len() {
+        0 => "-".into(),
+        _ if lo == hi => format!("{lo:.2}"),
+        _ => format!("{lo:.2} .. {hi:.2}"),
+    }
+}
+
+#[test]
+fn honest_rewrites_pass_and_lesson_skipping_ones_exceed_a_budget() {
+    let root = repo().join("runner/tests/fixtures/rewrites");
+    let scratch = std::env::temp_dir().join(format!("workbook-budgets-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).unwrap();
+    let mut rows: BTreeMap<&'static str, Row> = BTreeMap::new();
+    let mut failures = vec![];
+    let mut record = |which: &str, figs: BTreeMap<&'static str, f64>| {
+        for (k, x) in figs {
+            let row = rows.entry(k).or_default();
+            match which {
+                "solution" => row.solution.push(x),
+                "honest" => row.honest.push(x),
+                _ => row.skipping.push(x),
+            }
+        }
+    };
+    let puzzles = [
+        "puzzle-04",
+        "puzzle-05",
+        "puzzle-06",
+        "puzzle-10",
+        "puzzle-11",
+        "puzzle-12",
+    ];
+    for puzzle in puzzles {
+        // The solutions: the one each puzzle names, and the second checked ones.
+        let mut honest: Vec<(&str, PathBuf)> = std::fs::read_dir(repo().join("solutions"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.file_name().unwrap().to_str().unwrap().starts_with(puzzle))
+            .map(|p| ("solution", p))
+            .collect();
+        for (i, (p, defines)) in SHAPES.iter().enumerate().filter(|(_, (p, _))| *p == puzzle) {
+            let src = std::fs::read_to_string(repo().join(format!("solutions/{p}.cu"))).unwrap();
+            let file = scratch.join(format!("{p}.shape-{i}.cu"));
+            std::fs::write(&file, format!("{defines}{src}")).unwrap();
+            honest.push(("honest", file));
+        }
+        let dir = root.join(puzzle);
+        honest.extend(
+            kernels(&dir.join("honest"))
+                .into_iter()
+                .map(|f| ("honest", f)),
+        );
+        assert!(honest.len() >= 4, "{puzzle}: too few honest kernels");
+        for (which, file) in &honest {
+            let (passed, diagnostics, cases) = check(puzzle, file);
+            let figs = figures(puzzle, &cases);
+            if !passed || !diagnostics.is_empty() || figs.iter().any(|(k, &x)| over(k, x)) {
+                failures.push(format!(
+                    "{which} {} should pass cleanly: {figs:?} {diagnostics:#?}",
+                    file.display()
+                ));
+            }
+            record(which, figs);
+        }
+        let skipping = kernels(&dir.join("skipping"));
+        assert!(skipping.len() >= 3, "{puzzle}: too few skipping kernels");
+        for file in &skipping {
+            let (passed, diagnostics, cases) = check(puzzle, file);
+            let figs = figures(puzzle, &cases);
+            let budget = diagnostics.iter().any(|d| d["kind"] == "budget_exceeded");
+            if passed || !budget || !figs.iter().any(|(k, &x)| over(k, x)) {
+                failures.push(format!(
+                    "skipping {} should exceed a budget: {figs:?} {diagnostics:#?}",
+                    file.display()
+                ));
+            }
+            record("skipping", figs);
+        }
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    println!(
+        "{:<40}{:>12}{:>16}{:>22}  (worst case's count / allowance: above 1 fails; reads of `kernel`: above 0)",
+        "budget", "solution", "honest", "skipping"
+    );
+    for (k, r) in &rows {
+        println!(
+            "{k:<40}{:>12}{:>16}{:>22}",
+            range(&r.solution),
+            range(&r.honest),
+            range(&r.skipping)
+        );
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    // Every budget was met by honest kernels and broken by skipping ones.
+    for (k, r) in &rows {
+        assert!(!r.honest.is_empty(), "{k}: no honest kernel measured");
+        assert!(
+            r.skipping.iter().any(|&x| over(k, x)),
+            "{k}: no skipping kernel exceeds it"
+        );
+    }
+}
