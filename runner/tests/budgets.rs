@@ -261,3 +261,74 @@ fn honest_rewrites_pass_and_lesson_skipping_ones_exceed_a_budget() {
         );
     }
 }
+
+/// Case `name`'s stats among a run's `cases`.
+fn stats<'a>(cases: &'a [Value], name: &str) -> &'a Value {
+    &cases
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("no case {name}"))["stats"]
+}
+
+#[test]
+fn the_chapters_budget_figures_are_measured() {
+    // A chapter's text with its line breaks as spaces.
+    let chapter = |id: &str| {
+        let text = std::fs::read_to_string(repo().join(format!("book/src/{id}.md"))).unwrap();
+        text.split_whitespace().collect::<Vec<_>>().join(" ")
+    };
+    // Chapter 11: tip 1's FP32 kernel, its tile shape named with its figures.
+    let tip1 = repo().join("runner/tests/fixtures/rewrites/puzzle-11/skipping/fp32_tip1.cu");
+    assert!(
+        std::fs::read_to_string(&tip1)
+            .unwrap()
+            .contains("{128, 32, 32, 0}")
+    );
+    let (_, _, cases) = check("puzzle-11", &tip1);
+    let per = |c: &str| {
+        stats(&cases, c)["cuda_products_per_output"]
+            .as_u64()
+            .unwrap()
+    };
+    let sentence = format!(
+        "(tip 1's kernel, `{{128, 32, 32, 0}}`: {} against 8 on `edge-rgb-odd-channels`, {} on `edge-wide-channels`)",
+        per("edge-rgb-odd-channels"),
+        per("edge-wide-channels")
+    );
+    assert!(chapter("puzzle-11").contains(&sentence), "{sentence}");
+    // Chapter 12: puzzle 04's tile summed in FP32.
+    let (_, _, cases) = check(
+        "puzzle-12",
+        &repo().join("runner/tests/fixtures/p12_fp32.cu"),
+    );
+    let n = stats(&cases, "edge-kernel-2047")["cuda_products_per_output"]
+        .as_u64()
+        .unwrap();
+    assert!(chapter("puzzle-12").contains(&format!("({n} on `edge-kernel-2047`)")));
+    // Chapter 04: a kernel without a tile, against the solution's block.
+    let (_, _, cases) = check(
+        "puzzle-04",
+        &repo().join("runner/tests/fixtures/p04_no_tile.cu"),
+    );
+    let no_tile = &stats(&cases, "edge-kernel-2047")["tile_reads"];
+    let (_, _, cases) = check("puzzle-04", &repo().join("solutions/puzzle-04.cu"));
+    let solution = &stats(&cases, "edge-kernel-2047")["tile_reads"];
+    let grouped = |v: &Value| {
+        let s = v.as_u64().unwrap().to_string();
+        let mut out = String::new();
+        for (i, c) in s.chars().enumerate() {
+            if i > 0 && (s.len() - i) % 3 == 0 {
+                out.push(',');
+            }
+            out.push(c);
+        }
+        out
+    };
+    let sentence = format!(
+        "{} against a tile of {}; the solution's block reads {}",
+        grouped(&no_tile[0]),
+        grouped(&no_tile[1]),
+        grouped(&solution[0])
+    );
+    assert!(chapter("puzzle-04").contains(&sentence), "{sentence}");
+}

@@ -105,6 +105,14 @@ mod tests {
     }
 
     #[test]
+    fn hint_2_and_the_chapter_give_a_threads_outputs_alike() {
+        let range = "t * R .. t * R + R - 1";
+        assert!(spec().hints[1].contains(range), "{}", spec().hints[1]);
+        let chapter = include_str!("../../../book/src/puzzle-06.md");
+        assert!(chapter.contains(&format!("`{range}`")));
+    }
+
+    #[test]
     fn some_case_has_a_partial_thread_and_a_partial_block() {
         let cases = cases::cases(&PLAN, 60, Scale::Small);
         let partial = |c: &spec::Case, n: usize| !c.expected.len().is_multiple_of(n);
