@@ -305,10 +305,13 @@ fn at_declaration(mut d: Diagnostic, code: &str) -> Diagnostic {
 }
 
 /// The simulator's options for `code` compiled with `macros`: the checks, with the learner's
-/// `__shared__` declarations so that findings name arrays in their declared type and shape.
+/// `__shared__` declarations and pointers into them, so that findings name arrays in their
+/// declared type and shape, and the pointer a line indexes through.
 pub fn sim_options(code: &str, macros: &[(String, String)]) -> sim::SimOptions {
+    let shared = ptx::declared::parse(code, macros);
     sim::SimOptions {
-        shared: ptx::declared::parse(code, macros),
+        aliases: ptx::declared::aliases(code, &shared),
+        shared,
         ..sim::SimOptions::default()
     }
 }

@@ -3,7 +3,8 @@
 //! t, t + THREADS, ... of its block's BLOCK_SIZE outputs. Each reference solution is broken for
 //! one thread only (block 1, thread 3 adds 1 to its last output), and the diagnostic must name
 //! that thread, not the one a one-output-per-thread rule would. Puzzle 08 declares its own launch:
-//! the diagnostic names the block its shape gives, and no thread.
+//! the diagnostic names the block its shape gives, and no thread. And a race on shared memory
+//! read through a pointer the learner declared into the tile names that pointer beside the array.
 
 use std::path::Path;
 use std::process::Command;
@@ -112,5 +113,33 @@ fn puzzle_08_names_the_block_its_declared_shape_gives_and_no_thread() {
     assert!(
         message.contains("[256] yours") && message.contains("(block 2)"),
         "{d}"
+    );
+}
+
+#[test]
+fn a_race_through_a_pointer_alias_names_the_pointer_and_the_array() {
+    // Puzzle 04's solution without its barrier, the sum reading the tile through `window`.
+    let src = std::fs::read_to_string(root().join("solutions/puzzle-04.cu")).unwrap();
+    let src = src
+        .replacen(
+            "    __syncthreads();\n",
+            "    const float* window = tile + threadIdx.x;\n",
+            1,
+        )
+        .replacen(
+            "sum += tile[threadIdx.x + j] * kernel[j];",
+            "sum += window[j] * kernel[j];",
+            1,
+        );
+    assert!(src.contains("window[j]") && !src.contains("__syncthreads"));
+    let file = std::env::temp_dir().join(format!("puzzle-04-alias-{}.cu", std::process::id()));
+    std::fs::write(&file, src).unwrap();
+    let d = first_diagnostic("puzzle-04", &file, "random-1");
+    let _ = std::fs::remove_file(&file);
+    assert_eq!(d["kind"], "race", "{d:#}");
+    let text = d["message"].as_str().unwrap();
+    assert!(
+        text.contains("reads `tile[") && text.contains("]` through your pointer `window`"),
+        "{text}"
     );
 }

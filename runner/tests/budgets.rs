@@ -9,8 +9,8 @@
 //! macros defined first). `fixtures/rewrites/puzzle-NN/skipping/` holds kernels that skip the
 //! lesson (no tile, the tile loaded twice, the window read from global memory, taps not from
 //! `c_kernel`, products without the register window, giant declared tiles, FP32, f64 or half2
-//! products, products hidden as quotients, a token `mma.sync`): each must fail with
-//! `budget_exceeded`.
+//! products, products hidden as quotients, a token `mma.sync`; some written as edits of the FP32
+//! fixtures, [`MUTANTS`]): each must fail with `budget_exceeded`.
 //!
 //! Each kernel's figure per budget is its worst case's count over what the case allows (above 1
 //! is over the budget), printed as a table of the solution's figure and the ranges of the honest
@@ -22,7 +22,6 @@ use common::repo;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// Puzzles 11 and 12's solutions with other shapes: the macros defined before the file.
 const SHAPES: &[(&str, &str)] = &[
@@ -35,18 +34,110 @@ const SHAPES: &[(&str, &str)] = &[
     ("puzzle-12", "#define WARPS 4\n#define MT 1\n"),
 ];
 
+/// Lesson-skipping kernels written as edits of the FP32 kernels of `runner/tests/fixtures/` (a
+/// second copy of a kernel would drift): its name, its puzzle, the file and the edits.
+type Mutant = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static [(&'static str, &'static str)],
+);
+
+const P11_FP32: &str = "runner/tests/fixtures/p11_fp32.cu";
+const P12_FP32: &str = "runner/tests/fixtures/p12_fp32.cu";
+const P11_PRODUCT: &str = "sum += input[((b * input_rows + r + i) * input_cols + c + j) * input_channels + ch] *\n                       weight[((i * kernel_cols + j) * input_channels + ch) * output_channels + o];";
+const P12_PRODUCT: &str = "sum += tile[threadIdx.x + j] * kernel[j];";
+
+const MUTANTS: &[Mutant] = &[
+    // The products in double precision, on the FP64 units.
+    (
+        "p11_f64_sum",
+        "puzzle-11",
+        P11_FP32,
+        &[
+            ("float sum = 0.0f;", "double sum = 0.0;"),
+            ("sum += input[", "sum += (double)input["),
+            (
+                "                       weight[",
+                "                       (double)weight[",
+            ),
+            ("= sum;", "= (float)sum;"),
+        ],
+    ),
+    (
+        "p12_f64_sum",
+        "puzzle-12",
+        P12_FP32,
+        &[
+            ("float sum = 0.0f;", "double sum = 0.0;"),
+            (
+                P12_PRODUCT,
+                "sum = fma((double)tile[threadIdx.x + j], (double)kernel[j], sum);",
+            ),
+            ("= sum;", "= (float)sum;"),
+        ],
+    ),
+    // `__fadd_rn(sum, __fmul_rn(x, w))`: a multiply and an add, no fused multiply-add.
+    (
+        "p11_fmul_rn",
+        "puzzle-11",
+        P11_FP32,
+        &[(
+            P11_PRODUCT,
+            "sum = __fadd_rn(sum, __fmul_rn(input[((b * input_rows + r + i) * input_cols + c + j) * input_channels + ch],\n                       weight[((i * kernel_cols + j) * input_channels + ch) * output_channels + o]));",
+        )],
+    ),
+    (
+        "p12_fmul_rn",
+        "puzzle-12",
+        P12_FP32,
+        &[(
+            P12_PRODUCT,
+            "sum = __fadd_rn(sum, __fmul_rn(tile[threadIdx.x + j], kernel[j]));",
+        )],
+    ),
+    // No multiply at all: each product a quotient, x / (1 / w) (puzzle 11's weights are at least
+    // 0.1 in magnitude; a zero tap of puzzle 12 gives x / inf = 0). Only the tensor-core check
+    // sees it.
+    (
+        "p11_quotients",
+        "puzzle-11",
+        P11_FP32,
+        &[(
+            P11_PRODUCT,
+            "sum += input[((b * input_rows + r + i) * input_cols + c + j) * input_channels + ch] /\n                       (1.0f / weight[((i * kernel_cols + j) * input_channels + ch) * output_channels + o]);",
+        )],
+    ),
+    (
+        "p12_quotients",
+        "puzzle-12",
+        P12_FP32,
+        &[(
+            P12_PRODUCT,
+            "sum += tile[threadIdx.x + j] / (1.0f / kernel[j]);",
+        )],
+    ),
+    // One `mma.sync` per warp, on zeros, for show; the sum on the FP32 units.
+    (
+        "p11_token_mma",
+        "puzzle-11",
+        P11_FP32,
+        &[
+            (
+                "    int out_rows = input_rows",
+                "    float d[4] = {0.0f, 0.0f, 0.0f, 0.0f};\n    unsigned z = 0;\n    asm volatile(\"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%4,%4,%4}, {%4,%4}, {%0,%1,%2,%3};\"\n                 : \"+f\"(d[0]), \"+f\"(d[1]), \"+f\"(d[2]), \"+f\"(d[3]) : \"r\"(z));\n    int out_rows = input_rows",
+            ),
+            (
+                "float sum = 0.0f;",
+                "float sum = d[0] + d[1] + d[2] + d[3];",
+            ),
+        ],
+    ),
+];
+
 /// `runner check PUZZLE --kernel FILE --backend sim --json`: passed, the diagnostics, the cases.
 fn check(puzzle: &str, file: &Path) -> (bool, Vec<Value>, Vec<Value>) {
-    let out = Command::new(common::runner())
-        .args(["--root"])
-        .arg(repo())
-        .args(["check", puzzle, "--backend", "sim", "--json", "--kernel"])
-        .arg(file)
-        .env("NO_COLOR", "1")
-        .env("WORKBOOK_STATE", "/nonexistent/state.json")
-        .output()
-        .expect("runner runs");
-    let v = common::json(&out);
+    let v = common::check_json(puzzle, file, "sim", &[]);
     let list = |k: &str| v[k].as_array().cloned().unwrap_or_default();
     (v["passed"] == true, list("diagnostics"), list("cases"))
 }
@@ -223,7 +314,10 @@ fn honest_rewrites_pass_and_lesson_skipping_ones_exceed_a_budget() {
             }
             record(which, figs);
         }
-        let skipping = kernels(&dir.join("skipping"));
+        let mut skipping = kernels(&dir.join("skipping"));
+        for (name, _, base, edits) in MUTANTS.iter().filter(|m| m.1 == puzzle) {
+            skipping.push(common::mutate(base, name, edits).0);
+        }
         assert!(skipping.len() >= 3, "{puzzle}: too few skipping kernels");
         for file in &skipping {
             let (passed, diagnostics, cases) = check(puzzle, file);

@@ -292,22 +292,6 @@ impl Checks {
                 });
             }
         }
-        if let Some(b) = self.budget.filter(|b| b.tensor_macs != 0) {
-            // All but what the CUDA cores may do (a K remainder) belongs on the tensor cores.
-            let outputs = match b.outputs {
-                0 => self.output_elems(outputs),
-                n => n,
-            };
-            let cuda = u64::from(b.cuda_products_per_output.unwrap_or(0)) * outputs;
-            let (done, needed) = (self.tensor_macs, b.tensor_macs);
-            self.stats.tensor_macs = Some((done, needed));
-            let over = self.stats.cuda_products_per_output.unwrap_or(0)
-                > b.cuda_products_per_output.unwrap_or(u32::MAX);
-            // A kernel over the products budget has been told where its products belong.
-            if done < needed.saturating_sub(cuda) && !over {
-                self.report(Finding::TensorShort { done, needed, cuda });
-            }
-        }
         if let Some((reads, products)) = self.budget.and_then(|b| b.shared_reads_per_product) {
             let made = (self.shared_reads, self.products);
             self.stats.shared_reads_products = Some(made);
@@ -385,6 +369,27 @@ impl Checks {
                 short,
             };
             self.report(f);
+        }
+        if let Some(b) = self.budget.filter(|b| b.tensor_macs != 0) {
+            // All but what the CUDA cores may do (a K remainder) belongs on the tensor cores.
+            let outputs = match b.outputs {
+                0 => self.output_elems(outputs),
+                n => n,
+            };
+            let cuda = u64::from(b.cuda_products_per_output.unwrap_or(0)) * outputs;
+            let (done, needed) = (self.tensor_macs, b.tensor_macs);
+            self.stats.tensor_macs = Some((done, needed));
+            let over = self.stats.cuda_products_per_output.unwrap_or(0)
+                > b.cuda_products_per_output.unwrap_or(u32::MAX);
+            // A kernel over the products budget has been told where its products belong, and one
+            // that left outputs unwritten (a skeleton) has a first thing to fix.
+            let unwritten = self
+                .kept
+                .iter()
+                .any(|k| matches!(k.finding, Finding::Unwritten { .. }));
+            if done < needed.saturating_sub(cuda) && !over && !unwritten {
+                self.report(Finding::TensorShort { done, needed, cuda });
+            }
         }
     }
 }

@@ -3,7 +3,7 @@
 //! the learner's line, with the arrays, elements and threads named as the learner wrote them
 //! ([`Names`]). `fault` says the same for the fault that stops a launch.
 
-use crate::finding::{Access, Finding, Kept, shared_name};
+use crate::finding::{Access, Finding, Kept, shared_name, through};
 use crate::site::Locate;
 use ptx::bulk::BulkOp;
 use ptx::ir::{Op, Program};
@@ -93,7 +93,7 @@ pub fn finding_diagnostic(k: &Kept, n: &Names<'_>) -> Diagnostic {
             second,
             flight,
         } => {
-            let what = shared_name(n.prog, *byte, *width);
+            let what = shared_name(n.prog, *byte, *width) + &through(n.prog, *byte, second.inst);
             let (a, b) = (t3(n.thread(first.thread)), t3(n.thread(second.thread)));
             let (la, lb) = (n.line(first.inst), n.line(second.inst));
             let msg = match (first.write, second.write) {
@@ -207,7 +207,7 @@ pub fn finding_diagnostic(k: &Kept, n: &Names<'_>) -> Diagnostic {
             let msg = format!(
                 "thread {} reads {} (line {}), but no thread of block {} has written it in this launch, so it holds garbage; usually an element that is never loaded, such as the halo past the block's own inputs or the zeros past the end of the input",
                 t3(n.thread(reader.thread)),
-                shared_name(n.prog, *byte, *width),
+                shared_name(n.prog, *byte, *width) + &through(n.prog, *byte, reader.inst),
                 n.line(reader.inst),
                 t3(block)
             );

@@ -188,6 +188,37 @@ pub fn shared_name(prog: &Program, byte: u32, width: u32) -> String {
     }
 }
 
+/// Where the access at instruction `inst` to shared byte `byte` goes through a pointer the
+/// learner declared into the array holding it, and indexes at that line: ` through your pointer
+/// `tile``; empty otherwise.
+pub fn through(prog: &Program, byte: u32, inst: u32) -> String {
+    let b = u64::from(byte);
+    let array = prog
+        .shared
+        .iter()
+        .find(|s| s.offset <= b && b < s.offset + s.size)
+        .map(|s| local_name(&s.name).to_string())
+        .or_else(|| {
+            let dynamic = prog.dyn_shared_name.as_deref();
+            dynamic
+                .filter(|_| b >= prog.dyn_shared_offset)
+                .map(|n| local_name(n).to_string())
+        });
+    let line = prog.insts.get(inst as usize).map(|i| i.line);
+    let (Some(array), Some(line)) = (array, line) else {
+        return String::new();
+    };
+    let mut names = prog
+        .aliases
+        .iter()
+        .filter(|a| a.array == array && a.lines.contains(&line))
+        .map(|a| format!("`{}`", a.name));
+    match names.next() {
+        Some(first) => format!(" through your pointer {first}"),
+        None => String::new(),
+    }
+}
+
 /// The source's declaration of shared array `name` of `size` bytes (`None` for the dynamic
 /// array), where it agrees with the PTX: a static one of the same bytes, an `extern` one
 /// unsized.
