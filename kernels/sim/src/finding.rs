@@ -165,18 +165,7 @@ pub struct Kept {
 /// (`sm[2600].x`, `As[1][0][0]`), else `array[index]` with elements of that width.
 pub fn shared_name(prog: &Program, byte: u32, width: u32) -> String {
     let b = u64::from(byte);
-    let named = prog
-        .shared
-        .iter()
-        .find(|s| s.offset <= b && b < s.offset + s.size)
-        .map(|s| (s.name.as_str(), s.offset, Some(s.size)))
-        .or_else(|| {
-            prog.dyn_shared_name
-                .as_deref()
-                .filter(|_| b >= prog.dyn_shared_offset)
-                .map(|n| (n, prog.dyn_shared_offset, None))
-        });
-    match named {
+    match array_at(prog, b) {
         Some((name, at, size)) => {
             let name = local_name(name);
             match declared(prog, name, size) {
@@ -188,22 +177,26 @@ pub fn shared_name(prog: &Program, byte: u32, width: u32) -> String {
     }
 }
 
+/// The shared array holding byte `b`: its PTX name, its first byte and its size (`None` for the
+/// dynamic array, which runs to the end).
+fn array_at(prog: &Program, b: u64) -> Option<(&str, u64, Option<u64>)> {
+    prog.shared
+        .iter()
+        .find(|s| s.offset <= b && b < s.offset + s.size)
+        .map(|s| (s.name.as_str(), s.offset, Some(s.size)))
+        .or_else(|| {
+            prog.dyn_shared_name
+                .as_deref()
+                .filter(|_| b >= prog.dyn_shared_offset)
+                .map(|n| (n, prog.dyn_shared_offset, None))
+        })
+}
+
 /// Where the access at instruction `inst` to shared byte `byte` goes through a pointer the
 /// learner declared into the array holding it, and indexes at that line: ` through your pointer
 /// `tile``; empty otherwise.
 pub fn through(prog: &Program, byte: u32, inst: u32) -> String {
-    let b = u64::from(byte);
-    let array = prog
-        .shared
-        .iter()
-        .find(|s| s.offset <= b && b < s.offset + s.size)
-        .map(|s| local_name(&s.name).to_string())
-        .or_else(|| {
-            let dynamic = prog.dyn_shared_name.as_deref();
-            dynamic
-                .filter(|_| b >= prog.dyn_shared_offset)
-                .map(|n| local_name(n).to_string())
-        });
+    let array = array_at(prog, u64::from(byte)).map(|(name, _, _)| local_name(name));
     let line = prog.insts.get(inst as usize).map(|i| i.line);
     let (Some(array), Some(line)) = (array, line) else {
         return String::new();
