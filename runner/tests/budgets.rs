@@ -195,7 +195,7 @@ fn over(name: &str, x: f64) -> bool {
 
 /// Each budget's figure for one run: its worst case's count over what that case allows (above 1:
 /// over the budget), from the cases' stats and the puzzle's budgets.
-fn figures(puzzle: &str, cases: &[Value]) -> BTreeMap<&'static str, f64> {
+fn figures(puzzle: &str, cases: &[Value]) -> Figures {
     let spec = runner_puzzle(puzzle);
     let budgets: BTreeMap<String, spec::Budget> = (spec.cases)(spec::Scale::Small)
         .into_iter()
@@ -258,6 +258,57 @@ fn figures(puzzle: &str, cases: &[Value]) -> BTreeMap<&'static str, f64> {
     out
 }
 
+type Figures = BTreeMap<&'static str, f64>;
+
+/// One case's counts in each budget's own units, for the table: the case a chapter quotes.
+fn in_units(cases: &[Value]) -> Figures {
+    let mut out = Figures::new();
+    let at = |name: &str| {
+        cases
+            .iter()
+            .find(|c| c["name"] == name)
+            .map(|c| &c["stats"])
+    };
+    let n = |v: &Value, i: usize| v[i].as_f64();
+    let cols = |c: &str, k: &str| at(c).map(|s| s[k].clone()).unwrap_or(Value::Null);
+    let names = cases
+        .first()
+        .map(|c| c["params"].clone())
+        .unwrap_or_default();
+    if let Some(x) = n(&cols("edge-kernel-2047", "tile_reads"), 0) {
+        out.insert("04-06 edge-kernel-2047: input read by one block", x);
+    }
+    let sp = cols("edge-10000-by-3", "shared_reads_products");
+    if let (Some(r), Some(p)) = (n(&sp, 0), n(&sp, 1)) {
+        out.insert(
+            "06 edge-10000-by-3: shared reads per product (x100)",
+            (100.0 * r / p.max(1.0)).round(),
+        );
+    }
+    let st = cols("random-1", "staged_reads");
+    if let (Some(r), Some(o)) = (n(&st, 0), n(&st, 2)) {
+        out.insert(
+            "10 random-1: input reads per output (x100)",
+            (100.0 * r / o.max(1.0)).round(),
+        );
+    }
+    let (case, label) = if names.get("input_channels").is_some() {
+        (
+            "edge-wide-channels",
+            "11 edge-wide-channels: CUDA-core products per output",
+        )
+    } else {
+        (
+            "edge-kernel-2047",
+            "12 edge-kernel-2047: CUDA-core products per output",
+        )
+    };
+    if let Some(x) = cols(case, "cuda_products_per_output").as_f64() {
+        out.insert(label, x);
+    }
+    out
+}
+
 fn runner_puzzle(id: &str) -> spec::Puzzle {
     match id {
         "puzzle-04" => puzzle_04::spec(),
@@ -305,9 +356,10 @@ fn honest_rewrites_pass_and_lesson_skipping_ones_exceed_a_budget() {
     let root = repo().join("runner/tests/fixtures/rewrites");
     let scratch = std::env::temp_dir().join(format!("workbook-budgets-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).unwrap();
-    let mut rows: BTreeMap<&'static str, Row> = BTreeMap::new();
+    // Each budget's figures, and one case's counts in the budget's own units.
+    let (mut rows, mut units): (BTreeMap<&str, Row>, BTreeMap<&str, Row>) = Default::default();
     let mut failures = vec![];
-    let mut record = |which: &str, figs: BTreeMap<&'static str, f64>| {
+    let record = |rows: &mut BTreeMap<&'static str, Row>, which: &str, figs: Figures| {
         for (k, x) in figs {
             let row = rows.entry(k).or_default();
             match which {
@@ -355,7 +407,8 @@ fn honest_rewrites_pass_and_lesson_skipping_ones_exceed_a_budget() {
                     file.display()
                 ));
             }
-            record(which, figs);
+            record(&mut units, which, in_units(&cases));
+            record(&mut rows, which, figs);
         }
         let mut skipping = kernels(&dir.join("skipping"));
         for (name, _, base, edits) in MUTANTS.iter().filter(|m| m.1 == puzzle) {
@@ -372,7 +425,8 @@ fn honest_rewrites_pass_and_lesson_skipping_ones_exceed_a_budget() {
                     file.display()
                 ));
             }
-            record("skipping", figs);
+            record(&mut units, "skipping", in_units(&cases));
+            record(&mut rows, "skipping", figs);
         }
     }
     let _ = std::fs::remove_dir_all(&scratch);
@@ -386,6 +440,19 @@ fn honest_rewrites_pass_and_lesson_skipping_ones_exceed_a_budget() {
             range(&r.solution),
             range(&r.honest),
             range(&r.skipping)
+        );
+    }
+    println!(
+        "\n{:<58}{:>10}{:>18}{:>22}",
+        "one case, in the budget's units", "solution", "honest", "skipping"
+    );
+    for (k, r) in &units {
+        let span = |xs: &[f64]| range(xs).replace(".00", "");
+        println!(
+            "{k:<58}{:>10}{:>18}{:>22}",
+            span(&r.solution),
+            span(&r.honest),
+            span(&r.skipping)
         );
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
