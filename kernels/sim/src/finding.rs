@@ -196,9 +196,15 @@ fn array_at(prog: &Program, b: u64) -> Option<(&str, u64, Option<u64>)> {
 /// learner declared into the array holding it, and indexes at that line: ` through your pointer
 /// `tile``; empty otherwise.
 pub fn through(prog: &Program, byte: u32, inst: u32) -> String {
-    let array = array_at(prog, u64::from(byte)).map(|(name, _, _)| local_name(name));
-    let line = prog.insts.get(inst as usize).map(|i| i.line);
-    let (Some(array), Some(line)) = (array, line) else {
+    match array_at(prog, u64::from(byte)) {
+        Some((name, _, _)) => through_array(prog, local_name(name), inst),
+        None => String::new(),
+    }
+}
+
+/// [`through`] for an access to shared array `array` (as the learner declared it).
+pub fn through_array(prog: &Program, array: &str, inst: u32) -> String {
+    let Some(line) = prog.insts.get(inst as usize).map(|i| i.line) else {
         return String::new();
     };
     let mut names = prog
