@@ -111,6 +111,7 @@ fn evaluate_text(
             macros,
         };
         for w in toolchain::warnings::of(&source, &Target::Ptx) {
+            let w = explained(w, puzzle);
             if !warnings.contains(&w) {
                 warnings.push(w);
             }
@@ -304,10 +305,13 @@ fn at_declaration(mut d: Diagnostic, code: &str) -> Diagnostic {
 }
 
 /// The simulator's options for `code` compiled with `macros`: the checks, with the learner's
-/// `__shared__` declarations so that findings name arrays in their declared type and shape.
+/// `__shared__` declarations and pointers into them, so that findings name arrays in their
+/// declared type and shape, and the pointer a line indexes through.
 pub fn sim_options(code: &str, macros: &[(String, String)]) -> sim::SimOptions {
+    let shared = ptx::declared::parse(code, macros);
     sim::SimOptions {
-        shared: ptx::declared::parse(code, macros),
+        aliases: ptx::declared::aliases(code, &shared),
+        shared,
         ..sim::SimOptions::default()
     }
 }
@@ -365,5 +369,49 @@ fn failed_early(req: &Request, file: &str, d: Diagnostic) -> Outcome {
         notes: vec![],
         rerun: req.rerun.clone(),
         later: None,
+    }
+}
+
+/// NVRTC's warning that a variable is "declared but never referenced", where the variable is the
+/// launch shape the runner reads from the compiled kernel (a `const` without `extern "C"` has
+/// internal linkage, so NVRTC sees no use of it): said as what it is, and how to avoid it.
+fn explained(mut w: toolchain::warnings::Warning, puzzle: &Puzzle) -> toolchain::warnings::Warning {
+    if let Some(d) = puzzle.declared_launch {
+        let unused = format!(
+            "variable \"{}\" was declared but never referenced",
+            d.symbol
+        );
+        if w.message.starts_with(&unused) {
+            w.message = format!(
+                "{}: the runner reads `{}` from the compiled kernel, not your code, and it found it; declare it `extern \"C\" __device__ const int {}[...]`, as the chapter does, and NVRTC keeps it as used without this warning",
+                w.message, d.symbol, d.symbol
+            );
+        }
+    }
+    w
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unused_launch_shape_warning_is_explained_and_others_are_left_alone() {
+        let warn = |m: &str| toolchain::warnings::Warning {
+            file: "k.cu".into(),
+            line: 3,
+            message: m.into(),
+        };
+        let p08 = puzzle_08::spec();
+        let unused = "variable \"launch_shape\" was declared but never referenced (#177-D)";
+        let w = explained(warn(unused), &p08);
+        assert!(
+            w.message.starts_with(unused) && w.message.contains("extern \"C\""),
+            "{}",
+            w.message
+        );
+        let other = "variable \"x\" was declared but never referenced (#177-D)";
+        assert_eq!(explained(warn(other), &p08).message, other);
+        assert_eq!(explained(warn(unused), &puzzle_04::spec()).message, unused);
     }
 }

@@ -241,7 +241,8 @@ fn printed(outcome: &Outcome) -> String {
     out
 }
 
-/// Per simulated case, each thread's highest global access counts against the case's budget.
+/// Per simulated case, each thread's highest global access counts against the case's budget, and
+/// the counts of the budgets of the whole launch or block.
 pub fn stats(outcome: &Outcome, budget_of: &dyn Fn(&str) -> Option<spec::Budget>) -> String {
     let of = |n: Option<u32>| {
         n.filter(|&n| n != spec::Budget::NO_LIMIT)
@@ -254,59 +255,79 @@ pub fn stats(outcome: &Outcome, budget_of: &dyn Fn(&str) -> Option<spec::Budget>
         .filter(|c| c.shrunk_from.is_none())
         .filter_map(|c| Some((c, c.stats?, budget_of(&c.name))))
         .collect();
-    // Multiply-adds on the FP32 units per output, where a budget (puzzles 11, 12) limits them,
-    // and shared reads per multiply-add, where one (puzzle 06) limits those.
-    let fma = cases
+    // Each budget's column where some case has it: products on the CUDA cores per output and the tensor cores' share of the multiply-adds (puzzles 11, 12), shared reads
+    // per product (06), reads of the staged input per output (10), a block's reads of its tile
+    // (04, 05).
+    let products = cases
         .iter()
-        .any(|(_, s, _)| s.fp32_fma_per_output.is_some());
-    let shared = cases.iter().any(|(_, s, _)| s.shared_reads_fmas.is_some());
+        .any(|(_, s, _)| s.cuda_products_per_output.is_some());
+    let tensor = cases.iter().any(|(_, s, _)| s.tensor_macs.is_some());
+    let shared = cases
+        .iter()
+        .any(|(_, s, _)| s.shared_reads_products.is_some());
     let staged = cases.iter().any(|(_, s, _)| s.staged_reads.is_some());
-    let column = |on: bool, name: &str| {
+    let tile = cases.iter().any(|(_, s, _)| s.tile_reads.is_some());
+    let column = |on: bool, name: &str, w: usize| {
         if on {
-            format!("{name:>w$}", w = 14.max(name.len()))
+            format!("{name:>w$}")
         } else {
             String::new()
         }
     };
+    let note = |on: bool, what: &str| if on { what.to_string() } else { String::new() };
     let mut out = format!(
-        "{:<28}{:>10}{:>10}{}{}{}  (most by any one thread{}{}{})\n",
+        "{:<28}{:>10}{:>10}{}{}{}{}{}  (most by any one thread{}{}{}{}{})\n",
         "case",
         "reads",
         "writes",
-        column(fma, "fp32 fma"),
-        column(shared, "shared/fma"),
-        column(staged, "  input/output"),
-        if fma {
-            "; fma: FP32 multiply-adds per output"
-        } else {
-            ""
-        },
-        if shared {
-            "; shared/fma: shared reads per multiply-add, of the launch"
-        } else {
-            ""
-        },
-        if staged {
+        column(products, "products/out", 14),
+        column(tensor, "tensor share", 14),
+        column(shared, "reads/product", 14),
+        column(staged, "input/output", 16),
+        column(tile, "block/tile", 15),
+        note(
+            products,
+            "; products/out: products on the CUDA cores per output"
+        ),
+        note(
+            tensor,
+            "; tensor share: the convolution's multiply-adds the tensor cores did"
+        ),
+        note(
+            shared,
+            "; reads/product: shared reads per product, of the launch"
+        ),
+        note(
+            staged,
             "; input/output: reads of input per output, of the launch"
-        } else {
-            ""
-        }
+        ),
+        note(
+            tile,
+            "; block/tile: the most input elements one block read, and its tile"
+        ),
     );
     for (c, s, budget) in cases {
         let reads = format!("{}{}", s.max_reads, of(budget.map(|b| b.reads)));
         let writes = format!("{}{}", s.max_writes, of(budget.map(|b| b.writes)));
-        let per_output = s.fp32_fma_per_output.map(|n| {
-            let limit = budget.and_then(|b| b.fp32_fma_per_output);
+        let per_output = s.cuda_products_per_output.map(|n| {
+            let limit = budget.and_then(|b| b.cuda_products_per_output);
             format!("{:>14}", format!("{n}{}", of(limit)))
         });
         let per_output = per_output.unwrap_or_default();
+        let share = s.tensor_macs.map(|(done, needed)| {
+            format!(
+                "{:>14}",
+                format!("{:.2}", done as f64 / needed.max(1) as f64)
+            )
+        });
+        let share = share.unwrap_or_default();
         let ratio = |r: u64, f: u64| format!("{:.2}", r as f64 / f.max(1) as f64);
-        let per_fma = s.shared_reads_fmas.map(|(r, f)| {
-            let limit = budget.and_then(|b| b.shared_reads_per_fma);
+        let per_product = s.shared_reads_products.map(|(r, f)| {
+            let limit = budget.and_then(|b| b.shared_reads_per_product);
             let limit = limit.map(|(lr, lf)| format!("/{}", ratio(lr.into(), lf.into())));
             format!("{:>14}", ratio(r, f) + &limit.unwrap_or_default())
         });
-        let per_fma = per_fma.unwrap_or_default();
+        let per_product = per_product.unwrap_or_default();
         let per_out = s.staged_reads.map(|(r, allowed, outs)| {
             format!(
                 "{:>16}",
@@ -314,8 +335,12 @@ pub fn stats(outcome: &Outcome, budget_of: &dyn Fn(&str) -> Option<spec::Budget>
             )
         });
         let per_out = per_out.unwrap_or_default();
+        let block = s
+            .tile_reads
+            .map(|(most, tile)| format!("{:>15}", format!("{most}/{tile}")));
+        let block = block.unwrap_or_default();
         out += &format!(
-            "{:<28}{reads:>10}{writes:>10}{per_output}{per_fma}{per_out}\n",
+            "{:<28}{reads:>10}{writes:>10}{per_output}{share}{per_product}{per_out}{block}\n",
             c.name
         );
     }

@@ -3,7 +3,9 @@
 //! t, t + THREADS, ... of its block's BLOCK_SIZE outputs. Each reference solution is broken for
 //! one thread only (block 1, thread 3 adds 1 to its last output), and the diagnostic must name
 //! that thread, not the one a one-output-per-thread rule would. Puzzle 08 declares its own launch:
-//! the diagnostic names the block its shape gives, and no thread.
+//! the diagnostic names the block its shape gives, and no thread. And a race on shared memory, or
+//! an access past its end, through a pointer the learner declared into the tile names that pointer
+//! beside the array.
 
 use std::path::Path;
 use std::process::Command;
@@ -113,4 +115,49 @@ fn puzzle_08_names_the_block_its_declared_shape_gives_and_no_thread() {
         message.contains("[256] yours") && message.contains("(block 2)"),
         "{d}"
     );
+}
+
+/// Puzzle 04's solution with each `(find, replace)` of `edits` made once, checked on `random-1`:
+/// its first diagnostic's kind and message.
+fn puzzle_04_with(name: &str, edits: &[(&str, &str)]) -> (String, String) {
+    let mut src = std::fs::read_to_string(root().join("solutions/puzzle-04.cu")).unwrap();
+    for (find, replace) in edits {
+        assert!(src.contains(find), "{find}");
+        src = src.replacen(find, replace, 1);
+    }
+    let file = std::env::temp_dir().join(format!("puzzle-04-{name}-{}.cu", std::process::id()));
+    std::fs::write(&file, src).unwrap();
+    let d = first_diagnostic("puzzle-04", &file, "random-1");
+    let _ = std::fs::remove_file(&file);
+    let text = |k: &str| d[k].as_str().unwrap_or_default().to_string();
+    (text("kind"), text("message"))
+}
+
+#[test]
+fn accesses_through_a_pointer_alias_name_the_pointer_and_the_array() {
+    const WINDOW: &str = "    const float* window = tile + threadIdx.x;\n";
+    const SUM: &str = "sum += tile[threadIdx.x + j] * kernel[j];";
+    // Puzzle 04's solution without its barrier, the sum reading the tile through `window`; then
+    // with its barrier, reading one element too far through `window`.
+    let race: &[(&str, &str)] = &[
+        ("    __syncthreads();\n", WINDOW),
+        (SUM, "sum += window[j] * kernel[j];"),
+    ];
+    let past = format!("{WINDOW}    float sum = 0.0f;\n");
+    let oob: &[(&str, &str)] = &[
+        ("    float sum = 0.0f;\n", &past),
+        (SUM, "sum += window[j + 1] * kernel[j];"),
+    ];
+    for (name, edits, want, after) in [
+        ("race", race, "race", ""),
+        ("oob", oob, "out_of_bounds", ", but"),
+    ] {
+        let (kind, text) = puzzle_04_with(name, edits);
+        assert_eq!(kind, want, "{text}");
+        let through = format!("]` through your pointer `window`{after}");
+        assert!(
+            text.contains("reads `tile[") && text.contains(&through),
+            "{text}"
+        );
+    }
 }

@@ -156,3 +156,32 @@ fn a_missing_barrier_before_the_tile_is_reused_is_a_race() {
         "{race:#?}"
     );
 }
+
+#[test]
+fn lanes_that_returned_before_the_mma_are_named_by_the_line_they_left_at() {
+    // A guard on the warp's rows before the product: where M is not a multiple of 16, the lanes of
+    // warp 0's rows g + 8 >= M leave, and the mma.sync runs without them. The diagnostic names the
+    // `return` (or the `if` that jumped to it), as a barrier's does.
+    let name = "p11_return_before_mma";
+    let (file, line) = mutate(
+        OK,
+        name,
+        &[(
+            "        unsigned a[4] = {",
+            "        if (m0 + wm + g + 8 >= M) {\n            return;\n        }\n        unsigned a[4] = {",
+        )],
+    );
+    let (passed, d) = check(&file);
+    assert!(!passed, "{name} passes");
+    let div = common::find_kind(name, &d, "barrier_divergence");
+    let text = message(div);
+    assert!(
+        text.contains("`mma.sync` is a warp-wide collective"),
+        "{text}"
+    );
+    let left = |l: u64| format!(" left at line {l} and did not reach it");
+    assert!(
+        text.contains(&left(line)) || text.contains(&left(line + 1)),
+        "{text}"
+    );
+}

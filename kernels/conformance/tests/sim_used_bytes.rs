@@ -124,10 +124,7 @@ fn global(pragma: &str, reads: u32) -> Vec<spec::Diagnostic> {
         budget: Some(Budget {
             reads,
             writes: 3,
-            fp32_fma_per_output: None,
-            outputs: 0,
-            shared_reads_per_fma: None,
-            staged_reads: None,
+            ..Budget::NONE
         }),
         work: 1,
     };

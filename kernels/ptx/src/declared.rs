@@ -301,6 +301,83 @@ pub fn parse(src: &str, macros: &[(String, String)]) -> Vec<SharedDecl> {
     out
 }
 
+/// A pointer the learner declared into a `__shared__` array (`float* tile = smem + 2048;`, or into
+/// another such pointer), and the source lines that index through it (`tile[...]`): a finding at
+/// one of those lines names the pointer beside the declared array.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SharedAlias {
+    pub name: String,
+    /// The declared array it points into.
+    pub array: String,
+    /// The 1-based source lines after its declaration that write `name[`.
+    pub lines: Vec<u32>,
+}
+
+/// The pointer aliases of `src` into the arrays of `arrays` (see [`SharedAlias`]): each
+/// declaration `T* NAME = EXPR;` (or `T *NAME`) whose `EXPR` names a declared array, or a pointer
+/// already found, as a whole word. Line comments are left out; a pointer that is reassigned later
+/// keeps its first array.
+pub fn aliases(src: &str, arrays: &[SharedDecl]) -> Vec<SharedAlias> {
+    let lines: Vec<&str> = src
+        .lines()
+        .map(|l| l.split_once("//").map_or(l, |(code, _)| code))
+        .collect();
+    let word = |text: &str, w: &str| {
+        text.match_indices(w).any(|(at, _)| {
+            let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+            let before = text[..at].chars().next_back().is_none_or(|c| !ident(c));
+            let after = text[at + w.len()..]
+                .chars()
+                .next()
+                .is_none_or(|c| !ident(c));
+            before && after
+        })
+    };
+    let mut out: Vec<SharedAlias> = Vec::new();
+    for (n, line) in lines.iter().enumerate() {
+        for stmt in line.split(';') {
+            let Some((lhs, rhs)) = stmt.split_once('=') else {
+                continue;
+            };
+            if rhs.starts_with('=') || lhs.ends_with(['!', '<', '>', '+', '-', '*', '/']) {
+                continue; // a comparison or a compound assignment
+            }
+            let Some((_, name)) = lhs.rsplit_once('*') else {
+                continue;
+            };
+            let name = name.trim();
+            if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                continue;
+            }
+            let target = arrays
+                .iter()
+                .map(|a| a.name.clone())
+                .find(|a| word(rhs, a))
+                .or_else(|| {
+                    out.iter()
+                        .find(|a| word(rhs, &a.name))
+                        .map(|a| a.array.clone())
+                });
+            let Some(array) = target.filter(|a| a != name) else {
+                continue;
+            };
+            let used = format!("{name}[");
+            let uses = lines[n + 1..]
+                .iter()
+                .enumerate()
+                .filter(|(_, l)| l.contains(&used) && word(l, name))
+                .map(|(i, _)| (n + 2 + i) as u32)
+                .collect();
+            out.push(SharedAlias {
+                name: name.to_string(),
+                array,
+                lines: uses,
+            });
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -359,5 +436,23 @@ mod tests {
             d.iter().map(|d| d.name.as_str()).collect::<Vec<_>>(),
             ["ok"]
         );
+    }
+
+    #[test]
+    fn pointer_aliases_into_shared_arrays_are_found_with_the_lines_that_index_them() {
+        let src = "extern __shared__ float smem[];\n\
+                   float* tile = smem + 2048; // the second half\n\
+                   const float *x = tile + threadIdx.x;\n\
+                   float y = tile[1] + x[2];\n\
+                   if (a == b) { c = d; }\n\
+                   float* out = output + 4;\n\
+                   out[0] = smem[3];\n";
+        let arrays = parse(src, &[]);
+        let found = aliases(src, &arrays);
+        let names: Vec<(&str, &str, &[u32])> = found
+            .iter()
+            .map(|a| (a.name.as_str(), a.array.as_str(), a.lines.as_slice()))
+            .collect();
+        assert_eq!(names, [("tile", "smem", &[4][..]), ("x", "smem", &[4][..])]);
     }
 }

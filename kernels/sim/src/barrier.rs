@@ -10,6 +10,69 @@ use crate::machine::{Machine, Warp};
 use crate::site::Locate;
 
 impl Machine<'_> {
+    /// Where lane `l` of `w`, which exited, left: a predicated `ret` is its own line; otherwise
+    /// the last forward branch it took (the `return` or `if` that jumped past the barrier), not
+    /// the closing brace every exit shares.
+    pub(super) fn left(&self, w: &Warp, l: usize) -> u32 {
+        let exit = w.exit_pc[l];
+        let guarded = self
+            .prog
+            .insts
+            .get(exit as usize)
+            .is_some_and(|i| i.guard.is_some());
+        if guarded || w.left_pc[l] == u32::MAX {
+            exit
+        } else {
+            w.left_pc[l]
+        }
+    }
+
+    /// For a warp collective (`mma.sync`, `wmma`) at `pc` that lanes `exec` of `w` reached
+    /// without the others: where the missing lanes are. Those that exited, or jumped past it on
+    /// their way out, by the line they left at (the `return` or the branch before the
+    /// collective, as a barrier's sentence says); the others by the line they are at.
+    pub(super) fn missing_lanes(&self, w: &Warp, exec: u32, pc: u32) -> String {
+        let line = |pc: u32| self.prog.insts.get(pc as usize).map_or(0, |i| i.line);
+        let mut at: Vec<(u32, bool, u32)> = (0..32u32)
+            .filter(|&l| exec >> l & 1 == 0 && w.lanes >> l & 1 == 1)
+            .map(|l| {
+                if w.exited >> l & 1 == 1 {
+                    return (line(self.left(w, l as usize)), true, l);
+                }
+                let there = w
+                    .others
+                    .iter()
+                    .find(|g| g.1 >> l & 1 == 1)
+                    .map_or(w.pc, |g| g.0);
+                let branch = w.left_pc[l as usize];
+                if there > pc && branch != u32::MAX && branch < pc {
+                    (line(branch), true, l)
+                } else {
+                    (line(there), false, l)
+                }
+            })
+            .collect();
+        at.sort_unstable();
+        let mut parts = vec![];
+        let mut i = 0;
+        while i < at.len() {
+            let (ln, gone) = (at[i].0, at[i].1);
+            let lanes: Vec<u32> = at[i..]
+                .iter()
+                .take_while(|x| (x.0, x.1) == (ln, gone))
+                .map(|x| x.2)
+                .collect();
+            i += lanes.len();
+            let list = compact(&lanes);
+            parts.push(if gone {
+                format!("lanes {list} left at line {ln} and did not reach it")
+            } else {
+                format!("lanes {list} are at line {ln}")
+            });
+        }
+        parts.join("; ")
+    }
+
     /// The sentence of a barrier some threads of the block wait at and others do not.
     pub(super) fn divergence(&self, warps: &[Warp], parked: &[(usize, u32, u32)]) -> String {
         let line = |pc: u32| self.prog.insts.get(pc as usize).map_or(0, |i| i.line);
@@ -36,26 +99,10 @@ impl Machine<'_> {
                 line(pc)
             ));
         }
-        // Where each exited thread left: a predicated `ret` is its own line; otherwise the last
-        // forward branch it took (the `return` or `if` that jumped past the barrier), not the
-        // closing brace every exit shares.
-        let left = |w: &Warp, l: usize| {
-            let exit = w.exit_pc[l];
-            let guarded = self
-                .prog
-                .insts
-                .get(exit as usize)
-                .is_some_and(|i| i.guard.is_some());
-            if guarded || w.left_pc[l] == u32::MAX {
-                exit
-            } else {
-                w.left_pc[l]
-            }
-        };
         let mut gone: Vec<(u32, u32)> = warps
             .iter()
             .flat_map(|w| {
-                ids(w.exited, w).map(move |t| (line(left(w, (t - w.first_tid) as usize)), t))
+                ids(w.exited, w).map(move |t| (line(self.left(w, (t - w.first_tid) as usize)), t))
             })
             .collect();
         gone.sort_unstable();
@@ -205,4 +252,23 @@ impl Machine<'_> {
         let noun = if ids.len() == 1 { "thread" } else { "threads" };
         format!("{noun} {}", shown.join(", "))
     }
+}
+
+/// Lane numbers as runs: `0-3, 5, 7-9`.
+fn compact(xs: &[u32]) -> String {
+    let mut parts: Vec<String> = vec![];
+    let mut i = 0;
+    while i < xs.len() {
+        let mut j = i;
+        while j + 1 < xs.len() && xs[j + 1] == xs[j] + 1 {
+            j += 1;
+        }
+        parts.push(if j == i {
+            xs[i].to_string()
+        } else {
+            format!("{}-{}", xs[i], xs[j])
+        });
+        i = j + 1;
+    }
+    parts.join(", ")
 }

@@ -121,13 +121,16 @@ pub struct Checks {
     pub(super) pitches: Vec<Option<Pitch>>,
     pub(super) reads: Vec<u32>,
     pub(super) writes: Vec<u32>,
-    /// Whether the budget limits multiply-adds on the FP32 units, how many lanes executed one
-    /// (`fma.f32`), and the latest such instruction (`check_global::Checks::fma`).
-    pub(super) count_fma: bool,
-    pub(super) fp32_fmas: u64,
-    pub(super) fma_inst: u32,
-    /// Whether the budget limits shared reads per multiply-add (puzzle 06), how many lanes
-    /// read shared memory, and the latest such read (`check_global::Checks::finish`).
+    /// Whether the budget counts products on the CUDA cores (puzzles 06, 11 and 12), the
+    /// launch's (each lane's multiply of any instruction and precision, per element), the latest
+    /// such instruction, and the multiply-adds the tensor cores did
+    /// (`check_global::cuda_core_products`, `check_global::tensor_work`).
+    pub(super) count_products: bool,
+    pub(super) products: u64,
+    pub(super) product_inst: u32,
+    pub(super) tensor_macs: u64,
+    /// Whether the budget limits shared reads per product (puzzle 06), how many elements the
+    /// lanes read from shared memory, and the latest such read (`check_global::Checks::finish`).
     pub(super) count_shared: bool,
     pub(super) shared_reads: u64,
     pub(super) shared_inst: u32,
@@ -137,6 +140,15 @@ pub struct Checks {
     pub(super) staged_reads: u64,
     pub(super) staged_inst: u32,
     pub(super) staged_words: u64,
+    /// Puzzles 04 and 05's tile (`usize::MAX`: none): the buffer whose elements each block may
+    /// read `tile_allowed` of, the block's reads so far, and its first read past them (with the
+    /// element); the buffer no thread may read.
+    pub(super) tile_buf: usize,
+    pub(super) tile_allowed: u64,
+    pub(super) tile_reads: u64,
+    pub(super) tile_over: Option<(Access, usize)>,
+    pub(super) unread_buf: usize,
+    pub(super) unread_reads: u64,
     pub stats: AccessStats,
     pub kept: Vec<Kept>,
 }
@@ -195,13 +207,16 @@ impl Checks {
             pitches: vec![None; lens.len()],
             reads: vec![0; tpb as usize],
             writes: vec![0; tpb as usize],
-            count_fma: on
+            count_products: on
                 && budget.is_some_and(|b| {
-                    b.fp32_fma_per_output.is_some() || b.shared_reads_per_fma.is_some()
+                    b.cuda_products_per_output.is_some()
+                        || b.shared_reads_per_product.is_some()
+                        || b.tensor_macs != 0
                 }),
-            fp32_fmas: 0,
-            fma_inst: 0,
-            count_shared: on && budget.is_some_and(|b| b.shared_reads_per_fma.is_some()),
+            products: 0,
+            product_inst: 0,
+            tensor_macs: 0,
+            count_shared: on && budget.is_some_and(|b| b.shared_reads_per_product.is_some()),
             shared_reads: 0,
             shared_inst: 0,
             staged_buf: match budget.and_then(|b| b.staged_reads) {
@@ -211,6 +226,20 @@ impl Checks {
             staged_reads: 0,
             staged_inst: 0,
             staged_words: 0,
+            tile_buf: match budget.and_then(|b| b.tile_reads) {
+                Some(t) if on => t.buf as usize,
+                _ => usize::MAX,
+            },
+            tile_allowed: budget
+                .and_then(|b| b.tile_reads)
+                .map_or(0, |t| u64::from(t.tile) + u64::from(t.slack)),
+            tile_reads: 0,
+            tile_over: None,
+            unread_buf: match budget.and_then(|b| b.tile_reads).and_then(|t| t.unread) {
+                Some(buf) if on => buf as usize,
+                _ => usize::MAX,
+            },
+            unread_reads: 0,
             stats: AccessStats::default(),
             kept: vec![],
         }
@@ -259,6 +288,8 @@ impl Checks {
         self.flight.reset();
         self.reads.iter_mut().for_each(|r| *r = 0);
         self.writes.iter_mut().for_each(|w| *w = 0);
+        self.tile_reads = 0;
+        self.tile_over = None;
     }
 
     /// A barrier released every thread of the block: a new epoch.
@@ -313,6 +344,7 @@ impl Checks {
         );
         self.stats.max_reads = self.stats.max_reads.max(r);
         self.stats.max_writes = self.stats.max_writes.max(w);
+        self.end_tile();
     }
 
     /// Reports the held reads of never-written words that no other thread wrote in their epoch.

@@ -8,7 +8,59 @@
 
 use crate::check::{ATOMIC, Checks};
 use crate::finding::{Acc, Access, Finding};
+use ptx::ir::Op;
+use ptx::mma::{Elem, HalfOp, MmaOp};
+use ptx::types::{Bin, Tern, Ty};
 use spec::job::Pitch;
+
+/// The products one lane of `op` makes on the CUDA cores: 1 for a multiply or multiply-add of
+/// any floating-point precision (`mul`, `fma`, `mad`; f16, bf16, f32, f64), 2 for a packed pair;
+/// `None` for anything else (an add is no product: a tf32 split's subtract or an epilogue's sum).
+pub(super) fn cuda_core_products(op: &Op) -> Option<u32> {
+    let float = |ty: Ty| matches!(ty, Ty::F16 | Ty::BF16 | Ty::F32 | Ty::F64);
+    let n = |ty: Ty| if ty == Ty::F16x2 { 2 } else { 1 };
+    match op {
+        Op::Bin {
+            op: Bin::MulLo, ty, ..
+        }
+        | Op::Tern {
+            op: Tern::Fma, ty, ..
+        } if float(*ty) || *ty == Ty::F16x2 => Some(n(*ty)),
+        Op::Mma(m) => match **m {
+            MmaOp::Half {
+                op: HalfOp::Mul | HalfOp::Fma,
+                x2,
+                ..
+            } => Some(if x2 { 2 } else { 1 }),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The multiply-adds one warp's tensor-core instruction `op` does: M*N*K of its shape
+/// (`mma.sync` m16n8k8 or m16n8k16, `wmma.mma` m16n16k8 or m16n16k16; `wgmma` is counted where it
+/// runs, [`wgmma_macs`]); `None` for anything else.
+pub(super) fn tensor_work(op: &Op) -> Option<u64> {
+    let Op::Mma(m) = op else {
+        return None;
+    };
+    match **m {
+        MmaOp::Mma { k, .. } => Some(16 * 8 * u64::from(k)),
+        MmaOp::WmmaMma { elem, .. } => Some(16 * 16 * k_of(elem)),
+        _ => None,
+    }
+}
+
+/// The multiply-adds one warp's quarter of a `wgmma` of width `n` does (64 x n x K for the
+/// warpgroup).
+pub(super) fn wgmma_macs(elem: Elem, n: u32) -> u64 {
+    16 * u64::from(n) * k_of(elem)
+}
+
+fn k_of(elem: Elem) -> u64 {
+    if elem == Elem::Tf32 { 8 } else { 16 }
+}
 
 impl Checks {
     /// A global access to buffer `buf` (0-based region) at byte `off` by block-linear `tid`.
@@ -47,6 +99,21 @@ impl Checks {
                 if buf == self.staged_buf {
                     self.staged_reads += 1;
                     self.staged_inst = inst;
+                }
+                if buf == self.tile_buf {
+                    self.tile_reads += 1;
+                    if self.tile_reads == self.tile_allowed + 1 {
+                        self.tile_over = Some((me, off / 4));
+                    }
+                }
+                if buf == self.unread_buf {
+                    self.unread_reads += 1;
+                    self.report(Finding::OverBudget {
+                        at: me,
+                        limit: 0,
+                        buf,
+                        index: off / 4,
+                    });
                 }
                 self.reads[t] += 1;
                 (self.reads[t], self.budget.map(|b| b.reads))
@@ -156,12 +223,38 @@ impl Checks {
         }
     }
 
-    /// After the launch: output buffers with elements nobody wrote (`outputs`: region indices).
-    /// Lanes `exec` executed the multiply-add on the FP32 units at `inst`.
+    /// Lanes `exec` each made `products` products on the CUDA cores at `inst`.
     #[inline]
-    pub(super) fn fma(&mut self, inst: usize, exec: u32) {
-        self.fp32_fmas += u64::from(exec.count_ones());
-        self.fma_inst = inst as u32;
+    pub(super) fn products(&mut self, inst: usize, exec: u32, products: u32) {
+        self.products += u64::from(exec.count_ones()) * u64::from(products);
+        self.product_inst = inst as u32;
+    }
+
+    /// A warp's tensor-core instruction did `macs` multiply-adds.
+    #[inline]
+    pub(super) fn tensor(&mut self, macs: u64) {
+        self.tensor_macs += macs;
+    }
+
+    /// At the end of a block: its reads of the tiled buffer against its tile.
+    pub(super) fn end_tile(&mut self) {
+        let Some(t) = self.budget.and_then(|b| b.tile_reads) else {
+            return;
+        };
+        let most = self.stats.tile_reads.map_or(0, |(m, _)| m);
+        self.stats.tile_reads = Some((most.max(self.tile_reads), u64::from(t.tile)));
+        if let Some((first, index)) = self.tile_over.take() {
+            let block = self.block;
+            self.report(Finding::TileOverBudget {
+                block,
+                buf: t.buf as usize,
+                reads: self.tile_reads,
+                tile: u64::from(t.tile),
+                allowed: self.tile_allowed,
+                first,
+                index,
+            });
+        }
     }
 
     /// The elements of the output buffers, a pitched one's padding left out.
@@ -173,46 +266,51 @@ impl Checks {
         outputs.iter().map(|&b| elems(b)).sum()
     }
 
+    /// After the launch: the budgets of the whole launch, and the output buffers with elements
+    /// nobody wrote (`outputs`: region indices).
     pub fn finish(&mut self, outputs: &[usize], threads: u64) {
         if !self.on {
             return;
         }
         if let Some(b) = self.budget
-            && let Some(limit) = b.fp32_fma_per_output
+            && let Some(limit) = b.cuda_products_per_output
         {
-            let elems: u64 = match b.outputs {
-                0 => outputs
-                    .iter()
-                    .filter_map(|&b| self.globals.get(b))
-                    .map(|e| e.len() as u64)
-                    .sum(),
+            let outputs = match b.outputs {
+                0 => self.output_elems(outputs),
                 n => n,
             };
-            let per_output = self.fp32_fmas.div_ceil(elems.max(1)) as u32;
-            self.stats.fp32_fma_per_output = Some(per_output);
+            let per_output = self.products.div_ceil(outputs.max(1)) as u32;
+            self.stats.cuda_products_per_output = Some(per_output);
             if per_output > limit {
-                let inst = self.fma_inst;
-                self.report(Finding::FmaOverBudget {
+                let (products, inst) = (self.products, self.product_inst);
+                self.report(Finding::ProductsOverBudget {
                     per_output,
                     limit,
+                    products,
+                    outputs,
                     inst,
                 });
             }
         }
-        if let Some((reads, fmas)) = self.budget.and_then(|b| b.shared_reads_per_fma) {
-            let made = (self.shared_reads, self.fp32_fmas);
-            self.stats.shared_reads_fmas = Some(made);
-            if made.0 * u64::from(fmas) > made.1 * u64::from(reads) {
+        if let Some((reads, products)) = self.budget.and_then(|b| b.shared_reads_per_product) {
+            let made = (self.shared_reads, self.products);
+            self.stats.shared_reads_products = Some(made);
+            if made.0 * u64::from(products) > made.1 * u64::from(reads) {
                 let inst = self.shared_inst;
                 self.report(Finding::SharedOverBudget {
                     made,
-                    limit: (reads, fmas),
+                    limit: (reads, products),
                     inst,
                 });
             }
         }
         if let Some((buf, num, den)) = self.budget.and_then(|b| b.staged_reads) {
-            let allowed = self.staged_words * u64::from(num) / u64::from(den.max(1));
+            let region = self
+                .budget
+                .map(|b| b.staged_region)
+                .filter(|&r| r != 0)
+                .unwrap_or(self.staged_words);
+            let allowed = region * u64::from(num) / u64::from(den.max(1));
             let outs = self.output_elems(outputs);
             self.stats.staged_reads = Some((self.staged_reads, allowed, outs));
             if self.staged_reads > allowed {
@@ -225,6 +323,9 @@ impl Checks {
                     inst,
                 });
             }
+        }
+        if self.unread_buf != usize::MAX {
+            self.stats.unread_reads = Some(self.unread_reads);
         }
         for &buf in outputs {
             let Some(elems) = self.globals.get(buf) else {
@@ -268,6 +369,27 @@ impl Checks {
                 short,
             };
             self.report(f);
+        }
+        if let Some(b) = self.budget.filter(|b| b.tensor_macs != 0) {
+            // All but what the CUDA cores may do (a K remainder) belongs on the tensor cores.
+            let outputs = match b.outputs {
+                0 => self.output_elems(outputs),
+                n => n,
+            };
+            let cuda = u64::from(b.cuda_products_per_output.unwrap_or(0)) * outputs;
+            let (done, needed) = (self.tensor_macs, b.tensor_macs);
+            self.stats.tensor_macs = Some((done, needed));
+            let over = self.stats.cuda_products_per_output.unwrap_or(0)
+                > b.cuda_products_per_output.unwrap_or(u32::MAX);
+            // A kernel over the products budget has been told where its products belong, and one
+            // that left outputs unwritten (a skeleton) has a first thing to fix.
+            let unwritten = self
+                .kept
+                .iter()
+                .any(|k| matches!(k.finding, Finding::Unwritten { .. }));
+            if done < needed.saturating_sub(cuda) && !over && !unwritten {
+                self.report(Finding::TensorShort { done, needed, cuda });
+            }
         }
     }
 }

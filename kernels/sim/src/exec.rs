@@ -219,7 +219,7 @@ impl Machine<'_> {
                     if exec != 0 {
                         let clock = self.executed;
                         let mut sp = self.spaces(shared, &mut w.local, w.first_tid, pc);
-                        if let Err((fault, lane)) = crate::step::step(
+                        if let Err((mut fault, lane)) = crate::step::step(
                             op,
                             WarpRegs {
                                 regs: &mut w.regs,
@@ -229,22 +229,26 @@ impl Machine<'_> {
                             &mut sp,
                             clock,
                         ) {
+                            // A tensor-core collective some lanes missed: say where they went.
+                            if let (Fault::BarrierDivergence { detail }, Op::Mma(_)) =
+                                (&mut fault, op)
+                            {
+                                let missing = self.missing_lanes(w, exec, pc as u32);
+                                if !missing.is_empty() {
+                                    *detail = format!("{detail}; {missing}");
+                                }
+                            }
                             return Err(self.fault(fault, Some(pc), Some(w), lane));
                         }
                         if self.chk.mbar_touch.is_some() {
                             return Err(self.mbar_touched(w));
                         }
-                        if self.chk.count_fma
-                            && matches!(
-                                op,
-                                Op::Tern {
-                                    op: Tern::Fma,
-                                    ty: Ty::F32,
-                                    ..
-                                }
-                            )
-                        {
-                            self.chk.fma(pc, exec);
+                        if self.chk.count_products {
+                            if let Some(n) = crate::check_global::cuda_core_products(op) {
+                                self.chk.products(pc, exec, n);
+                            } else if let Some(macs) = crate::check_global::tensor_work(op) {
+                                self.chk.tensor(macs);
+                            }
                         }
                     }
                     w.pc += 1;

@@ -3,7 +3,7 @@
 //! the learner's line, with the arrays, elements and threads named as the learner wrote them
 //! ([`Names`]). `fault` says the same for the fault that stops a launch.
 
-use crate::finding::{Access, Finding, Kept, shared_name};
+use crate::finding::{Access, Finding, Kept, shared_name, through};
 use crate::site::Locate;
 use ptx::ir::BulkOp;
 use ptx::ir::{Op, Program};
@@ -93,7 +93,7 @@ pub fn finding_diagnostic(k: &Kept, n: &Names<'_>) -> Diagnostic {
             second,
             flight,
         } => {
-            let what = shared_name(n.prog, *byte, *width);
+            let what = shared_name(n.prog, *byte, *width) + &through(n.prog, *byte, second.inst);
             let (a, b) = (t3(n.thread(first.thread)), t3(n.thread(second.thread)));
             let (la, lb) = (n.line(first.inst), n.line(second.inst));
             let msg = match (first.write, second.write) {
@@ -207,7 +207,7 @@ pub fn finding_diagnostic(k: &Kept, n: &Names<'_>) -> Diagnostic {
             let msg = format!(
                 "thread {} reads {} (line {}), but no thread of block {} has written it in this launch, so it holds garbage; usually an element that is never loaded, such as the halo past the block's own inputs or the zeros past the end of the input",
                 t3(n.thread(reader.thread)),
-                shared_name(n.prog, *byte, *width),
+                shared_name(n.prog, *byte, *width) + &through(n.prog, *byte, reader.inst),
                 n.line(reader.inst),
                 t3(block)
             );
@@ -225,7 +225,22 @@ pub fn finding_diagnostic(k: &Kept, n: &Names<'_>) -> Diagnostic {
         } => {
             let (b, t) = n.global(at.thread);
             let what = format!("`{}[{index}]`", n.buffer(*buf));
-            let msg = if at.write {
+            let msg = if *limit == 0 && !at.write {
+                let copy = n.copies.iter().find(|(b, _)| b == n.buffer(*buf));
+                format!(
+                    "block {} thread {} reads {what} (line {}), but this puzzle reads no element of `{}`: {}",
+                    t3(b),
+                    t3(t),
+                    n.line(at.inst),
+                    n.buffer(*buf),
+                    match copy {
+                        Some((_, symbol)) => format!(
+                            "the runner copied it into `{symbol}` (constant memory) before the launch; read `{symbol}` instead"
+                        ),
+                        None => "its values are elsewhere".into(),
+                    }
+                )
+            } else if at.write {
                 format!(
                     "block {} thread {} makes its {} global write ({what}, line {}), but this puzzle allows {limit} per thread: accumulate in a register and write each output once",
                     t3(b),
@@ -255,28 +270,70 @@ pub fn finding_diagnostic(k: &Kept, n: &Names<'_>) -> Diagnostic {
                 at.inst,
             )
         }
-        Finding::FmaOverBudget {
+        Finding::ProductsOverBudget {
             per_output,
             limit,
+            products,
+            outputs,
             inst,
         } => {
             let msg = format!(
-                "the kernel makes {per_output} multiply-adds per output on the FP32 units (`fma.f32`, as here), and this puzzle allows {limit}, what an epilogue needs: its multiply-adds belong on the tensor cores, through `mma.sync` in tf32 (or wmma, or wgmma on sm_90a); the budget is in the chapter's \"Contract and launch\""
+                "the kernel made {} products on the CUDA cores for {} ({per_output} per output; each multiply counts once, a `fma`, `mul` or packed half of any precision, as here), and this puzzle allows {limit} per output, what an epilogue needs: the products belong on the tensor cores, through `mma.sync` in tf32 (or wmma, or wgmma on sm_90a); the budget is in the chapter's \"Contract and launch\"",
+                grouped(*products),
+                counted(*outputs, "output"),
             );
             (Diagnostic::new(Kind::BudgetExceeded, msg), *inst)
         }
+        Finding::TensorShort { done, needed, cuda } => {
+            let msg = format!(
+                "the tensor cores did {} of the convolution's {} multiply-adds (counted from the `mma.sync`, `wmma.mma` and `wgmma` instructions the kernel ran, each its shape's M x N x K), and this puzzle wants all but the {} the CUDA cores may do there: the products belong on the tensor cores; the budget is in the chapter's \"Contract and launch\"",
+                grouped(*done),
+                grouped(*needed),
+                grouped(*cuda),
+            );
+            (Diagnostic::new(Kind::BudgetExceeded, msg), u32::MAX)
+        }
         Finding::SharedOverBudget {
-            made: (reads, fmas),
-            limit: (lr, lf),
+            made: (reads, products),
+            limit: (lr, lp),
             inst,
         } => {
             let per = |r: u64, f: u64| r as f64 / f.max(1) as f64;
             let msg = format!(
-                "the kernel reads shared memory {reads} times for {fmas} multiply-adds ({:.2} per multiply-add, the latest read here), and this puzzle allows {:.2}, the share of a register window (the lesson of register blocking): keep OUTPUTS_PER_THREAD inputs in registers so that each shared read feeds OUTPUTS_PER_THREAD multiply-adds; the budget is in the chapter's \"Contract and launch\"",
-                per(*reads, *fmas),
-                per(u64::from(*lr), u64::from(*lf)),
+                "the kernel read {} elements of shared memory for {} products ({:.2} per product, the latest read here; each multiply of any instruction counts once, a `fma` or a `mul`), and this puzzle allows {:.2}, the share of a register window (the lesson of register blocking): keep OUTPUTS_PER_THREAD inputs in registers so that each shared read feeds OUTPUTS_PER_THREAD products; the budget is in the chapter's \"Contract and launch\"",
+                grouped(*reads),
+                grouped(*products),
+                per(*reads, *products),
+                per(u64::from(*lr), u64::from(*lp)),
             );
             (Diagnostic::new(Kind::BudgetExceeded, msg), *inst)
+        }
+        Finding::TileOverBudget {
+            block,
+            buf,
+            reads,
+            tile,
+            allowed,
+            first,
+            index,
+        } => {
+            let (_, t) = n.global(first.thread);
+            let b = Names::coords(n.grid, *block);
+            let msg = format!(
+                "block {} read {} elements of `{}` for a tile of {} (the inputs of its outputs and the kernel_size - 1 after them; with the ends of aligned vector loads a block may read {}); the first past them was `{}[{index}]`, by thread {} at line {}: load each element of the tile into shared memory once and read the window from there",
+                t3(b),
+                grouped(*reads),
+                n.buffer(*buf),
+                grouped(*tile),
+                grouped(*allowed),
+                n.buffer(*buf),
+                t3(t),
+                n.line(first.inst),
+            );
+            (
+                Diagnostic::new(Kind::BudgetExceeded, msg).in_thread(b, t),
+                first.inst,
+            )
         }
         Finding::StagedOverBudget {
             buf,
@@ -287,9 +344,12 @@ pub fn finding_diagnostic(k: &Kept, n: &Names<'_>) -> Diagnostic {
         } => {
             let per = |r: u64| r as f64 / (*outputs).max(1) as f64;
             let msg = format!(
-                "the kernel reads `{}` {reads} times for {outputs} outputs ({:.2} per output, the latest read here), and this puzzle allows {allowed} ({:.2} per output), the blocks' staged regions and a quarter more (the lesson of staging the tile once): load each block's (TILE_ROWS + kernel_rows - 1) x (TILE_COLS + kernel_cols - 1) region into shared memory once and read the window from there; the budget is in the chapter's \"Contract and launch\"",
+                "the kernel read {} elements of `{}` for {} ({:.2} per output, the latest read here), and this puzzle allows {} ({:.2} per output), the blocks' staged regions and a quarter more (the lesson of staging the tile once): load each block's (TILE_ROWS + kernel_rows - 1) x (TILE_COLS + kernel_cols - 1) region into shared memory once and read the window from there; the budget is in the chapter's \"Contract and launch\"",
+                grouped(*reads),
                 n.buffer(*buf),
+                counted(*outputs, "output"),
                 per(*reads),
+                grouped(*allowed),
                 per(*allowed),
             );
             (Diagnostic::new(Kind::BudgetExceeded, msg), *inst)
@@ -381,4 +441,22 @@ pub fn finding_diagnostic(k: &Kept, n: &Names<'_>) -> Diagnostic {
         );
     }
     d
+}
+
+/// `n` with its thousands grouped by commas, as the budgets' messages write counts.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `n` grouped, and `what` after it in the singular or the plural: "1 output", "1,024 outputs".
+fn counted(n: u64, what: &str) -> String {
+    format!("{} {what}{}", grouped(n), if n == 1 { "" } else { "s" })
 }

@@ -65,7 +65,9 @@ pub struct Located {
     pub thread: Option<[u32; 3]>,
 }
 
-fn oob_message(write: bool, m: &MemFault) -> String {
+/// The sentence of an access out of bounds; `via`: the learner's pointer it went through, as
+/// [`crate::finding::through`] says it (a shared array only; empty for none).
+fn oob_message(write: bool, m: &MemFault, via: &str) -> String {
     let verb = if write { "writes" } else { "reads" };
     match (&m.space, &m.name) {
         (Space::Global, Some(name)) if m.index < 0 => format!(
@@ -83,11 +85,11 @@ fn oob_message(write: bool, m: &MemFault) -> String {
             m.index
         ),
         (Space::Shared, Some(name)) if m.index < 0 => format!(
-            "{verb} `{name}[{}]`, before the start of the shared array `{name}` ({} elements); an index went negative",
+            "{verb} `{name}[{}]`{via}, before the start of the shared array `{name}` ({} elements); an index went negative",
             m.index, m.len
         ),
         (Space::Shared, Some(name)) => format!(
-            "{verb} `{name}[{}]`, but the shared array `{name}` has only {} elements (valid indices 0..{}); on a GPU this would silently touch the shared memory next to it: an index or a loop bound is off",
+            "{verb} `{name}[{}]`{via}, but the shared array `{name}` has only {} elements (valid indices 0..{}); on a GPU this would silently touch the shared memory next to it: an index or a loop bound is off",
             m.index,
             m.len,
             m.len.saturating_sub(1)
@@ -123,7 +125,15 @@ impl Located {
                     ),
                 )
             }
-            Fault::OutOfBounds { write, mem } => (Kind::OutOfBounds, oob_message(*write, mem)),
+            Fault::OutOfBounds { write, mem } => {
+                let via = match (&mem.name, self.inst) {
+                    (Some(name), Some(inst)) if mem.space == Space::Shared => {
+                        crate::finding::through_array(prog, name, inst as u32)
+                    }
+                    _ => String::new(),
+                };
+                (Kind::OutOfBounds, oob_message(*write, mem, &via))
+            }
             Fault::Unsupported { what } => (
                 Kind::UnsupportedInstruction,
                 format!(

@@ -59,19 +59,35 @@ pub enum Finding {
         buf: usize,
         index: usize,
     },
-    /// More multiply-adds on the FP32 units per output (rounded up) than the budget's `limit`;
-    /// `inst`: the `fma.f32` executed most recently.
-    FmaOverBudget {
+    /// More products on the CUDA cores per output (rounded up) than the budget's `limit`:
+    /// `products` in all over `outputs`; `inst`: the latest such instruction.
+    ProductsOverBudget {
         per_output: u32,
         limit: u32,
+        products: u64,
+        outputs: u64,
         inst: u32,
     },
-    /// More shared reads per FP32 multiply-add than the budget's ratio `limit` (reads, fmas);
-    /// `made`: the launch's (shared reads, multiply-adds); `inst`: the latest shared read.
+    /// The tensor cores did `done` multiply-adds of the `needed` the convolution makes, fewer
+    /// than all but the `cuda` the budget lets the CUDA cores do.
+    TensorShort { done: u64, needed: u64, cuda: u64 },
+    /// More shared reads per product on the CUDA cores than the budget's ratio `limit` (reads,
+    /// products); `made`: the launch's (shared reads, products); `inst`: the latest shared read.
     SharedOverBudget {
         made: (u64, u64),
         limit: (u32, u32),
         inst: u32,
+    },
+    /// Block `block` read `reads` elements of buffer `buf` where its tile is `tile` (and
+    /// `allowed` with the slack); `first`: its first read past `allowed`, of element `index`.
+    TileOverBudget {
+        block: u32,
+        buf: usize,
+        reads: u64,
+        tile: u64,
+        allowed: u64,
+        first: Access,
+        index: usize,
     },
     /// More reads of buffer `buf` (the input of puzzle 10) than the budget `allowed` from the
     /// blocks' staged regions; `outputs`: the output elements; `inst`: the latest read.
@@ -124,7 +140,9 @@ impl Finding {
             Finding::Uninit { reader, .. } => (1, line(reader.inst), 0),
             Finding::OverBudget { at, .. } => (2, line(at.inst), u32::from(at.write)),
             Finding::Unwritten { buf, .. } => (3, *buf as u32, 0),
-            Finding::FmaOverBudget { .. } => (6, 0, 0),
+            Finding::ProductsOverBudget { .. } => (6, 0, 0),
+            Finding::TensorShort { .. } => (9, 0, 0),
+            Finding::TileOverBudget { first, .. } => (10, line(first.inst), 0),
             Finding::SharedOverBudget { .. } => (7, 0, 0),
             Finding::StagedOverBudget { .. } => (8, 0, 0),
             Finding::Padding { at, .. } => (4, line(at.inst), 0),
@@ -147,18 +165,7 @@ pub struct Kept {
 /// (`sm[2600].x`, `As[1][0][0]`), else `array[index]` with elements of that width.
 pub fn shared_name(prog: &Program, byte: u32, width: u32) -> String {
     let b = u64::from(byte);
-    let named = prog
-        .shared
-        .iter()
-        .find(|s| s.offset <= b && b < s.offset + s.size)
-        .map(|s| (s.name.as_str(), s.offset, Some(s.size)))
-        .or_else(|| {
-            prog.dyn_shared_name
-                .as_deref()
-                .filter(|_| b >= prog.dyn_shared_offset)
-                .map(|n| (n, prog.dyn_shared_offset, None))
-        });
-    match named {
+    match array_at(prog, b) {
         Some((name, at, size)) => {
             let name = local_name(name);
             match declared(prog, name, size) {
@@ -167,6 +174,47 @@ pub fn shared_name(prog: &Program, byte: u32, width: u32) -> String {
             }
         }
         None => format!("shared byte {byte}"),
+    }
+}
+
+/// The shared array holding byte `b`: its PTX name, its first byte and its size (`None` for the
+/// dynamic array, which runs to the end).
+fn array_at(prog: &Program, b: u64) -> Option<(&str, u64, Option<u64>)> {
+    prog.shared
+        .iter()
+        .find(|s| s.offset <= b && b < s.offset + s.size)
+        .map(|s| (s.name.as_str(), s.offset, Some(s.size)))
+        .or_else(|| {
+            prog.dyn_shared_name
+                .as_deref()
+                .filter(|_| b >= prog.dyn_shared_offset)
+                .map(|n| (n, prog.dyn_shared_offset, None))
+        })
+}
+
+/// Where the access at instruction `inst` to shared byte `byte` goes through a pointer the
+/// learner declared into the array holding it, and indexes at that line: ` through your pointer
+/// `tile``; empty otherwise.
+pub fn through(prog: &Program, byte: u32, inst: u32) -> String {
+    match array_at(prog, u64::from(byte)) {
+        Some((name, _, _)) => through_array(prog, local_name(name), inst),
+        None => String::new(),
+    }
+}
+
+/// [`through`] for an access to shared array `array` (as the learner declared it).
+pub fn through_array(prog: &Program, array: &str, inst: u32) -> String {
+    let Some(line) = prog.insts.get(inst as usize).map(|i| i.line) else {
+        return String::new();
+    };
+    let mut names = prog
+        .aliases
+        .iter()
+        .filter(|a| a.array == array && a.lines.contains(&line))
+        .map(|a| format!("`{}`", a.name));
+    match names.next() {
+        Some(first) => format!(" through your pointer {first}"),
+        None => String::new(),
     }
 }
 

@@ -85,6 +85,9 @@ pub struct SimOptions {
     /// that a diagnostic names `sm[2600].x` rather than the 4-byte word `sm[5200]`; empty where
     /// the source is not known.
     pub shared: Vec<ptx::declared::SharedDecl>,
+    /// The learner's pointers into those arrays (`ptx::declared::aliases`), so that a finding at
+    /// a line indexing through one names it beside the array.
+    pub aliases: Vec<ptx::declared::SharedAlias>,
 }
 
 impl Default for SimOptions {
@@ -94,6 +97,7 @@ impl Default for SimOptions {
             checks: true,
             sms: 1,
             shared: Vec::new(),
+            aliases: Vec::new(),
         }
     }
 }
@@ -176,6 +180,7 @@ fn run_inner(
         }
     };
     prog.declared = opts.shared.clone();
+    prog.aliases = opts.aliases.clone();
     if let Err(msg) = setup::limits(&prog) {
         return failed(Diagnostic::new(Kind::LaunchError, msg), 0.0);
     }

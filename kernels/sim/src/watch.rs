@@ -176,7 +176,9 @@ pub(super) fn finding_mark(k: &Kept, l: &Launched<'_>) -> Option<Mark> {
         Finding::ReadUnwritten { buf, index, at, .. } => one(MarkKind::Uninit, *buf, *index, at),
         Finding::Padding { buf, index, at, .. } => one(MarkKind::Padding, *buf, *index, at),
         Finding::OverBudget { .. }
-        | Finding::FmaOverBudget { .. }
+        | Finding::ProductsOverBudget { .. }
+        | Finding::TensorShort { .. }
+        | Finding::TileOverBudget { .. }
         | Finding::SharedOverBudget { .. }
         | Finding::StagedOverBudget { .. }
         | Finding::Unwritten { .. } => {

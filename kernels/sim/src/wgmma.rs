@@ -160,6 +160,9 @@ impl Machine<'_> {
                 ));
             }
         }
+        if self.chk.count_products {
+            self.chk.tensor(crate::check_global::wgmma_macs(elem, n));
+        }
         let k = if elem == Elem::Tf32 { 8 } else { 16 };
         let n = n as usize;
         let rank = (w.first_tid / 32 % 4) as usize;

@@ -146,43 +146,78 @@ pub struct ConstUpload {
     pub data: Vec<f32>,
 }
 
-/// What a kernel may spend, checked by the simulator: global-memory accesses per thread
-/// (puzzles 02 to 05 set them; [`Budget::NO_LIMIT`] for none), and multiply-adds on the FP32 units
-/// per output (puzzles 11 and 12, whose multiply-adds belong on the tensor cores).
+/// What a kernel may spend, checked by the simulator, each in the units of the work its lesson
+/// is about (so that a kernel passes or fails however its instructions are written): global
+/// elements read and written per thread (puzzles 02 and 03), elements of the input read per
+/// block (04 and 05, [`TileReads`]), shared elements read per product (06), reads of a staged
+/// buffer (10), and products on the CUDA cores per output with the multiply-adds done on the
+/// tensor cores (11 and 12).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Budget {
+    /// Global elements (4 bytes, or one narrower or wider scalar) a thread may read and write:
+    /// a float4 is 4.
     pub reads: u32,
     pub writes: u32,
-    /// `fma.f32` (and `mad.f32`) lane-executions of the launch per output, rounded up.
+    /// Products on the CUDA cores per output, rounded up: each lane's multiply of any
+    /// instruction and precision (`fma`, `mad`, `mul`; f16, bf16, f32, f64), once per element (a
+    /// packed `f16x2` is 2).
     #[serde(default)]
-    pub fp32_fma_per_output: Option<u32>,
-    /// The outputs that count for `fp32_fma_per_output`: those of the whole blocks the launch
-    /// runs (a tile's epilogue runs past the last output too); 0: the output buffers' length.
+    pub cuda_products_per_output: Option<u32>,
+    /// The outputs that count for `cuda_products_per_output`: the problem's (never the blocks' a
+    /// declared launch runs, which a larger tile would inflate); 0: the output buffers' length.
     #[serde(default)]
     pub outputs: u64,
-    /// Shared-memory reads the launch may make per multiply-add on the FP32 units, as a ratio
-    /// `(reads, fmas)`: `reads * fmas_made <= fmas * reads_made` (puzzle 06's register window).
+    /// Multiply-adds the tensor cores must do at least (the convolution's; 0: no such check):
+    /// `mma.sync`, `wmma.mma` and `wgmma` instructions, each counted as its shape's M*N*K.
     #[serde(default)]
-    pub shared_reads_per_fma: Option<(u32, u32)>,
+    pub tensor_macs: u64,
+    /// Shared-memory elements the launch may read per product on the CUDA cores (each lane's
+    /// multiply, of any instruction and precision), as a ratio `(reads, products)`:
+    /// `reads * products_made <= products * reads_made` (puzzle 06's register window).
+    #[serde(default)]
+    pub shared_reads_per_product: Option<(u32, u32)>,
     /// Reads of one buffer the launch may make, `(buffer, num, den)`: `num / den` per float of
     /// the dynamic shared memory of the blocks it runs (puzzle 10's staged region).
     #[serde(default)]
     pub staged_reads: Option<(u32, u32, u32)>,
+    /// The floats of the blocks' staged regions inside the input, for `staged_reads` in place of
+    /// their dynamic shared memory (set with the declared launch, so that a tile larger than the
+    /// image does not raise the allowance); 0: the shared memory.
+    #[serde(default)]
+    pub staged_region: u64,
+    /// Elements of one buffer each block may read (puzzles 04 and 05's tile).
+    #[serde(default)]
+    pub tile_reads: Option<TileReads>,
 }
 
-/// The budget of the tensor-core puzzles (11 and 12): 8 multiply-adds per output on the FP32
-/// units, what an epilogue needs (a scale, a bias, or a K remainder of fewer than 8 done in
-/// FP32), where a kernel that does the product there makes one per term (`kernel_size` or
-/// `KR * KC * IC` per output).
-pub const TENSOR_CORE_BUDGET: Budget = Budget::fp32_fma(8);
+/// The tile of puzzles 04 and 05: each block reads its tile and halo of `buf` once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TileReads {
+    /// The buffer (0-based argument) whose elements are counted per block: the input.
+    pub buf: u32,
+    /// The block's tile and halo, in elements (`TPB + kernel_size - 1`).
+    pub tile: u32,
+    /// Elements past the tile a block may read: a vector load's alignment at either end.
+    pub slack: u32,
+    /// A buffer no thread may read at all (puzzle 05's `kernel`, copied into `c_kernel`).
+    pub unread: Option<u32>,
+}
+
+/// The budget of the tensor-core puzzles (11 and 12): 8 products per output on the CUDA cores,
+/// what an epilogue needs (a scale, or a K remainder of fewer than 8 done in FP32), where a
+/// kernel that does the convolution there makes one per term (`kernel_size` or `KR * KC * IC`
+/// per output), whatever the instruction or precision; and the convolution's multiply-adds done
+/// on the tensor cores (set per case by [`Job::tensor_core_budget`]).
+pub const TENSOR_CORE_BUDGET: Budget = Budget::cuda_products(8);
 
 impl Job {
     /// Sets the tensor-core budget on this job of `k` multiply-adds per output, counted over its
-    /// `work / k` outputs (which [`crate::spec::Puzzle::resolve_launch`] raises to those of the
-    /// whole blocks the declared launch runs).
+    /// `work / k` outputs (the problem's: a declared launch's larger blocks do not change it),
+    /// and the `work` multiply-adds the tensor cores must do.
     pub fn tensor_core_budget(&mut self, k: u64) {
         self.budget = Some(Budget {
             outputs: self.work / k.max(1),
+            tensor_macs: self.work,
             ..TENSOR_CORE_BUDGET
         });
     }
@@ -192,15 +227,24 @@ impl Budget {
     /// A per-thread count that is not limited.
     pub const NO_LIMIT: u32 = u32::MAX;
 
-    /// Only multiply-adds on the FP32 units limited, to `limit` per output.
-    pub const fn fp32_fma(limit: u32) -> Self {
+    /// Nothing limited.
+    pub const NONE: Budget = Budget {
+        reads: Self::NO_LIMIT,
+        writes: Self::NO_LIMIT,
+        cuda_products_per_output: None,
+        outputs: 0,
+        tensor_macs: 0,
+        shared_reads_per_product: None,
+        staged_reads: None,
+        staged_region: 0,
+        tile_reads: None,
+    };
+
+    /// Only products on the CUDA cores limited, to `limit` per output.
+    pub const fn cuda_products(limit: u32) -> Self {
         Budget {
-            reads: Self::NO_LIMIT,
-            writes: Self::NO_LIMIT,
-            fp32_fma_per_output: Some(limit),
-            outputs: 0,
-            shared_reads_per_fma: None,
-            staged_reads: None,
+            cuda_products_per_output: Some(limit),
+            ..Self::NONE
         }
     }
 }
@@ -267,21 +311,34 @@ impl Job {
     }
 }
 
-/// Highest global access counts seen in any one thread (`runner check --stats`).
+/// Highest global access counts seen in any one thread, and the budgets' other counts
+/// (`runner check --stats`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AccessStats {
     pub max_reads: u32,
     pub max_writes: u32,
-    /// Multiply-adds on the FP32 units per output, rounded up, where the budget limits them.
+    /// Products on the CUDA cores per output, rounded up, where the budget limits them.
     #[serde(default)]
-    pub fp32_fma_per_output: Option<u32>,
-    /// The launch's shared-memory reads and FP32 multiply-adds, where the budget limits them.
+    pub cuda_products_per_output: Option<u32>,
+    /// The multiply-adds the tensor cores did and those the convolution needs, where the budget
+    /// asks for them.
     #[serde(default)]
-    pub shared_reads_fmas: Option<(u64, u64)>,
+    pub tensor_macs: Option<(u64, u64)>,
+    /// The launch's shared-memory reads and products on the CUDA cores, where the budget limits
+    /// them.
+    #[serde(default)]
+    pub shared_reads_products: Option<(u64, u64)>,
     /// The staged buffer's reads, the floats its budget allows, and the outputs, where a budget
     /// limits them.
     #[serde(default)]
     pub staged_reads: Option<(u64, u64, u64)>,
+    /// The most elements of the tiled buffer any one block read, and the tile, where a budget
+    /// limits them.
+    #[serde(default)]
+    pub tile_reads: Option<(u64, u64)>,
+    /// Reads of the buffer no thread may read (puzzle 05's `kernel`), where a budget names one.
+    #[serde(default)]
+    pub unread_reads: Option<u64>,
 }
 
 /// What a backend gives back for one job.

@@ -23,7 +23,7 @@ pub mod tensor_maps;
 pub mod tile_shape;
 
 pub use diag::{Diagnostic, Kind};
-pub use job::{Arg, Budget, ConstUpload, Job, Launch, RunOutput, TENSOR_CORE_BUDGET};
+pub use job::{Arg, Budget, ConstUpload, Job, Launch, RunOutput, TENSOR_CORE_BUDGET, TileReads};
 pub use refcache::cache_dir;
 
 use crate::gemm_shape::GemmShape;
@@ -222,10 +222,8 @@ impl Puzzle {
                 (case.job.output_pitch()).map_or(case.expected.len(), |p| p.rows * p.cols);
             let per_output = case.job.work / outputs.max(1) as u64;
             case.job.work = case.job.work.max(covered * per_output);
-            // And a budget per output counts the outputs those blocks cover.
-            if let Some(b) = case.job.budget.as_mut().filter(|b| b.outputs != 0) {
-                b.outputs = b.outputs.max(covered);
-            }
+            // A budget per output keeps counting the problem's outputs: a larger declared tile
+            // must not raise what it allows.
         };
         match declared.rule {
             LaunchRule::Linear => {
@@ -241,6 +239,15 @@ impl Puzzle {
                 let shape = TileShape::from_ptx(ptx, declared.symbol, file)?;
                 for case in cases {
                     case.job.launch = shape.launch(&case.job, file)?;
+                    let inside = shape.staged_inside(&case.job);
+                    if let Some(b) = case
+                        .job
+                        .budget
+                        .as_mut()
+                        .filter(|b| b.staged_reads.is_some())
+                    {
+                        b.staged_region = inside;
+                    }
                     let tile = u64::from(shape.tile_rows) * u64::from(shape.tile_cols);
                     rescale(case, case.job.launch.blocks() * tile);
                 }

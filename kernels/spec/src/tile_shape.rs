@@ -62,6 +62,28 @@ impl TileShape {
 
     /// The launch for `job` (a 2D case: `input_rows`, `input_cols`, `kernel_rows`, `kernel_cols`),
     /// or why it cannot be launched. Diagnostics are placed at `file`.
+    /// The floats of the blocks' staged regions that lie inside `job`'s input, summed over the
+    /// blocks the launch runs: what a kernel staging each region once reads (a region past the
+    /// input's last row or column is zeros, not reads). The staged-reads budget of puzzle 10
+    /// counts from it, so that a tile larger than the image does not raise what it allows.
+    pub fn staged_inside(&self, job: &Job) -> u64 {
+        let get = |name: &str| job.scalar(name).unwrap_or(1).max(1) as u64;
+        let (kr, kc) = (get("kernel_rows"), get("kernel_cols"));
+        let (rows, cols) = (get("input_rows"), get("input_cols"));
+        let (tr, tc) = (
+            u64::from(self.tile_rows).max(1),
+            u64::from(self.tile_cols).max(1),
+        );
+        // Separable: the region of block (bx, by) is its rows times its columns.
+        let along = |len: u64, tile: u64, k: u64| {
+            let out = (len + 1).saturating_sub(k).max(1);
+            (0..out.div_ceil(tile))
+                .map(|b| (tile + k - 1).min(len.saturating_sub(b * tile)))
+                .sum::<u64>()
+        };
+        along(rows, tr, kr) * along(cols, tc, kc)
+    }
+
     pub fn launch(&self, job: &Job, file: &str) -> Result<Launch, Diagnostic> {
         let get = |name: &str| job.scalar(name).unwrap_or(1).max(1) as u64;
         let (kr, kc) = (get("kernel_rows"), get("kernel_cols"));

@@ -15,10 +15,7 @@ const SHAPE: Shape = Shape {
     budget: Some(Budget {
         reads: 3,
         writes: 1,
-        fp32_fma_per_output: None,
-        outputs: 0,
-        shared_reads_per_fma: None,
-        staged_reads: None,
+        ..Budget::NONE
     }),
 };
 

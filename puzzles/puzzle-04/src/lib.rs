@@ -24,7 +24,7 @@ pub mod cases;
 pub mod layout;
 
 use layout::{Layout, Plan};
-use spec::Budget;
+use spec::{Budget, TileReads};
 use spec::{Case, Param, ParamType, Puzzle, Tolerance};
 
 /// The judge's interface, fixed for puzzles 04 to 08.
@@ -104,7 +104,7 @@ pub fn spec() -> Puzzle {
         cases: |scale| {
             let mut cases = cases::cases(&PLAN, 40, scale);
             for c in &mut cases {
-                tile_budget(c, |share, taps| taps + 2 * share + SLACK);
+                tile_budget(c, false);
             }
             cases
         },
@@ -113,25 +113,27 @@ pub fn spec() -> Puzzle {
     }
 }
 
-/// Global reads a thread of puzzle 04 may make past its taps and twice its share of the tile:
-/// room for loads of another shape (a float4 tile whose partial quad is read as 3 floats, and a
-/// scalar tail: `runner/tests/fixtures/variants/puzzle-04.float4-tile.cu`, 3 past one share).
-pub const SLACK: u32 = 3;
+/// Elements of `input` a block may read past its tile and halo: a tile loaded by float4s aligned
+/// down at its start and up at its end reads up to 3 more at each end
+/// (`runner/tests/fixtures/variants/puzzle-04.float4-tile.cu`).
+pub const SLACK: u32 = 6;
 
-/// Sets `case`'s budget of global accesses per thread: one write, and `reads(share, taps)`
-/// reads, where `share` is the thread's share of the tile, `ceil((TPB + kernel_size - 1) /
-/// TPB)`, and `taps` is `kernel_size`. A kernel without a tile reads `kernel_size` inputs per
-/// output, and that is what the budget stops.
-pub fn tile_budget(case: &mut Case, reads: impl Fn(u32, u32) -> u32) {
+/// Sets `case`'s budget: each block reads its tile and halo of `input`, `TPB + kernel_size - 1`
+/// elements, once (and [`SLACK`] more), however its loads are written (a float4 is 4 elements);
+/// with `taps_in_constant` (puzzle 05), no thread reads `kernel` at all. A kernel without a tile
+/// reads `kernel_size` inputs per output, `TPB * kernel_size` per block, and that is what the
+/// budget stops.
+pub fn tile_budget(case: &mut Case, taps_in_constant: bool) {
     let tpb = case.job.launch.block[0].max(1);
     let k = case.job.scalar("kernel_size").unwrap_or(1).max(1) as u32;
     case.job.budget = Some(Budget {
-        reads: reads((tpb + k - 1).div_ceil(tpb), k),
-        writes: 1,
-        fp32_fma_per_output: None,
-        outputs: 0,
-        shared_reads_per_fma: None,
-        staged_reads: None,
+        tile_reads: Some(TileReads {
+            buf: 0,
+            tile: tpb + k - 1,
+            slack: SLACK,
+            unread: taps_in_constant.then_some(1),
+        }),
+        ..Budget::NONE
     });
 }
 

@@ -5,10 +5,9 @@
 //! constant cache broadcasts. The chapter measures whether that beats reading the taps through
 //! the ordinary caches, and explains why it does not. Contract, cases and reference: puzzle 04's.
 //!
-//! The lesson is `c_kernel`, so each case carries a budget of global reads: a thread's share of
-//! the tile (`ceil((TPB + kernel_size - 1) / TPB)`) and not one read of `kernel` more. A kernel that
-//! still reads its taps from `kernel` gets `budget_exceeded`, naming `c_kernel`, instead of a
-//! silent pass.
+//! The lesson is `c_kernel`, so each case carries puzzle 04's budget (each block reads its tile
+//! of `input` once) and no read of `kernel` at all. A kernel that still reads its taps from
+//! `kernel` gets `budget_exceeded`, naming `c_kernel`, instead of a silent pass.
 
 use puzzle_04::cases;
 use puzzle_04::layout::{Layout, Plan};
@@ -43,8 +42,8 @@ pub fn spec() -> Puzzle {
         cases: |scale: Scale| {
             let mut cases = cases::cases(&PLAN, 50, scale);
             for c in &mut cases {
-                // The thread's share of the tile and not one read of `kernel` more.
-                puzzle_04::tile_budget(c, |share, _| share);
+                // Each block's tile once, and not one read of `kernel`.
+                puzzle_04::tile_budget(c, true);
             }
             cases
         },
@@ -77,17 +76,22 @@ mod tests {
     }
 
     #[test]
-    fn every_case_allows_the_tile_share_and_no_read_of_kernel() {
+    fn every_case_allows_the_blocks_tile_and_no_read_of_kernel() {
         for c in (spec().cases)(Scale::Small) {
             let b = c.job.budget.expect("a budget");
             let k = c.job.scalar("kernel_size").unwrap() as u32;
             let tpb = c.job.launch.block[0];
-            // The strided tile load: thread 0 reads tile[0], tile[TPB], ...
+            let t = b.tile_reads.expect("a tile budget");
             assert_eq!(
-                b.reads,
-                (0..tpb + k - 1).step_by(tpb as usize).count() as u32
+                (t.buf, t.tile, t.unread),
+                (0, tpb + k - 1, Some(1)),
+                "{}",
+                c.name
             );
-            assert_eq!(b.writes, 1, "{}", c.name);
+            assert_eq!(
+                (b.reads, b.writes),
+                (spec::Budget::NO_LIMIT, spec::Budget::NO_LIMIT)
+            );
         }
     }
 

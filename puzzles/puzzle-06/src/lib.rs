@@ -40,7 +40,7 @@ pub fn spec() -> Puzzle {
         teaches: "OUTPUTS_PER_THREAD outputs per thread, a sliding window of inputs in registers, one shared read per R multiply-adds",
         hints: &[
             "The block's tile is puzzle 04's with TPB * OUTPUTS_PER_THREAD in place of TPB; load it the same way.",
-            "Thread t owns outputs t * R .. t * R + R of its block (R = OUTPUTS_PER_THREAD): its inputs start at tile + t * R.",
+            "Thread t owns outputs t * R .. t * R + R - 1 of its block (R = OUTPUTS_PER_THREAD): its inputs start at tile + t * R.",
             "At tap j output r needs x[j + r]: keep window[r] = x[j + r] in registers; moving to j + 1 shifts the window by one and reads one new input.",
             "float acc[R], window[R] with #pragma unroll stay in registers; unroll the tap loop R times too, so the shift costs no instructions.",
         ],
@@ -56,23 +56,29 @@ pub fn spec() -> Puzzle {
     }
 }
 
-/// Sets `case`'s budget of shared reads per multiply-add: a register window of R outputs reads
-/// `kernel_size + R - 1` inputs for its `kernel_size * R` multiply-adds, and the budget allows a
-/// quarter more (room for a window loaded another way). A kernel that reads each input from
-/// shared memory for each multiply-add makes one read per multiply-add, over the budget wherever
-/// `kernel_size` and R are both above 1 (with R = 2 and 2 taps it allows 15 reads per 16).
+/// Sets `case`'s budget of shared reads per product: a register window of R outputs reads
+/// `kernel_size + R - 1` inputs for its `kernel_size * R` products, and the budget allows a
+/// quarter more (room for a window loaded another way). A product is each multiply on the CUDA
+/// cores, whatever its instruction (`fma`, or a `mul` its add was not fused into, `__fmul_rn`)
+/// or precision. A kernel that reads each input from shared memory for each product makes one
+/// read per product, over the budget wherever `kernel_size` and R are both above 1 (with R = 2
+/// and 2 taps it allows 15 reads per 16). And puzzle 04's tile: each block reads its
+/// `TPB * R + kernel_size - 1` inputs once, so that a window read from global memory does not
+/// pass for one kept in registers.
 pub fn window_budget(case: &mut Case) {
-    let Layout::Registers { per_thread: r, .. } = Layout::of(case) else {
+    let Layout::Registers { tpb, per_thread: r } = Layout::of(case) else {
         return;
     };
     let k = case.job.scalar("kernel_size").unwrap_or(1).max(1) as u32;
     case.job.budget = Some(Budget {
-        reads: Budget::NO_LIMIT,
-        writes: Budget::NO_LIMIT,
-        fp32_fma_per_output: None,
-        outputs: 0,
-        shared_reads_per_fma: Some((5 * (k + r - 1), 4 * k * r)),
-        staged_reads: None,
+        shared_reads_per_product: Some((5 * (k + r - 1), 4 * k * r)),
+        tile_reads: Some(spec::TileReads {
+            buf: 0,
+            tile: tpb * r + k - 1,
+            slack: puzzle_04::SLACK,
+            unread: None,
+        }),
+        ..Budget::NONE
     });
 }
 
@@ -96,6 +102,14 @@ mod tests {
             let k = c.job.scalar("kernel_size").unwrap() as u32;
             assert_eq!(l.shared_bytes, (tpb * per_thread + k - 1) * 4, "{}", c.name);
         }
+    }
+
+    #[test]
+    fn hint_2_and_the_chapter_give_a_threads_outputs_alike() {
+        let range = "t * R .. t * R + R - 1";
+        assert!(spec().hints[1].contains(range), "{}", spec().hints[1]);
+        let chapter = include_str!("../../../book/src/puzzle-06.md");
+        assert!(chapter.contains(&format!("`{range}`")));
     }
 
     #[test]

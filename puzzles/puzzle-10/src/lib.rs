@@ -55,12 +55,8 @@ pub fn spec() -> Puzzle {
 /// region loaded in overlapping pieces. A kernel that reads its window from `input` reads
 /// `kernel_rows * kernel_cols` inputs per output.
 pub const STAGED_BUDGET: Budget = Budget {
-    reads: Budget::NO_LIMIT,
-    writes: Budget::NO_LIMIT,
-    fp32_fma_per_output: None,
-    outputs: 0,
-    shared_reads_per_fma: None,
     staged_reads: Some((0, 5, 4)),
+    ..Budget::NONE
 };
 
 #[cfg(test)]
@@ -95,6 +91,33 @@ mod tests {
                 c.name
             );
             assert!(c.macros.is_empty());
+        }
+    }
+
+    #[test]
+    fn the_staged_budget_counts_the_regions_inside_the_input_whatever_the_tile() {
+        // {32, 8, 200, 200}: one block covers every small case, its region past the image.
+        let giant =
+            ".global .align 4 .b8 launch_shape[16] = {32, 0, 0, 0, 8, 0, 0, 0, 200, 0, 0, 0, 200};";
+        let (mut small, mut large) = ((spec().cases)(Scale::Small), (spec().cases)(Scale::Small));
+        spec().resolve_launch(PTX, "k.cu", &mut small).unwrap();
+        spec().resolve_launch(giant, "k.cu", &mut large).unwrap();
+        for (s, l) in small.iter().zip(&large) {
+            let rows = s.job.scalar("input_rows").unwrap() as u64;
+            let cols = s.job.scalar("input_cols").unwrap() as u64;
+            let region = |c: &spec::Case| c.job.budget.unwrap().staged_region;
+            assert_eq!(l.job.launch.blocks(), 1, "{}", l.name);
+            assert_eq!(
+                region(l),
+                rows * cols,
+                "{}: the image, not the tile",
+                l.name
+            );
+            // Smaller tiles overlap by their halos: at least the image, never a block's
+            // shared memory past it.
+            assert!(region(s) >= rows * cols, "{}", s.name);
+            let shared = u64::from(s.job.launch.shared_bytes / 4) * s.job.launch.blocks();
+            assert!(region(s) <= shared, "{}", s.name);
         }
     }
 

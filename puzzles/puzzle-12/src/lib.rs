@@ -5,8 +5,8 @@
 //! ([`spec::LaunchRule::Linear`]), the cases (puzzle 04's, with puzzle 08's seed) and the
 //! tolerance. Only the title, the hints, the chapter and the budget are new: the spec is puzzle
 //! 08's with those fields replaced, so the two cannot drift apart. The budget
-//! ([`spec::TENSOR_CORE_BUDGET`]) holds the lesson: a kernel that does its multiply-adds on the
-//! FP32 units, as puzzle 08 does, gets `budget_exceeded`.
+//! ([`spec::TENSOR_CORE_BUDGET`]) holds the lesson: a kernel that does its products on the CUDA
+//! cores, as puzzle 08 does (in any precision), gets `budget_exceeded`.
 //!
 //! What changes is the arithmetic the learner is expected to use: the output cut into rows, each
 //! block of outputs a product of a Toeplitz matrix of the taps with shifted input rows, on

@@ -114,6 +114,13 @@ pub fn check_kernel(
     backend: &str,
     extra: &[&str],
 ) -> (bool, Vec<serde_json::Value>) {
+    let v = check_json(puzzle, file, backend, extra);
+    let passed = v["passed"].as_bool().unwrap();
+    (passed, v["diagnostics"].as_array().unwrap().clone())
+}
+
+/// [`check_kernel`]'s whole JSON object (its cases too), the exit status checked the same way.
+pub fn check_json(puzzle: &str, file: &Path, backend: &str, extra: &[&str]) -> serde_json::Value {
     let out = Command::new(runner())
         .args(["check", puzzle, "--kernel"])
         .arg(file)
@@ -124,10 +131,9 @@ pub fn check_kernel(
         .output()
         .expect("runner runs");
     let v = json(&out);
-    let passed = v["passed"].as_bool().unwrap();
-    let status = if passed { 0 } else { 1 };
+    let status = if v["passed"].as_bool().unwrap() { 0 } else { 1 };
     assert_eq!(out.status.code(), Some(status), "{}", file.display());
-    (passed, v["diagnostics"].as_array().unwrap().clone())
+    v
 }
 
 /// The diagnostic of `kind` among `d`, which must exist.

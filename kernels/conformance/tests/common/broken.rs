@@ -36,10 +36,7 @@ pub const P02: Shape = Shape {
     budget: Some(Budget {
         reads: 2,
         writes: 1,
-        fp32_fma_per_output: None,
-        outputs: 0,
-        shared_reads_per_fma: None,
-        staged_reads: None,
+        ..Budget::NONE
     }),
 };
 pub const P03: Shape = Shape {
@@ -51,10 +48,7 @@ pub const P03: Shape = Shape {
     budget: Some(Budget {
         reads: 3,
         writes: 1,
-        fp32_fma_per_output: None,
-        outputs: 0,
-        shared_reads_per_fma: None,
-        staged_reads: None,
+        ..Budget::NONE
     }),
 };
 

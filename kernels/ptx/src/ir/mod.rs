@@ -311,6 +311,8 @@ pub struct Program {
     /// The learner's `__shared__` declarations read from the CUDA source (`declared`), where
     /// the caller gave them: they name an array's elements in its declared type and shape.
     pub declared: Vec<crate::declared::SharedDecl>,
+    /// The learner's pointers into those arrays (`crate::declared::aliases`), for the same end.
+    pub aliases: Vec<crate::declared::SharedAlias>,
     /// The shared array each access instruction is attributed to (`provenance`).
     pub access_array: Vec<u32>,
     pub consts: Vec<Symbol>,
