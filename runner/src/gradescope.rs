@@ -7,7 +7,10 @@
 //! or "visible"). One test per case of the puzzle (a case passes when every backend that ran it
 //! passed it, with no diagnostic), each worth an equal share of the puzzle's points; a file that
 //! never reached its cases (it does not compile, say) is one failed test worth them all. The
-//! submission-wide `output` is the report a student would read from `runner check`.
+//! submission-wide `output` is the report a student would read from `runner check`. Where fresh
+//! cases were drawn (`runner grade`), a published case and its fresh twin (`fresh-<case>`: the
+//! same sizes, new data) are one test, passed only when both pass: a table of the published
+//! outputs earns nothing. The seed goes in `extra_data`, which Gradescope keeps from students.
 //!
 //! Writing into a file that already holds results adds to it (tests appended, scores summed), so
 //! an autograder grades several puzzles of one submission into one `results.json`.
@@ -51,14 +54,29 @@ pub struct Results {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub output: String,
     pub tests: Vec<Test>,
+    /// Who sees the submission-wide output: with anything but `visible`, the report goes into
+    /// a test of no points that carries the same visibility, and the top-level output says only
+    /// that results are held back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub visibility: Option<Visibility>,
+    /// For the instructor, never shown to a student (Gradescope keeps it): the seed a grade drew
+    /// its fresh cases from, and the protection the compile ran under.
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub extra_data: serde_json::Map<String, serde_json::Value>,
+}
+
+/// A score as Gradescope shows it: rounded to two decimals (10/3 points a case would otherwise
+/// sum to 9.999999999999998).
+pub fn rounded(score: f64) -> f64 {
+    (score * 100.0).round() / 100.0
 }
 
 /// The results of one puzzle's check: `points` shared among its cases. `report` is the text a
 /// student reads (the check's report without color).
 pub fn results(outcome: &Outcome, report: &str, points: f64, visibility: Visibility) -> Results {
     let test = |name: String, passed: bool, share: f64, output: String| Test {
-        score: if passed { share } else { 0.0 },
-        max_score: share,
+        score: if passed { rounded(share) } else { 0.0 },
+        max_score: rounded(share),
         status: if passed {
             Status::Passed
         } else {
@@ -74,6 +92,20 @@ pub fn results(outcome: &Outcome, report: &str, points: f64, visibility: Visibil
             names.push(&c.name);
         }
     }
+    // A fresh twin counts with its published case.
+    let test_of = |name: &str| -> String {
+        match name.strip_prefix(spec::FRESH) {
+            Some(base) if names.contains(&base) => base.to_string(),
+            _ => name.to_string(),
+        }
+    };
+    let mut tests_named: Vec<String> = vec![];
+    for name in &names {
+        let t = test_of(name);
+        if !tests_named.contains(&t) {
+            tests_named.push(t);
+        }
+    }
     if names.is_empty() {
         let why = outcome
             .diagnostics
@@ -86,15 +118,24 @@ pub fn results(outcome: &Outcome, report: &str, points: f64, visibility: Visibil
         return results;
     }
     let tests: Vec<Test> = {
-        let share = points / names.len() as f64;
-        names
+        let share = points / tests_named.len() as f64;
+        tests_named
             .iter()
-            .map(|&name| {
-                let runs: Vec<_> = outcome.cases.iter().filter(|c| c.name == name).collect();
+            .map(|name| {
+                let runs: Vec<_> = outcome
+                    .cases
+                    .iter()
+                    .filter(|c| c.shrunk_from.is_none() && test_of(&c.name) == *name)
+                    .collect();
                 let passed = runs.iter().all(|c| c.passed);
                 let mut lines = vec![];
                 for c in runs.iter().filter(|c| !c.passed) {
-                    lines.push(format!("failed on the {}", c.backend.name()));
+                    let fresh = if c.name == *name {
+                        String::new()
+                    } else {
+                        " (its sizes, with data drawn fresh for this grade)".to_string()
+                    };
+                    lines.push(format!("failed on the {}{fresh}", c.backend.name()));
                     lines.extend(c.findings.iter().map(|f| format!("  {f}")));
                 }
                 test(
@@ -107,9 +148,11 @@ pub fn results(outcome: &Outcome, report: &str, points: f64, visibility: Visibil
             .collect()
     };
     Results {
-        score: tests.iter().map(|t| t.score).sum(),
+        score: rounded(tests.iter().map(|t| t.score).sum()),
         output: report.to_string(),
         tests,
+        visibility: None,
+        extra_data: Default::default(),
     }
 }
 
@@ -119,6 +162,8 @@ pub fn failed(puzzle: &str, what: &str, why: &str, points: f64, visibility: Visi
     Results {
         score: 0.0,
         output: String::new(),
+        visibility: None,
+        extra_data: Default::default(),
         tests: vec![Test {
             score: 0.0,
             max_score: points,
@@ -130,6 +175,9 @@ pub fn failed(puzzle: &str, what: &str, why: &str, points: f64, visibility: Visi
     }
 }
 
+/// The top-level output of results held back (a visibility other than `visible`).
+pub const HELD_BACK: &str = "Your results are held back until your instructor releases them.\n";
+
 /// Writes `results` to `path`, added to what a results file there already holds.
 pub fn write(path: &Path, results: Results) -> anyhow::Result<()> {
     use anyhow::Context;
@@ -140,14 +188,43 @@ pub fn write(path: &Path, results: Results) -> anyhow::Result<()> {
             score: 0.0,
             output: String::new(),
             tests: vec![],
+            visibility: None,
+            extra_data: Default::default(),
         });
+    let first = results.tests.first();
+    let hidden = first
+        .map(|t| t.visibility)
+        .filter(|v| *v != Visibility::Visible);
+    let puzzle = first
+        .and_then(|t| t.name.split(':').next())
+        .unwrap_or("the puzzle")
+        .to_string();
     all.tests.extend(results.tests);
-    all.score = all.tests.iter().map(|t| t.score).sum();
-    if !results.output.is_empty() {
-        if !all.output.is_empty() {
-            all.output.push('\n');
+    all.score = rounded(all.tests.iter().map(|t| t.score).sum());
+    all.extra_data.extend(results.extra_data);
+    match hidden {
+        // The report is the student's feedback: it waits with the tests.
+        Some(visibility) => {
+            if !results.output.is_empty() {
+                all.tests.push(Test {
+                    score: 0.0,
+                    max_score: 0.0,
+                    status: Status::Passed,
+                    name: format!("{puzzle}: the report"),
+                    output: results.output,
+                    visibility,
+                });
+            }
+            all.visibility = Some(visibility);
+            all.output = HELD_BACK.into();
         }
-        all.output += &results.output;
+        None if !results.output.is_empty() => {
+            if !all.output.is_empty() {
+                all.output.push('\n');
+            }
+            all.output += &results.output;
+        }
+        None => {}
     }
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;

@@ -25,6 +25,7 @@ mod operands;
 mod outcome;
 mod picture;
 mod prerun;
+mod private;
 mod profile;
 mod queueing;
 mod registry;

@@ -43,12 +43,12 @@ pub fn compile(source: &Source<'_>, target: &Target) -> Result<Compiled, Diagnos
     });
     let result = match cached {
         Some(hit) => Ok(hit),
-        None => crate::sandbox::confined(source, || compile_uncached(source, target)).map(
-            |(compiled, log)| {
+        None => crate::sandbox::confined(source, || compile_uncached(source, target))
+            .and_then(|r| r)
+            .map(|(compiled, log)| {
                 crate::warnings::keep(key, &log, &on_disk);
                 compiled
-            },
-        ),
+            }),
     };
     if let Ok(compiled) = &result {
         // A failed write only costs a recompilation next time.

@@ -40,17 +40,20 @@ pub fn spec() -> Puzzle {
         ],
         budget: None,
         tolerance: puzzle_04::TOLERANCE,
-        cases: |scale: Scale| {
-            let mut cases = cases::cases(&PLAN, 50, scale);
-            for c in &mut cases {
-                // The thread's share of the tile and not one read of `kernel` more.
-                puzzle_04::tile_budget(c, |share, _| share);
-            }
-            cases
-        },
+        cases: |scale: Scale| budgeted(cases::cases(&PLAN, 50, scale)),
         shrink: Some(cases::shrink),
         declared_launch: None,
+        fresh: Some(|seed, scale| budgeted(cases::fresh(&PLAN, 50, seed, scale))),
+        draw: None,
     }
+}
+
+/// `cases` with their budget: the thread's share of the tile and not one read of `kernel` more.
+fn budgeted(mut cases: Vec<spec::Case>) -> Vec<spec::Case> {
+    for c in &mut cases {
+        puzzle_04::tile_budget(c, |share, _| share);
+    }
+    cases
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ pub mod book;
 pub mod check;
 pub mod fuzz;
 pub mod grade;
-mod grade_files;
+pub mod grade_files;
 pub mod hint;
 pub mod list;
 pub mod profile;
