@@ -65,6 +65,16 @@ pub struct Results {
     pub extra_data: serde_json::Map<String, serde_json::Value>,
 }
 
+/// `points` shared among `n` tests in whole hundredths, the first ones a hundredth more where
+/// they do not divide evenly: each share has two decimals and they sum to `points` (rounded).
+pub fn shares(points: f64, n: usize) -> Vec<f64> {
+    let cents = (points * 100.0).round().max(0.0) as u64;
+    let n = n.max(1) as u64;
+    (0..n)
+        .map(|i| (cents / n + u64::from(i < cents % n)) as f64 / 100.0)
+        .collect()
+}
+
 /// A score as Gradescope shows it: rounded to two decimals (10/3 points a case would otherwise
 /// sum to 9.999999999999998).
 pub fn rounded(score: f64) -> f64 {
@@ -75,8 +85,8 @@ pub fn rounded(score: f64) -> f64 {
 /// student reads (the check's report without color).
 pub fn results(outcome: &Outcome, report: &str, points: f64, visibility: Visibility) -> Results {
     let test = |name: String, passed: bool, share: f64, output: String| Test {
-        score: if passed { rounded(share) } else { 0.0 },
-        max_score: rounded(share),
+        score: if passed { share } else { 0.0 },
+        max_score: share,
         status: if passed {
             Status::Passed
         } else {
@@ -118,10 +128,11 @@ pub fn results(outcome: &Outcome, report: &str, points: f64, visibility: Visibil
         return results;
     }
     let tests: Vec<Test> = {
-        let share = points / tests_named.len() as f64;
+        let shares = shares(points, tests_named.len());
         tests_named
             .iter()
-            .map(|name| {
+            .zip(shares)
+            .map(|(name, share)| {
                 let runs: Vec<_> = outcome
                     .cases
                     .iter()
@@ -239,4 +250,22 @@ pub fn plain<T>(f: impl FnOnce() -> T) -> T {
     let t = f();
     colored::control::unset_override();
     t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shares_have_two_decimals_and_sum_to_the_points() {
+        let s = shares(10.0, 15);
+        assert_eq!(s.len(), 15);
+        assert!(
+            s.iter()
+                .all(|x| (x * 100.0 - (x * 100.0).round()).abs() < 1e-9)
+        );
+        assert_eq!(rounded(s.iter().sum()), 10.0);
+        assert_eq!(shares(10.0, 3), [3.34, 3.33, 3.33]);
+        assert_eq!(rounded(29.999999999999986), 30.0);
+    }
 }

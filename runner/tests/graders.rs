@@ -197,7 +197,18 @@ fn run_autograder_grades_a_submission_laid_out_as_gradescope_lays_it_out() {
     assert_eq!(missing.len(), 1);
     let why = missing[0]["output"].as_str().unwrap();
     assert!(why.contains("expected a file named puzzle-03.cu"), "{why}");
-    let output = results["output"].as_str().unwrap();
+    // Held back until after the due date: the top-level output says only that, and the report
+    // waits in a test of no points with the same visibility.
+    assert_eq!(results["visibility"], "after_due_date");
+    let top = results["output"].as_str().unwrap();
+    assert!(!top.contains("puzzle-01"), "{top}");
+    let report = |p: &str| -> String {
+        let named = of(&format!("{p}: the report"));
+        assert_eq!(named.len(), 1, "{p}'s report");
+        assert_eq!(named[0]["max_score"], 0.0);
+        named[0]["output"].as_str().unwrap().to_string()
+    };
+    let output = report("puzzle-01") + &report("puzzle-02");
     assert!(
         output.contains("✓ puzzle-01 passed") && !output.contains('\u{1b}'),
         "{output}"

@@ -214,6 +214,15 @@ mod tests {
             let d = result.expect_err("/etc/passwd is not readable");
             assert!(d.message.contains("Permission denied"), "{}", d.message);
         }
+        // Nor the runner's cache, beside what NVRTC needs (its `nvrtc.location`, say).
+        let cached = crate::library::cache_dir().join(format!("probe-{}", std::process::id()));
+        std::fs::write(&cached, "int cached_secret;\n").unwrap();
+        let result = compile(&format!("#include \"{}\"\n{plain}", cached.display()));
+        let _ = std::fs::remove_file(&cached);
+        if enforced() == Some(true) {
+            let d = result.expect_err("the cache is not readable");
+            assert!(d.message.contains("Permission denied"), "{}", d.message);
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -1,6 +1,7 @@
 //! One module per subcommand, each with its `Args` (clap derive; doc comments are the help) and
 //! its `execute`, which returns the process's exit status.
 
+pub mod autograder;
 pub mod bench;
 pub mod bench2d;
 pub mod book;
