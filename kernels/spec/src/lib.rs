@@ -149,7 +149,7 @@ pub struct Puzzle {
     pub declared_launch: Option<DeclaredLaunch>,
     /// Cases drawn from a seed at grading time ([`Puzzle::graded_cases`]): every published
     /// case's sizes with new data (named `fresh-<case>`), and cases of random sizes within the
-    /// contract (`fresh-random-N`). For [`Scale::Full`], the full-scale cases with new data too.
+    /// contract (`fresh-random-size-N`). For [`Scale::Full`], the full-scale cases with new data too.
     /// The same seed draws the same cases.
     pub fresh: Option<fn(u64, Scale) -> Vec<Case>>,
     /// The seed `runner grade` draws fresh cases from (`None`: the published cases only, as

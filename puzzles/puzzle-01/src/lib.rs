@@ -150,7 +150,7 @@ pub fn random_case(
 
 /// The cases drawn fresh from `seed` for a classic-contract puzzle ([`spec::Puzzle::fresh`]):
 /// each of `published`'s cases at its own sizes and launch with new data (`fresh-<case>`), then
-/// three of random sizes (`fresh-random-N`), each `(tpb, size, conv)` from `draw`.
+/// three of random sizes (`fresh-random-size-N`), each `(tpb, size, conv)` from `draw`.
 pub fn fresh_with(
     shape: Shape,
     published: &[Case],
@@ -176,7 +176,7 @@ pub fn fresh_with(
         let (tpb, size, conv) = draw(&mut rng);
         let mut data = Rng::new(rng.next_u64());
         let (a, b) = (data.signal(size), data.signal(conv));
-        let name = format!("{}random-{n}", spec::FRESH);
+        let name = format!("{}random-size-{n}", spec::FRESH);
         fresh.push(case(&name, shape, tpb, a, b, Scale::Small));
     }
     fresh

@@ -123,7 +123,7 @@ pub fn cases(plan: &Plan, seed: u64, scale: Scale) -> Vec<Case> {
 
 /// The cases drawn fresh from `seed` ([`spec::Puzzle::fresh`]) for the puzzle whose published
 /// cases are `cases(plan, published, scale)`: each of them at its own sizes and layout with new
-/// data (`fresh-<case>`), then three of random sizes within the contract (`fresh-random-N`: up to
+/// data (`fresh-<case>`), then three of random sizes within the contract (`fresh-random-size-N`: up to
 /// 6000 inputs, up to 2047 taps, at most 1.5 million multiply-adds).
 pub fn fresh(plan: &Plan, published: u64, seed: u64, scale: Scale) -> Vec<Case> {
     let mut rng = Rng::new(seed);
@@ -144,7 +144,7 @@ pub fn fresh(plan: &Plan, published: u64, seed: u64, scale: Scale) -> Vec<Case> 
         let input_size = rng.size(1, 6000);
         let kernel_size = rng.size(1, input_size.min(2047).min(1_500_000 / input_size));
         let layout = (plan.small)(rng.pick(&[8, 32, 128]));
-        let name = format!("{}random-{n}", spec::FRESH);
+        let name = format!("{}random-size-{n}", spec::FRESH);
         fresh.push(random(
             &name,
             layout,

@@ -283,7 +283,7 @@ pub fn cases(blocks: fn(u32, u32) -> Layout, full: Layout, seed: u64, scale: Sca
 /// The cases drawn fresh from `seed` ([`spec::Puzzle::fresh`]) for the puzzle whose published
 /// cases are `cases(blocks, full, published, scale)`: each of them at its own sizes, padding and
 /// layout with new data (`fresh-<case>`), then three of random sizes within the contract
-/// (`fresh-random-N`: up to 80 x 80 inputs, kernels up to 31 x 31, at most 100,000
+/// (`fresh-random-size-N`: up to 80 x 80 inputs, kernels up to 31 x 31, at most 100,000
 /// multiply-adds).
 pub fn fresh(
     blocks: fn(u32, u32) -> Layout,
@@ -313,7 +313,7 @@ pub fn fresh(
         let (pad, out_pad) = (rng.size(0, 4), rng.size(0, 6));
         let (r, c) = rng.pick(&[(8, 8), (4, 16), (16, 4), (16, 16), (8, 32), (16, 8)]);
         let (x, k) = random_data(rng.next_u64(), (rows, cols, pad), (kr, kc));
-        let name = format!("{}random-{n}", spec::FRESH);
+        let name = format!("{}random-size-{n}", spec::FRESH);
         fresh.push(owned_case(
             &name,
             blocks(r, c),

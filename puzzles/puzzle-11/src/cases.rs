@@ -193,7 +193,7 @@ pub fn cases(scale: Scale) -> Vec<Case> {
 
 /// The cases drawn fresh from `seed` ([`spec::Puzzle::fresh`]): each published case at its own
 /// sizes with new data (`fresh-<case>`), then three of random sizes within the contract
-/// (`fresh-random-N`: up to 3 images of 16 x 16 pixels, 40 channels in and out, kernels up to
+/// (`fresh-random-size-N`: up to 3 images of 16 x 16 pixels, 40 channels in and out, kernels up to
 /// 5 x 5, at most 2 million multiply-adds).
 pub fn fresh(seed: u64, scale: Scale) -> Vec<Case> {
     let mut rng = Rng::new(seed);
@@ -225,7 +225,7 @@ pub fn fresh(seed: u64, scale: Scale) -> Vec<Case> {
         };
         let (x, w) = random_data(rng.next_u64(), &c);
         fresh.push(case(
-            &format!("{}random-{n}", spec::FRESH),
+            &format!("{}random-size-{n}", spec::FRESH),
             c,
             &x,
             &w,
