@@ -11,6 +11,9 @@
 //! cases were drawn (`runner grade`), a published case and its fresh twin (`fresh-<case>`: the
 //! same sizes, new data) are one test, passed only when both pass: a table of the published
 //! outputs earns nothing. The seed goes in `extra_data`, which Gradescope keeps from students.
+//! A kernel over the puzzle's budget (`budget_exceeded`: the technique the puzzle teaches is
+//! missing, such as the tile of puzzle 04 or the tensor cores of puzzle 11) scores nothing, on
+//! any case: its right numbers on the small cases are not the puzzle's answer.
 //!
 //! Writing into a file that already holds results adds to it (tests appended, scores summed), so
 //! an autograder grades several puzzles of one submission into one `results.json`.
@@ -102,6 +105,11 @@ pub fn results(outcome: &Outcome, report: &str, points: f64, visibility: Visibil
             names.push(&c.name);
         }
     }
+    let over_budget = outcome
+        .diagnostics
+        .iter()
+        .find(|d| d.kind == spec::Kind::BudgetExceeded)
+        .map(|d| format!("no case counts: budget_exceeded: {}", d.message));
     // A fresh twin counts with its published case.
     let test_of = |name: &str| -> String {
         match name.strip_prefix(spec::FRESH) {
@@ -138,8 +146,8 @@ pub fn results(outcome: &Outcome, report: &str, points: f64, visibility: Visibil
                     .iter()
                     .filter(|c| c.shrunk_from.is_none() && test_of(&c.name) == *name)
                     .collect();
-                let passed = runs.iter().all(|c| c.passed);
-                let mut lines = vec![];
+                let passed = runs.iter().all(|c| c.passed) && over_budget.is_none();
+                let mut lines: Vec<String> = over_budget.iter().map(|m| m.to_string()).collect();
                 for c in runs.iter().filter(|c| !c.passed) {
                     let fresh = if c.name == *name {
                         String::new()
