@@ -486,3 +486,30 @@ fn puzzle_11_table_and_fp32_score_nothing() {
     assert_eq!(results["score"], 0.0, "{results}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn an_edited_include_compiles_again() {
+    // The compile cache's key covers every local file the kernel includes: a pass with the
+    // solution in impl.cuh, then impl.cuh emptied, must not pass from the cache.
+    let dir = scratch("cache");
+    let kernel = dir.join("kernel.cu");
+    std::fs::write(&kernel, "#include \"impl.cuh\"\n").unwrap();
+    std::fs::write(dir.join("impl.cuh"), solution("puzzle-04")).unwrap();
+    let check = || {
+        Command::new(runner())
+            .args(["check", "puzzle-04", "--backend", "sim", "--kernel"])
+            .arg(&kernel)
+            .env("WORKBOOK_STATE", "/nonexistent/state.json")
+            .output()
+            .expect("runner runs")
+            .status
+            .success()
+    };
+    assert!(check(), "the solution through impl.cuh passes");
+    std::fs::write(dir.join("impl.cuh"), "").unwrap();
+    assert!(
+        !check(),
+        "an emptied impl.cuh fails: the cache saw the edit"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -443,3 +443,109 @@ fn the_classroom_workflow_is_made_from_puzzles_conf_and_its_commands_grade() {
     assert_eq!(points, 10.0);
     let _ = std::fs::remove_dir_all(student.parent().unwrap());
 }
+
+/// Writes an executable shell script `name` into `bin`.
+fn shim(bin: &Path, name: &str, script: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    let path = bin.join(name);
+    std::fs::write(&path, format!("#!/usr/bin/env bash\n{script}\n")).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn setup_sh_and_run_autograder_work_end_to_end_in_gradescopes_layout() {
+    // The bundle as Gradescope unpacks it into /autograder/source, here under a scratch root,
+    // with the network stubbed by shims first on PATH: apt-get and curl log their calls, and
+    // cargo "builds" by copying the runner built for these tests.
+    let dir = scratch("gradescope-setup");
+    let zip = dir.join("autograder.zip");
+    let made = Command::new("bash")
+        .arg(repo().join("graders/gradescope/make-zip.sh"))
+        .arg(repo().join("graders/puzzles.conf"))
+        .arg(&zip)
+        .env("RUNNER", runner())
+        .output()
+        .expect("bash runs");
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    let root = dir.join("autograder");
+    let source = root.join("source");
+    std::fs::create_dir_all(&source).unwrap();
+    let unzip = Command::new("python3")
+        .args(["-m", "zipfile", "-e"])
+        .arg(&zip)
+        .arg(&source)
+        .status()
+        .expect("python3 runs");
+    assert!(unzip.success());
+    let bin = dir.join("bin");
+    let installed = dir.join("usr-local-bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::create_dir_all(&installed).unwrap();
+    let log = dir.join("network.log");
+    shim(
+        &bin,
+        "apt-get",
+        &format!("echo \"apt-get $*\" >> '{}'", log.display()),
+    );
+    shim(
+        &bin,
+        "curl",
+        &format!("echo \"curl $*\" >> '{}'; exit 7", log.display()),
+    );
+    shim(
+        &bin,
+        "cargo",
+        &format!(
+            "echo \"cargo $*\" >> '{}'\nmkdir -p target/release && cp '{}' target/release/runner",
+            log.display(),
+            runner().display()
+        ),
+    );
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let setup = Command::new("bash")
+        .arg(source.join("setup.sh"))
+        .env("PATH", &path)
+        .env("AUTOGRADER_ROOT", &root)
+        .env("RUNNER_BIN_DIR", &installed)
+        .env("WORKBOOK_STATE", dir.join("state.json"))
+        .output()
+        .expect("bash runs");
+    let said = String::from_utf8_lossy(&setup.stdout).to_string()
+        + &String::from_utf8_lossy(&setup.stderr);
+    assert!(setup.status.success(), "setup.sh runs to the end: {said}");
+    assert!(said.contains("the runner and NVRTC are ready"), "{said}");
+    let calls = std::fs::read_to_string(&log).unwrap();
+    let lines: Vec<&str> = calls.lines().collect();
+    assert!(lines[0].starts_with("apt-get update"), "{calls}");
+    assert!(lines[1].starts_with("apt-get install"), "{calls}");
+    assert!(
+        !lines.iter().any(|l| l.starts_with("curl")),
+        "cargo was there: no rustup: {calls}"
+    );
+    // A student's upload: puzzle 01 solved, with a space and a line break in its folder's name.
+    let submission = root.join("submission/my work\nfinal");
+    std::fs::create_dir_all(&submission).unwrap();
+    std::fs::write(submission.join("puzzle-01.cu"), solution("puzzle-01")).unwrap();
+    std::fs::write(source.join("puzzles.conf"), "puzzle-01 10\npuzzle-02 10\n").unwrap();
+    let graded = Command::new("bash")
+        .arg(source.join("run_autograder"))
+        .env("PATH", format!("{}:{path}", installed.display()))
+        .env("AUTOGRADER_ROOT", &root)
+        .env("WORKBOOK_STATE", dir.join("state.json"))
+        .env("NO_COLOR", "1")
+        .status()
+        .expect("bash runs");
+    assert!(graded.success());
+    let results = read_json(&root.join("results/results.json"));
+    assert_valid(&results, "results.json after setup.sh");
+    assert_eq!(results["score"], 10.0, "{results}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
