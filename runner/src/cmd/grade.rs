@@ -161,7 +161,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         (Ok(a), Ok(b)) => a == b,
         _ => a == b,
     };
-    let found = super::grade_files::walk(&args.folder, same(&out_dir, &args.folder))?;
+    let found = super::grade_files::walk(&args.folder, same(&out_dir, &args.folder), puzzle.id)?;
     let files: Vec<PathBuf> = found.submissions.iter().map(|s| s.path.clone()).collect();
     std::fs::create_dir_all(&out_dir)
         .with_context(|| format!("cannot create {}", out_dir.display()))?;

@@ -8,6 +8,12 @@
 //! own output (`grade.csv`, `grade.json`, `gradescope/`) is listed as skipped, with the reason,
 //! under the table.
 //!
+//! A folder of cloned workbooks (one per student, as the trusted path for GitHub Classroom clones
+//! them) is graded by each workbook's own kernel of the puzzle: in a folder that holds
+//! `puzzles/`, only `puzzles/puzzle-NN/kernel.cu` is a submission, and nothing else in it is
+//! walked (its other puzzles are graded by `runner grade` of theirs; `target/` and `.git/` hold
+//! no submission).
+//!
 //! Names are data, never paths: a file's name in the table is its path in the folder with each
 //! part as it is (a backslash is a character, a line break is shown as `\n`), and the name its
 //! own output file gets ([`Submission::out`]) is made of safe characters only, one per
@@ -95,12 +101,17 @@ const OWN_OUTPUT: [&str; 3] = ["grade.csv", "grade.json", "gradescope"];
 /// Walks `folder`. `Err` only when `folder` itself cannot be read, or holds no `.cu` file.
 /// `writes_here`: the grade writes its output into `folder`, so its top-level `grade.csv`,
 /// `grade.json` and `gradescope/` are the grader's (listed as skipped, with why).
-pub fn walk(folder: &Path, writes_here: bool) -> anyhow::Result<Found> {
+/// `puzzle`: the id graded, whose kernel a workbook in the folder is graded by.
+pub fn walk(folder: &Path, writes_here: bool, puzzle: &str) -> anyhow::Result<Found> {
     std::fs::read_dir(folder)
         .with_context(|| format!("cannot read the folder of submissions {}", folder.display()))?;
     let mut found = Found::default();
     let mut rel = vec![];
-    visit(folder, &[], writes_here, &mut found, &mut rel);
+    let walk = Walk {
+        writes_here,
+        puzzle,
+    };
+    visit(folder, &[], &walk, &mut found, &mut rel);
     if found.submissions.is_empty() {
         anyhow::bail!(
             "no .cu files in {} (or its subfolders): nothing to grade",
@@ -111,14 +122,55 @@ pub fn walk(folder: &Path, writes_here: bool) -> anyhow::Result<Found> {
     Ok(found)
 }
 
+/// What a walk is for: where it writes, and the puzzle it grades.
+struct Walk<'a> {
+    writes_here: bool,
+    puzzle: &'a str,
+}
+
+fn name_of(parts: &[String]) -> String {
+    parts.iter().map(|p| shown(p)).collect::<Vec<_>>().join("/")
+}
+
 fn visit(
     dir: &Path,
     parts: &[String],
-    writes_here: bool,
+    walk: &Walk<'_>,
     found: &mut Found,
     rel: &mut Vec<Vec<String>>,
 ) {
-    let name_of = |parts: &[String]| parts.iter().map(|p| shown(p)).collect::<Vec<_>>().join("/");
+    let writes_here = walk.writes_here;
+    let is_workbook = !parts.is_empty()
+        && std::fs::symlink_metadata(dir.join("puzzles")).is_ok_and(|m| m.is_dir());
+    if is_workbook {
+        let inside = [
+            "puzzles".to_string(),
+            walk.puzzle.to_string(),
+            "kernel.cu".into(),
+        ];
+        let own: Vec<String> = [parts, &inside].concat();
+        let kernel = dir.join("puzzles").join(walk.puzzle).join("kernel.cu");
+        match std::fs::symlink_metadata(&kernel) {
+            Ok(m) if m.is_file() => {
+                found.submissions.push(Submission {
+                    path: kernel,
+                    name: name_of(&own),
+                    out: PathBuf::new(),
+                });
+                rel.push(own);
+            }
+            Ok(m) if m.file_type().is_symlink() => {
+                found
+                    .skipped
+                    .push((name_of(&own), "a link (not followed)".into()));
+            }
+            _ => found.skipped.push((
+                format!("{}/", name_of(parts)),
+                format!("a workbook without puzzles/{}/kernel.cu", walk.puzzle),
+            )),
+        }
+        return;
+    }
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) => {
@@ -156,7 +208,7 @@ fn visit(
         if kind.is_symlink() {
             found.skipped.push((name, "a link (not followed)".into()));
         } else if kind.is_dir() {
-            visit(&entry.path(), &own, writes_here, found, rel);
+            visit(&entry.path(), &own, walk, found, rel);
         } else if !kind.is_file() {
             found.skipped.push((name, "not a regular file".into()));
         } else if entry.path().extension().is_some_and(|e| e == "cu") {
@@ -205,16 +257,48 @@ mod tests {
         std::fs::write(dir.join("grade.csv"), "x").unwrap();
         std::fs::write(dir.join("gradescope/bob.json"), "x").unwrap();
         std::fs::write(dir.join("gradescope/carol.cu"), "x").unwrap();
-        let found = walk(&dir, true).unwrap();
+        let found = walk(&dir, true, "puzzle-04").unwrap();
         let names: Vec<&str> = found.submissions.iter().map(|s| s.name.as_str()).collect();
         assert_eq!(names, ["alice/deep/kernel.cu", "alice/kernel.cu", "bob.cu"]);
         let skipped: Vec<&str> = found.skipped.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(skipped, ["grade.csv", "gradescope/", "notes.txt"]);
         assert!(found.skipped[1].1.contains("--out"), "{:?}", found.skipped);
         // Written elsewhere, a folder of that name is a class's folder like any other.
-        let found = walk(&dir, false).unwrap();
+        let found = walk(&dir, false, "puzzle-04").unwrap();
         let names: Vec<&str> = found.submissions.iter().map(|s| s.name.as_str()).collect();
         assert!(names.contains(&"gradescope/carol.cu"), "{names:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_folder_of_cloned_workbooks_is_graded_by_each_ones_kernel() {
+        let dir = std::env::temp_dir().join(format!("grade-clones-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        for student in ["alice", "bob"] {
+            for p in ["puzzle-01", "puzzle-04"] {
+                let folder = dir.join(student).join("puzzles").join(p);
+                std::fs::create_dir_all(&folder).unwrap();
+                std::fs::write(folder.join("kernel.cu"), "x").unwrap();
+            }
+            std::fs::create_dir_all(dir.join(student).join("target")).unwrap();
+            std::fs::write(dir.join(student).join("target/stray.cu"), "x").unwrap();
+        }
+        std::fs::create_dir_all(dir.join("carol/puzzles")).unwrap();
+        let found = walk(&dir, false, "puzzle-04").unwrap();
+        let names: Vec<&str> = found.submissions.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "alice/puzzles/puzzle-04/kernel.cu",
+                "bob/puzzles/puzzle-04/kernel.cu"
+            ]
+        );
+        assert_eq!(found.skipped.len(), 1, "{:?}", found.skipped);
+        assert!(
+            found.skipped[0]
+                .1
+                .contains("without puzzles/puzzle-04/kernel.cu")
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -234,7 +318,7 @@ mod tests {
         ] {
             std::fs::write(dir.join(f), "x").unwrap();
         }
-        let found = walk(&dir, false).unwrap();
+        let found = walk(&dir, false, "puzzle-04").unwrap();
         let outs: Vec<String> = found
             .submissions
             .iter()
