@@ -549,3 +549,63 @@ fn setup_sh_and_run_autograder_work_end_to_end_in_gradescopes_layout() {
     assert_eq!(results["score"], 10.0, "{results}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_classroom_workflow_refuses_a_repository_whose_graded_files_differ_from_the_template() {
+    let dir = scratch("classroom-template");
+    let template = released(&dir.join("template"));
+    let made = Command::new("bash")
+        .arg(repo().join("graders/github-classroom/make-workflow.sh"))
+        .arg(repo().join("graders/puzzles.conf"))
+        .arg(&template)
+        .output()
+        .expect("bash runs");
+    assert!(made.status.success());
+    let workflow = String::from_utf8_lossy(&made.stdout).to_string();
+    // The step's script, as the runner's shell gets it from the YAML block (dedented).
+    let script: String = workflow
+        .lines()
+        .skip_while(|l| !l.contains("# BEGIN graded-files check"))
+        .take_while(|l| !l.contains("# END graded-files check"))
+        .map(|l| format!("{}\n", l.strip_prefix("        ").unwrap_or(l)))
+        .collect();
+    assert!(script.contains("SUMS"), "{workflow}");
+    let student = released(&dir.join("student"));
+    let check = || {
+        Command::new("bash")
+            .args(["-c", &script])
+            .current_dir(&student)
+            .output()
+            .expect("bash runs")
+    };
+    // The student's own kernels are theirs to change.
+    std::fs::write(student.join("puzzles/puzzle-04/kernel.cu"), "// mine\n").unwrap();
+    std::fs::write(student.join("puzzles/puzzle-04/impl.cuh"), "// mine\n").unwrap();
+    let ok = check();
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stdout)
+    );
+    // A widened tolerance, and a file added to the runner, are not.
+    let rules = student.join("puzzles/puzzle-04/src/lib.rs");
+    let text = std::fs::read_to_string(&rules).unwrap();
+    std::fs::write(&rules, text.replace("atol: 1e-3", "atol: 1e9")).unwrap();
+    std::fs::write(student.join("runner/src/extra.rs"), "// added\n").unwrap();
+    let refused = check();
+    let said = String::from_utf8_lossy(&refused.stdout);
+    assert!(!refused.status.success(), "{said}");
+    assert!(said.contains("puzzles/puzzle-04/src/lib.rs"), "{said}");
+    assert!(
+        said.contains("runner/src/extra.rs: not in the template"),
+        "{said}"
+    );
+    // On an exact cache hit the runner is not built again.
+    assert!(
+        workflow.contains(
+            "if: steps.cache.outputs.cache-hit != 'true'\n      run: |\n        cargo build"
+        ),
+        "{workflow}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
