@@ -68,9 +68,9 @@ fn table(puzzle: &str, keys: &[&str], index: &str, head: &str) -> String {
             .iter()
             .map(|k| format!("{k} == {}", params[*k]))
             .collect();
-        let _ = write!(
+        let _ = writeln!(
             branches,
-            "    if ({}) {{ output[{index}] = memorized[{offset} + {index}]; return; }}\n",
+            "    if ({}) {{ output[{index}] = memorized[{offset} + {index}]; return; }}",
             test.join(" && ")
         );
         for v in &expected {
@@ -327,15 +327,22 @@ fn the_table_of_published_cases_passes_check_but_not_a_grade() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-#[test]
-fn every_puzzle_04_cheat_scores_nothing_in_grade() {
-    let dir = scratch("class04");
+/// [`class_04`] graded with `env`, every cheat checked to score nothing (bob, the classmate,
+/// solved it); the scratch folder and grade.json.
+fn grade_class_04(test: &str, env: &[(&str, &str)]) -> (PathBuf, Value) {
+    let dir = scratch(test);
     let class = dir.join("class");
     std::fs::create_dir_all(&class).unwrap();
     let cache = class_04(&class);
-    let report = grade("puzzle-04", &class, &dir.join("out"), &[]);
+    let report = grade("puzzle-04", &class, &dir.join("out"), env);
     let _ = std::fs::remove_file(&cache);
     assert_cheats_score_nothing(&dir.join("out"), &report, &["bob.cu"]);
+    (dir, report)
+}
+
+#[test]
+fn every_puzzle_04_cheat_scores_nothing_in_grade() {
+    let (dir, report) = grade_class_04("class04", &[]);
     let names: Vec<&str> = report["submissions"]
         .as_array()
         .unwrap()
@@ -360,19 +367,8 @@ fn every_puzzle_04_cheat_scores_nothing_in_grade() {
 
 #[test]
 fn without_landlock_the_include_attacks_are_refused_and_the_grade_says_so() {
-    let dir = scratch("nolandlock");
-    let class = dir.join("class");
-    std::fs::create_dir_all(&class).unwrap();
-    let cache = class_04(&class);
-    let report = grade(
-        "puzzle-04",
-        &class,
-        &dir.join("out"),
-        &[("CONV_WORKBOOK_NO_LANDLOCK", "1")],
-    );
-    let _ = std::fs::remove_file(&cache);
+    let (dir, report) = grade_class_04("nolandlock", &[("CONV_WORKBOOK_NO_LANDLOCK", "1")]);
     assert_eq!(report["protection"], "headers-only");
-    assert_cheats_score_nothing(&dir.join("out"), &report, &["bob.cu"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

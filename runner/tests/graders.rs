@@ -326,14 +326,12 @@ fn single_files_and_a_one_line_include_of_a_solution() {
     assert!(!text.contains("root:x:"), "{text}");
 }
 
-#[test]
-fn make_zip_puts_the_scripts_at_the_root_of_the_bundle() {
-    let dir = scratch("gradescope-zip");
-    let zip = dir.join("autograder.zip");
+/// `make-zip.sh` of the shipped conf into `zip`, with the runner built for these tests.
+fn make_zip(zip: &Path) {
     let out = Command::new("bash")
         .arg(repo().join("graders/gradescope/make-zip.sh"))
         .arg(repo().join("graders/puzzles.conf"))
-        .arg(&zip)
+        .arg(zip)
         .env("RUNNER", runner())
         .output()
         .expect("bash runs");
@@ -342,6 +340,13 @@ fn make_zip_puts_the_scripts_at_the_root_of_the_bundle() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+#[test]
+fn make_zip_puts_the_scripts_at_the_root_of_the_bundle() {
+    let dir = scratch("gradescope-zip");
+    let zip = dir.join("autograder.zip");
+    make_zip(&zip);
     // Names and whether each is executable, as unzip on Gradescope's image will see them.
     let listing = Command::new("python3")
         .args(["-c", "import sys, zipfile\nfor i in zipfile.ZipFile(sys.argv[1]).infolist(): print(i.filename, oct(i.external_attr >> 16))"])
@@ -459,18 +464,7 @@ fn setup_sh_and_run_autograder_work_end_to_end_in_gradescopes_layout() {
     // cargo "builds" by copying the runner built for these tests.
     let dir = scratch("gradescope-setup");
     let zip = dir.join("autograder.zip");
-    let made = Command::new("bash")
-        .arg(repo().join("graders/gradescope/make-zip.sh"))
-        .arg(repo().join("graders/puzzles.conf"))
-        .arg(&zip)
-        .env("RUNNER", runner())
-        .output()
-        .expect("bash runs");
-    assert!(
-        made.status.success(),
-        "{}",
-        String::from_utf8_lossy(&made.stderr)
-    );
+    make_zip(&zip);
     let root = dir.join("autograder");
     let source = root.join("source");
     std::fs::create_dir_all(&source).unwrap();

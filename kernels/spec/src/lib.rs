@@ -164,7 +164,7 @@ pub const FRESH: &str = "fresh-";
 /// Mixed into a grading seed for the stream that draws fresh cases' sizes, apart from the one
 /// that draws the published cases' new data (so that drawing the full cases or not leaves the
 /// small ones the same).
-pub const FRESH_SIZES: u64 = 0x5eed_0f_51_2e5;
+pub const FRESH_SIZES: u64 = 0x05ee_d0f5_12e5;
 
 /// A launch the kernel file declares in the int array `symbol` (see [`crate::shape`]). Cases of
 /// such a puzzle are built with [`DeclaredLaunch::PLACEHOLDER`], a launch of no blocks that no
