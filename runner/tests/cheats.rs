@@ -324,6 +324,29 @@ fn the_table_of_published_cases_passes_check_but_not_a_grade() {
     passes_check("puzzle-04", &file, 12);
     let report = grade("puzzle-04", &dir, &dir.join("out"), &[]);
     assert_cheats_score_nothing(&dir.join("out"), &report, &[]);
+    // `check --seed` of the grade's seed runs the grade's cases: the table fails them there too.
+    let seed = report["seed"].to_string();
+    let again = Command::new(runner())
+        .args([
+            "check",
+            "puzzle-04",
+            "--backend",
+            "sim",
+            "--json",
+            "--seed",
+            &seed,
+        ])
+        .arg("--kernel")
+        .arg(&file)
+        .env("WORKBOOK_STATE", "/nonexistent/state.json")
+        .output()
+        .expect("runner runs");
+    let json: Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert_eq!(json["passed"], false, "{json}");
+    let cases = json["cases"].as_array().unwrap();
+    let graded = report["submissions"][0]["cases_total"].as_u64().unwrap() as usize;
+    let own = cases.iter().filter(|c| c["shrunk_from"].is_null()).count();
+    assert_eq!(own, graded, "the grade's cases, no more, no fewer");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

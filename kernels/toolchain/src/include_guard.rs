@@ -10,7 +10,8 @@
 //! trigraph `??=`, and may be `#include`, `#include_next`, `#import` or `#embed`.
 //! [`quiet_log`] is the second line of defence: NVRTC's log keeps no line of a file outside the
 //! submission, whatever NVRTC managed to read. The third is [`crate::sandbox`]: the compile itself
-//! cannot open anything else where Landlock exists. Where it does not ([`crate::sandbox::protection`]),
+//! cannot open anything else where Landlock exists. Where it does not ([`crate::sandbox::protection`])
+//! and compiles fail closed (a grade, [`crate::sandbox::fail_closed`]),
 //! the check is strict: every include but a CUDA header (the workbook's own or one in CUDA's
 //! header folder) is refused, and directives are looked for in the text both with comments and
 //! strings removed and as it is, so that no literal or comment can hide one from the check.
@@ -18,22 +19,13 @@
 use spec::diag::{Diagnostic, Kind};
 use std::path::{Component, Path, PathBuf};
 
-/// The folder NVRTC resolves the source's quoted includes against: the folder of `file` as NVRTC
-/// sees it (relative names are relative to the working directory).
-pub fn folder_of(file: &str) -> PathBuf {
-    let path = Path::new(file);
-    let abs = if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        std::env::current_dir().unwrap_or_default().join(path)
-    };
-    abs.parent().map(Path::to_path_buf).unwrap_or_default()
-}
+pub use crate::source::folder_of;
 
-/// [`check`] of a compile's source, against the folder NVRTC reads it from: strict where no
-/// confinement is possible ([`crate::sandbox::protection`]).
+/// [`check`] of a compile's source, against the folder NVRTC reads it from: strict where compiles
+/// fail closed and no confinement is possible ([`crate::sandbox::protection`]).
 pub fn check_source(source: &crate::source::Source<'_>) -> Result<(), Diagnostic> {
-    let strict = *crate::sandbox::protection() != crate::sandbox::Protection::Landlock;
+    let strict = crate::sandbox::failing_closed()
+        && *crate::sandbox::protection() != crate::sandbox::Protection::Landlock;
     check(source.code, source.file, &folder_of(source.file), strict)
 }
 

@@ -7,10 +7,12 @@
 //! thread and whatever it starts, for good: each compile gets a fresh thread, restricted before
 //! NVRTC runs in it, and the rest of the process keeps its rights (it writes the cache after). A
 //! new thread costs microseconds, where a child process would cost a runner's start per compile.
-//! The compile fails closed: where Landlock cannot be enforced (an older kernel, a container
-//! whose seccomp refuses it, another OS), [`protection`] says so before any compile, and
-//! [`crate::include_guard`] then refuses every `#include` but CUDA's headers; a compile whose
-//! confinement fails after all is refused rather than run unconfined. The runner's cache is not
+//! A grade's compiles fail closed ([`fail_closed`], which `runner grade` and `runner gradescope`
+//! call): where Landlock cannot be enforced (an older kernel, a container whose seccomp refuses
+//! it, another OS), [`protection`] says so before any compile, and [`crate::include_guard`] then
+//! refuses every `#include` but CUDA's headers; a compile whose confinement fails after all is
+//! refused rather than run unconfined. A learner's own check on their own machine keeps its
+//! local includes either way. The runner's cache is not
 //! readable from the compile: NVRTC's library and the header folder (which may lie inside it) are,
 //! its other files (`nvrtc.location`, compiled kernels, references) are not.
 //!
@@ -20,6 +22,20 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU8, Ordering};
+
+/// Set by [`fail_closed`].
+static GRADING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Makes every later compile of this process fail closed: strict includes where Landlock cannot
+/// be enforced, and no compile where its confinement does not take hold.
+pub fn fail_closed() {
+    GRADING.store(true, Ordering::Relaxed);
+}
+
+/// Whether compiles fail closed ([`fail_closed`]).
+pub fn failing_closed() -> bool {
+    GRADING.load(Ordering::Relaxed)
+}
 
 /// The variable that makes Landlock count as unavailable (for tests of the fallback).
 pub const NO_LANDLOCK: &str = "CONV_WORKBOOK_NO_LANDLOCK";
@@ -108,8 +124,8 @@ pub fn confined<T: Send>(
 ) -> Result<T, spec::Diagnostic> {
     crate::library::preload_builtins();
     let mut readable = compiler_folders(&crate::headers::include_dirs(source.code));
-    readable.push(crate::include_guard::folder_of(source.file));
-    let must = *protection() == Protection::Landlock;
+    readable.push(crate::source::folder_of(source.file));
+    let must = failing_closed() && *protection() == Protection::Landlock;
     run(&readable, must, compile).ok_or_else(|| {
         spec::Diagnostic::new(
             spec::Kind::IncludeRefused,

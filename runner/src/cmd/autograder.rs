@@ -138,6 +138,7 @@ fn find(all: &[Candidate], puzzle: &str) -> Option<PathBuf> {
 }
 
 pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
+    toolchain::sandbox::fail_closed();
     let conf = read_conf(&args.conf)?;
     let seed = args.seed.unwrap_or_else(super::grade::random_seed);
     let protection = toolchain::sandbox::protection();

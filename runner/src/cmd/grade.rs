@@ -152,6 +152,7 @@ pub fn random_seed() -> u64 {
 }
 
 pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
+    toolchain::sandbox::fail_closed();
     let seed = args.seed.unwrap_or_else(random_seed);
     let puzzle = registry::find(&args.puzzle)
         .map_err(|e| anyhow!(e))?
@@ -323,10 +324,14 @@ fn request(args: &Args, puzzle: spec::Puzzle, file: &Path, submitted: &Path) -> 
         backend: args.backend,
         gpu_limit: Duration::from_secs_f64(args.timeout.max(0.1)),
         rerun: format!(
-            "{} check {} --kernel {}",
+            "{} check {} --kernel {}{}",
             workbook::runner_command(),
             puzzle.id,
-            workbook::display(submitted)
+            workbook::display(submitted),
+            puzzle
+                .draw
+                .map(|s| format!(" --seed {s}"))
+                .unwrap_or_default()
         ),
         only_case: None,
         full_later: true,
