@@ -61,7 +61,7 @@ fn evaluate_text(
     let want_gpu = req.backend != BackendChoice::Sim && gpu::libcuda_present();
     if want_gpu {
         // It creates its CUDA context while this process compiles and simulates.
-        gpu.start(Some(puzzle.id));
+        gpu.start(Some(&puzzle.wire_id()));
     }
     if req.backend == BackendChoice::Gpu && !matches!(gpu.device(), Ok(Some(_))) {
         anyhow::bail!(
@@ -74,7 +74,7 @@ fn evaluate_text(
     }
     // Full-scale cases are made, run and judged in the GPU worker, which keeps them from one
     // check to the next (`gpu::resident`); here they are stand-ins without data.
-    let mut cases = (puzzle.cases)(Scale::Small);
+    let mut cases = puzzle.graded_cases(Scale::Small);
     let mut full = None;
     if let Some(only) = &req.only_case {
         if want_gpu && !cases.iter().any(|c| &c.name == only) {

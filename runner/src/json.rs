@@ -71,7 +71,7 @@ struct CaseView<'a> {
 
 /// The JSON text of `outcome`, checked against `puzzle` (whose cases give a failing case's inputs).
 pub fn render(outcome: &Outcome, puzzle: &Puzzle, style: Style) -> String {
-    let small = (puzzle.cases)(Scale::Small);
+    let small = puzzle.graded_cases(Scale::Small);
     let cases = outcome
         .cases
         .iter()

@@ -27,6 +27,7 @@ mod operands;
 mod outcome;
 mod picture;
 mod prerun;
+mod private;
 mod profile;
 mod queueing;
 mod registry;
@@ -93,6 +94,9 @@ enum Command {
     Grade(cmd::grade::Args),
     /// For instructors: write the students' copy (skeletons, runner, book; no solutions).
     Release(cmd::release::Args),
+    /// For instructors: Gradescope's autograder (what `run_autograder` calls): grade one
+    /// submission's puzzles of a conf into results.json.
+    Gradescope(cmd::autograder::Args),
     /// For the workbook's developers: run seeded random kernels on the simulator (and the GPU,
     /// `--backend both`) and report any that disagree; `--seed N --show` reproduces one.
     #[command(hide = true)]
@@ -147,6 +151,7 @@ fn main() -> ExitCode {
         Command::Validate(args) => cmd::validate::execute(args),
         Command::Grade(args) => cmd::grade::execute(args),
         Command::Release(args) => cmd::release::execute(args),
+        Command::Gradescope(args) => cmd::autograder::execute(args),
         Command::Fuzz(args) => cmd::fuzz::execute(args),
         Command::GpuWorker { socket, ahead } => match socket {
             Some(path) => gpu::worker::serve_socket(&path, resident::HOOKS, ahead),

@@ -218,6 +218,66 @@ mod tests {
     }
 
     #[test]
+    fn every_puzzle_draws_fresh_cases_from_a_seed() {
+        use spec::{Arg, FRESH, Scale};
+        let data = |c: &spec::Case| -> Vec<f32> {
+            c.job
+                .args
+                .iter()
+                .filter_map(|a| match a {
+                    Arg::Input { data, .. } => Some(data.clone()),
+                    _ => None,
+                })
+                .flatten()
+                .collect()
+        };
+        for p in all() {
+            // Compared as text: puzzle 09's padding is NaN, which equals nothing.
+            let text = |cases: &[spec::Case]| format!("{cases:?}");
+            let published = (p.cases)(Scale::Small);
+            let same = text(&p.graded_cases(Scale::Small)) == text(&published);
+            assert!(same, "{}: check runs the published cases only", p.id);
+            let graded = p.drawn(7).graded_cases(Scale::Small);
+            let kept = text(&graded[..published.len()]) == text(&published);
+            assert!(
+                kept,
+                "{}: the published cases come first, as they are",
+                p.id
+            );
+            let fresh = &graded[published.len()..];
+            let mut names: Vec<&str> = graded.iter().map(|c| c.name.as_str()).collect();
+            names.sort();
+            names.dedup();
+            assert_eq!(names.len(), graded.len(), "{}: names are unique", p.id);
+            for c in &published {
+                let twin = fresh
+                    .iter()
+                    .find(|f| f.name == format!("{FRESH}{}", c.name))
+                    .unwrap_or_else(|| panic!("{}: a twin of {}", p.id, c.name));
+                assert_eq!(
+                    twin.params(),
+                    c.params(),
+                    "{}: {} keeps its sizes",
+                    p.id,
+                    c.name
+                );
+                let new = format!("{:?}", data(twin)) != format!("{:?}", data(c));
+                assert!(new, "{}: {} has new data", p.id, c.name);
+            }
+            assert!(fresh.len() >= published.len() + 3, "{}", p.id);
+            let again = p.drawn(7).graded_cases(Scale::Small);
+            assert_eq!(text(&again), text(&graded), "{}: seeded", p.id);
+            let other = p.drawn(8).graded_cases(Scale::Small);
+            assert_ne!(
+                text(&other),
+                text(&graded),
+                "{}: another seed, other cases",
+                p.id
+            );
+        }
+    }
+
+    #[test]
     fn showpieces_belong_to_puzzles_and_exist() {
         let mut seen = vec![];
         for s in SHOWPIECES {

@@ -91,7 +91,7 @@ pub fn call(
     let request = worker::Request::Full(FullRun {
         code: code.to_string(),
         file: file.to_string(),
-        puzzle: puzzle.id.to_string(),
+        puzzle: puzzle.wire_id(),
         case: case.name.clone(),
         shrink,
         color: colored::control::SHOULD_COLORIZE.should_colorize(),
@@ -126,7 +126,7 @@ pub fn call(
 pub fn full_cases(puzzle: &Puzzle, gpu: &mut Worker) -> Vec<Case> {
     // The first check builds them (and, on a new machine, their references): minutes at most.
     let reply = gpu.call(
-        &worker::Request::Describe(puzzle.id.to_string()),
+        &worker::Request::Describe(puzzle.wire_id()),
         Duration::from_secs(900),
     );
     reply

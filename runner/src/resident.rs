@@ -14,7 +14,11 @@ use spec::{Case, Puzzle, RunOutput};
 
 /// What the worker is lent.
 pub const HOOKS: Hooks = Hooks {
-    puzzle: |id| crate::registry::find(id).ok(),
+    puzzle: |wire| {
+        let (id, seed) = Puzzle::from_wire(wire);
+        let puzzle = crate::registry::find(id).ok()?;
+        Some(seed.map_or(puzzle, |s| puzzle.drawn(s)))
+    },
     judge: judge_full,
 };
 

@@ -34,12 +34,16 @@ fn rows_match_checks(puzzle: &str, folder: &Path, racy: &[&str]) {
     for row in rows {
         let name = row["file"].as_str().unwrap();
         let file = folder.join(name);
+        // The same cases as the grade: the published ones and those drawn from its seed.
+        let seed = report["seed"].to_string();
         let check = json(&run(&[
             "check",
             puzzle,
             "--kernel",
             file.to_str().unwrap(),
             "--json",
+            "--seed",
+            &seed,
         ]));
         let cases: Vec<&serde_json::Value> = check["cases"]
             .as_array()

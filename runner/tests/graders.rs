@@ -197,7 +197,18 @@ fn run_autograder_grades_a_submission_laid_out_as_gradescope_lays_it_out() {
     assert_eq!(missing.len(), 1);
     let why = missing[0]["output"].as_str().unwrap();
     assert!(why.contains("expected a file named puzzle-03.cu"), "{why}");
-    let output = results["output"].as_str().unwrap();
+    // Held back until after the due date: the top-level output says only that, and the report
+    // waits in a test of no points with the same visibility.
+    assert_eq!(results["visibility"], "after_due_date");
+    let top = results["output"].as_str().unwrap();
+    assert!(!top.contains("puzzle-01"), "{top}");
+    let report = |p: &str| -> String {
+        let named = of(&format!("{p}: the report"));
+        assert_eq!(named.len(), 1, "{p}'s report");
+        assert_eq!(named[0]["max_score"], 0.0);
+        named[0]["output"].as_str().unwrap().to_string()
+    };
+    let output = report("puzzle-01") + &report("puzzle-02");
     assert!(
         output.contains("✓ puzzle-01 passed") && !output.contains('\u{1b}'),
         "{output}"
@@ -315,14 +326,12 @@ fn single_files_and_a_one_line_include_of_a_solution() {
     assert!(!text.contains("root:x:"), "{text}");
 }
 
-#[test]
-fn make_zip_puts_the_scripts_at_the_root_of_the_bundle() {
-    let dir = scratch("gradescope-zip");
-    let zip = dir.join("autograder.zip");
+/// `make-zip.sh` of the shipped conf into `zip`, with the runner built for these tests.
+fn make_zip(zip: &Path) {
     let out = Command::new("bash")
         .arg(repo().join("graders/gradescope/make-zip.sh"))
         .arg(repo().join("graders/puzzles.conf"))
-        .arg(&zip)
+        .arg(zip)
         .env("RUNNER", runner())
         .output()
         .expect("bash runs");
@@ -331,6 +340,13 @@ fn make_zip_puts_the_scripts_at_the_root_of_the_bundle() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+#[test]
+fn make_zip_puts_the_scripts_at_the_root_of_the_bundle() {
+    let dir = scratch("gradescope-zip");
+    let zip = dir.join("autograder.zip");
+    make_zip(&zip);
     // Names and whether each is executable, as unzip on Gradescope's image will see them.
     let listing = Command::new("python3")
         .args(["-c", "import sys, zipfile\nfor i in zipfile.ZipFile(sys.argv[1]).infolist(): print(i.filename, oct(i.external_attr >> 16))"])
@@ -431,4 +447,159 @@ fn the_classroom_workflow_is_made_from_puzzles_conf_and_its_commands_grade() {
     assert_eq!(graded, want);
     assert_eq!(points, 10.0);
     let _ = std::fs::remove_dir_all(student.parent().unwrap());
+}
+
+/// Writes an executable shell script `name` into `bin`.
+fn shim(bin: &Path, name: &str, script: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    let path = bin.join(name);
+    std::fs::write(&path, format!("#!/usr/bin/env bash\n{script}\n")).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn setup_sh_and_run_autograder_work_end_to_end_in_gradescopes_layout() {
+    // The bundle as Gradescope unpacks it into /autograder/source, here under a scratch root,
+    // with the network stubbed by shims first on PATH: apt-get and curl log their calls, and
+    // cargo "builds" by copying the runner built for these tests.
+    let dir = scratch("gradescope-setup");
+    let zip = dir.join("autograder.zip");
+    make_zip(&zip);
+    let root = dir.join("autograder");
+    let source = root.join("source");
+    std::fs::create_dir_all(&source).unwrap();
+    let unzip = Command::new("python3")
+        .args(["-m", "zipfile", "-e"])
+        .arg(&zip)
+        .arg(&source)
+        .status()
+        .expect("python3 runs");
+    assert!(unzip.success());
+    let bin = dir.join("bin");
+    let installed = dir.join("usr-local-bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::create_dir_all(&installed).unwrap();
+    let log = dir.join("network.log");
+    shim(
+        &bin,
+        "apt-get",
+        &format!("echo \"apt-get $*\" >> '{}'", log.display()),
+    );
+    shim(
+        &bin,
+        "curl",
+        &format!("echo \"curl $*\" >> '{}'; exit 7", log.display()),
+    );
+    shim(
+        &bin,
+        "cargo",
+        &format!(
+            "echo \"cargo $*\" >> '{}'\nmkdir -p target/release && cp '{}' target/release/runner",
+            log.display(),
+            runner().display()
+        ),
+    );
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let setup = Command::new("bash")
+        .arg(source.join("setup.sh"))
+        .env("PATH", &path)
+        .env("AUTOGRADER_ROOT", &root)
+        .env("RUNNER_BIN_DIR", &installed)
+        .env("WORKBOOK_STATE", dir.join("state.json"))
+        .output()
+        .expect("bash runs");
+    let said = String::from_utf8_lossy(&setup.stdout).to_string()
+        + &String::from_utf8_lossy(&setup.stderr);
+    assert!(setup.status.success(), "setup.sh runs to the end: {said}");
+    assert!(said.contains("the runner and NVRTC are ready"), "{said}");
+    let calls = std::fs::read_to_string(&log).unwrap();
+    let lines: Vec<&str> = calls.lines().collect();
+    assert!(lines[0].starts_with("apt-get update"), "{calls}");
+    assert!(lines[1].starts_with("apt-get install"), "{calls}");
+    assert!(
+        !lines.iter().any(|l| l.starts_with("curl")),
+        "cargo was there: no rustup: {calls}"
+    );
+    // A student's upload: puzzle 01 solved, with a space and a line break in its folder's name.
+    let submission = root.join("submission/my work\nfinal");
+    std::fs::create_dir_all(&submission).unwrap();
+    std::fs::write(submission.join("puzzle-01.cu"), solution("puzzle-01")).unwrap();
+    std::fs::write(source.join("puzzles.conf"), "puzzle-01 10\npuzzle-02 10\n").unwrap();
+    let graded = Command::new("bash")
+        .arg(source.join("run_autograder"))
+        .env("PATH", format!("{}:{path}", installed.display()))
+        .env("AUTOGRADER_ROOT", &root)
+        .env("WORKBOOK_STATE", dir.join("state.json"))
+        .env("NO_COLOR", "1")
+        .status()
+        .expect("bash runs");
+    assert!(graded.success());
+    let results = read_json(&root.join("results/results.json"));
+    assert_valid(&results, "results.json after setup.sh");
+    assert_eq!(results["score"], 10.0, "{results}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_classroom_workflow_refuses_a_repository_whose_graded_files_differ_from_the_template() {
+    let dir = scratch("classroom-template");
+    let template = released(&dir.join("template"));
+    let made = Command::new("bash")
+        .arg(repo().join("graders/github-classroom/make-workflow.sh"))
+        .arg(repo().join("graders/puzzles.conf"))
+        .arg(&template)
+        .output()
+        .expect("bash runs");
+    assert!(made.status.success());
+    let workflow = String::from_utf8_lossy(&made.stdout).to_string();
+    // The step's script, as the runner's shell gets it from the YAML block (dedented).
+    let script: String = workflow
+        .lines()
+        .skip_while(|l| !l.contains("# BEGIN graded-files check"))
+        .take_while(|l| !l.contains("# END graded-files check"))
+        .map(|l| format!("{}\n", l.strip_prefix("        ").unwrap_or(l)))
+        .collect();
+    assert!(script.contains("SUMS"), "{workflow}");
+    let student = released(&dir.join("student"));
+    let check = || {
+        Command::new("bash")
+            .args(["-c", &script])
+            .current_dir(&student)
+            .output()
+            .expect("bash runs")
+    };
+    // The student's own kernels are theirs to change.
+    std::fs::write(student.join("puzzles/puzzle-04/kernel.cu"), "// mine\n").unwrap();
+    std::fs::write(student.join("puzzles/puzzle-04/impl.cuh"), "// mine\n").unwrap();
+    let ok = check();
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stdout)
+    );
+    // A widened tolerance, and a file added to the runner, are not.
+    let rules = student.join("puzzles/puzzle-04/src/lib.rs");
+    let text = std::fs::read_to_string(&rules).unwrap();
+    std::fs::write(&rules, text.replace("atol: 1e-3", "atol: 1e9")).unwrap();
+    std::fs::write(student.join("runner/src/extra.rs"), "// added\n").unwrap();
+    let refused = check();
+    let said = String::from_utf8_lossy(&refused.stdout);
+    assert!(!refused.status.success(), "{said}");
+    assert!(said.contains("puzzles/puzzle-04/src/lib.rs"), "{said}");
+    assert!(
+        said.contains("runner/src/extra.rs: not in the template"),
+        "{said}"
+    );
+    // On an exact cache hit the runner is not built again.
+    assert!(
+        workflow.contains(
+            "if: steps.cache.outputs.cache-hit != 'true'\n      run: |\n        cargo build"
+        ),
+        "{workflow}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

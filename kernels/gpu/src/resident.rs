@@ -70,7 +70,7 @@ type Kept = (String, Vec<Case>);
 /// The full-scale cases of `puzzle`.
 fn build(puzzle: &Puzzle) -> Vec<Case> {
     let _build = crate::trace::phase_of(|| format!("build {}'s full cases", puzzle.id));
-    let mut cases = (puzzle.cases)(Scale::Full);
+    let mut cases = puzzle.graded_cases(Scale::Full);
     cases.retain(|c| c.scale == Scale::Full);
     cases
 }
@@ -94,7 +94,9 @@ impl Resident {
                 self.kept.push(built);
             }
         }
-        match self.kept.iter().position(|(id, _)| id == puzzle.id) {
+        // A grade's fresh cases are kept apart from the published ones (`Puzzle::wire_id`).
+        let id = puzzle.wire_id();
+        match self.kept.iter().position(|(kept, _)| *kept == id) {
             Some(i) => {
                 let entry = self.kept.remove(i);
                 self.kept.push(entry);
@@ -103,7 +105,7 @@ impl Resident {
                 if self.kept.len() >= PUZZLES_KEPT {
                     self.kept.remove(0);
                 }
-                self.kept.push((puzzle.id.to_string(), build(puzzle)));
+                self.kept.push((id, build(puzzle)));
             }
         }
         &mut self.kept.last_mut().expect("just kept").1

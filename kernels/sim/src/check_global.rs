@@ -9,8 +9,8 @@
 use crate::check::{ATOMIC, Checks};
 use crate::finding::{Acc, Access, Finding};
 use ptx::ir::Op;
-use ptx::mma::{Elem, HalfOp, MmaOp};
-use ptx::types::{Bin, Tern, Ty};
+use ptx::ir::{Bin, Tern, Ty};
+use ptx::ir::{Elem, HalfOp, MmaOp};
 use spec::job::Pitch;
 
 /// The products one lane of `op` makes on the CUDA cores: 1 for a multiply or multiply-add of

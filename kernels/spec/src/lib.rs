@@ -147,7 +147,24 @@ pub struct Puzzle {
     /// Set where the kernel file chooses its own launch (puzzle 08): the cases' launches are
     /// placeholders until [`Puzzle::resolve_launch`] fills them from the compiled PTX.
     pub declared_launch: Option<DeclaredLaunch>,
+    /// Cases drawn from a seed at grading time ([`Puzzle::graded_cases`]): every published
+    /// case's sizes with new data (named `fresh-<case>`), and cases of random sizes within the
+    /// contract (`fresh-random-size-N`). For [`Scale::Full`], the full-scale cases with new data too.
+    /// The same seed draws the same cases.
+    pub fresh: Option<fn(u64, Scale) -> Vec<Case>>,
+    /// The seed `runner grade` draws fresh cases from (`None`: the published cases only, as
+    /// `check` runs them). Set by [`Puzzle::drawn`].
+    pub draw: Option<u64>,
 }
+
+/// The prefix of a case drawn fresh at grading time: its reference is never cached
+/// ([`refcache::cached`]), and a grader counts `fresh-<case>` with `<case>` as one test.
+pub const FRESH: &str = "fresh-";
+
+/// Mixed into a grading seed for the stream that draws fresh cases' sizes, apart from the one
+/// that draws the published cases' new data (so that drawing the full cases or not leaves the
+/// small ones the same).
+pub const FRESH_SIZES: u64 = 0x05ee_d0f5_12e5;
 
 /// A launch the kernel file declares in the int array `symbol` (see [`crate::shape`]). Cases of
 /// such a puzzle are built with [`DeclaredLaunch::PLACEHOLDER`], a launch of no blocks that no
@@ -181,6 +198,44 @@ impl DeclaredLaunch {
 }
 
 impl Puzzle {
+    /// This puzzle with fresh cases drawn from `seed` ([`Puzzle::fresh`]).
+    pub fn drawn(self, seed: u64) -> Puzzle {
+        Puzzle {
+            draw: Some(seed),
+            ..self
+        }
+    }
+
+    /// The cases a check runs: the published ones ([`Puzzle::cases`]) and, when a seed is set
+    /// ([`Puzzle::drawn`]), the fresh ones beside them. With a seed, the published full-scale
+    /// cases give way to fresh ones of the same sizes (a table of published outputs then holds
+    /// nothing a grade asks for).
+    pub fn graded_cases(&self, scale: Scale) -> Vec<Case> {
+        let mut cases = (self.cases)(scale);
+        if let (Some(seed), Some(fresh)) = (self.draw, self.fresh) {
+            cases.retain(|c| c.scale == Scale::Small);
+            cases.extend(fresh(seed, scale));
+        }
+        cases
+    }
+
+    /// The puzzle's name as the GPU worker is asked for it: `puzzle-04`, or `puzzle-04@SEED` when
+    /// fresh cases are drawn ([`Puzzle::from_wire`] reads it back).
+    pub fn wire_id(&self) -> String {
+        match self.draw {
+            Some(seed) => format!("{}@{seed}", self.id),
+            None => self.id.to_string(),
+        }
+    }
+
+    /// `wire` split into the puzzle's id and its seed ([`Puzzle::wire_id`]).
+    pub fn from_wire(wire: &str) -> (&str, Option<u64>) {
+        match wire.split_once('@') {
+            Some((id, seed)) => (id, seed.parse().ok()),
+            None => (wire, None),
+        }
+    }
+
     /// The chapter's file inside the book's `src/`.
     pub fn chapter_file(&self) -> String {
         format!("{}.md", self.id)
@@ -337,6 +392,19 @@ impl Rng {
     pub fn uniform(&mut self, lo: f32, hi: f32) -> f32 {
         let unit = (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32;
         lo + (hi - lo) * unit
+    }
+
+    /// A size in `lo..=hi` (`lo` when the range is empty).
+    pub fn size(&mut self, lo: usize, hi: usize) -> usize {
+        if hi <= lo {
+            return lo;
+        }
+        lo + (self.next_u64() % (hi - lo + 1) as u64) as usize
+    }
+
+    /// One of `choices` (which must not be empty).
+    pub fn pick<T: Copy>(&mut self, choices: &[T]) -> T {
+        choices[self.size(0, choices.len() - 1)]
     }
 
     /// `n` values uniform in [-1, 1), none of them zero, so that a skipped term always shows.

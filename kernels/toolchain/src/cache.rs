@@ -19,7 +19,8 @@ pub fn cached_path(key: u64, target: &Target) -> PathBuf {
 }
 
 /// A key that is the same in every process and every build of this version: FNV-1a over the
-/// source, the file name, the options and NVRTC's version. (The PTX is made independent of the
+/// source, the file name, the content of every local file it includes (an edited `impl.cuh`
+/// compiles again), the options and NVRTC's version. (The PTX is made independent of the
 /// working directory by [`relative_file_names`], so the cache holds across checkouts.)
 pub fn cache_key(source: &Source<'_>, target: &Target) -> u64 {
     // SAFETY: NVRTC is loaded before any compile (see `load`); the call writes two ints.
@@ -31,6 +32,14 @@ pub fn cache_key(source: &Source<'_>, target: &Target) -> u64 {
     // `logs`: entries cached before NVRTC's log was kept beside them are not reused; `own`: the
     // workbook's own headers are part of what compiles.
     let own: String = crate::headers::OWN.iter().map(|(_, t)| *t).collect();
+    let folder = crate::include_guard::folder_of(source.file);
+    let mut included = vec![];
+    for (name, bytes) in crate::include_guard::local_includes(source.code, &folder) {
+        included.extend(name.into_bytes());
+        included.push(0);
+        included.extend((bytes.len() as u64).to_le_bytes());
+        included.extend(bytes);
+    }
     let text = format!(
         "{}\0{}\0{}\0{version:?}\0{}\0logs\0{own}",
         source.code,
@@ -38,7 +47,9 @@ pub fn cache_key(source: &Source<'_>, target: &Target) -> u64 {
         options(source, target).join(" "),
         env!("CARGO_PKG_VERSION")
     );
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
+    text.bytes()
+        .chain(included)
+        .fold(0xcbf2_9ce4_8422_2325, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        })
 }

@@ -6,28 +6,27 @@
 //! removing comments, which could hide one) and of each local file it includes, and refuses, as
 //! one `include_refused` diagnostic at the learner's line: an absolute path, a path with a `..`
 //! component, a computed include (`#include SOME_MACRO`), and a local file that resolves (links
-//! followed) outside the source's folder. [`quiet_log`] is the second line of defence: NVRTC's log
-//! keeps no line of a file outside the submission, whatever NVRTC managed to read. The third is
-//! [`crate::sandbox`]: the compile itself cannot open anything else where Landlock exists.
+//! followed) outside the source's folder. A directive may start with `#`, the digraph `%:` or the
+//! trigraph `??=`, and may be `#include`, `#include_next`, `#import` or `#embed`.
+//! [`quiet_log`] is the second line of defence: NVRTC's log keeps no line of a file outside the
+//! submission, whatever NVRTC managed to read. The third is [`crate::sandbox`]: the compile itself
+//! cannot open anything else where Landlock exists. Where it does not ([`crate::sandbox::protection`])
+//! and compiles fail closed (a grade, [`crate::sandbox::fail_closed`]),
+//! the check is strict: every include but a CUDA header (the workbook's own or one in CUDA's
+//! header folder) is refused, and directives are looked for in the text both with comments and
+//! strings removed and as it is, so that no literal or comment can hide one from the check.
 
 use spec::diag::{Diagnostic, Kind};
 use std::path::{Component, Path, PathBuf};
 
-/// The folder NVRTC resolves the source's quoted includes against: the folder of `file` as NVRTC
-/// sees it (relative names are relative to the working directory).
-pub fn folder_of(file: &str) -> PathBuf {
-    let path = Path::new(file);
-    let abs = if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        std::env::current_dir().unwrap_or_default().join(path)
-    };
-    abs.parent().map(Path::to_path_buf).unwrap_or_default()
-}
+pub use crate::source::folder_of;
 
-/// [`check`] of a compile's source, against the folder NVRTC reads it from.
+/// [`check`] of a compile's source, against the folder NVRTC reads it from: strict where compiles
+/// fail closed and no confinement is possible ([`crate::sandbox::protection`]).
 pub fn check_source(source: &crate::source::Source<'_>) -> Result<(), Diagnostic> {
-    check(source.code, source.file, &folder_of(source.file))
+    let strict = crate::sandbox::failing_closed()
+        && *crate::sandbox::protection() != crate::sandbox::Protection::Landlock;
+    check(source.code, source.file, &folder_of(source.file), strict)
 }
 
 /// [`quiet_log`] for a compile of `source`: its own file, files in its folder and the header
@@ -48,13 +47,17 @@ pub fn quiet_source_log(source: &crate::source::Source<'_>, log: &str) -> String
 }
 
 /// `Ok` when every include of `code` (shown as `file`) and of the local files it includes names
-/// a header or a file inside `folder`.
-pub fn check(code: &str, file: &str, folder: &Path) -> Result<(), Diagnostic> {
+/// a header or a file inside `folder`; with `strict`, only a CUDA header.
+pub fn check(code: &str, file: &str, folder: &Path, strict: bool) -> Result<(), Diagnostic> {
     let home = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf());
     let mut seen: Vec<PathBuf> = vec![];
     let mut queue: Vec<(String, String)> = vec![(code.to_string(), file.to_string())];
     while let Some((text, shown)) = queue.pop() {
-        for (line, target) in directives(&text) {
+        let mut found = directives(&strip_comments(&text));
+        if strict {
+            found.extend(directives(&text));
+        }
+        for (line, target) in found {
             let refuse = |why: String| {
                 Diagnostic::new(
                     Kind::IncludeRefused,
@@ -70,6 +73,11 @@ pub fn check(code: &str, file: &str, folder: &Path) -> Result<(), Diagnostic> {
                 ));
             };
             let path = Path::new(&name);
+            if strict && !is_cuda_header(&name, quoted, code) {
+                return Err(refuse(format!(
+                    "#include of \"{name}\": the compile cannot be confined on this machine (no Landlock), so only CUDA's headers may be included"
+                )));
+            }
             if path.is_absolute() || name.starts_with('~') {
                 return Err(refuse(format!("#include of \"{name}\", an absolute path")));
             }
@@ -106,16 +114,53 @@ pub fn check(code: &str, file: &str, folder: &Path) -> Result<(), Diagnostic> {
     Ok(())
 }
 
+/// The text of every local file `code` includes, and of those they include, as found in
+/// `folder` (names in the order met, each once): what a compile reads besides `code` and the
+/// headers, so the compile cache's key covers it ([`crate::cache::cache_key`]).
+pub fn local_includes(code: &str, folder: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut found: Vec<(String, Vec<u8>)> = vec![];
+    let mut queue = vec![code.to_string()];
+    while let Some(text) = queue.pop() {
+        for (_, target) in directives(&strip_comments(&text)) {
+            let Some((name, true)) = target else {
+                continue;
+            };
+            if found.iter().any(|(seen, _)| *seen == name) || found.len() >= 256 {
+                continue;
+            }
+            if let Ok(bytes) = std::fs::read(folder.join(&name)) {
+                queue.push(String::from_utf8_lossy(&bytes).into_owned());
+                found.push((name, bytes));
+            }
+        }
+    }
+    found
+}
+
+/// Whether `<name>` (not `quoted`) is one of CUDA's headers: the workbook's own, or a file in
+/// CUDA's header folder, by a plain relative name.
+fn is_cuda_header(name: &str, quoted: bool, code: &str) -> bool {
+    let path = Path::new(name);
+    let plain = path.is_relative() && path.components().all(|c| matches!(c, Component::Normal(_)));
+    !quoted
+        && plain
+        && (crate::headers::OWN.iter().any(|(own, _)| *own == name)
+            || crate::headers::include_dirs(&format!("#include <{name}>\n{code}"))
+                .iter()
+                .any(|dir| dir.join(path).is_file()))
+}
+
 /// The include directives of `code`: each line (1-based, in the original text) with the name
 /// and whether it was quoted, or `None` for a computed include.
 fn directives(code: &str) -> Vec<(u32, Option<(String, bool)>)> {
     let mut found = vec![];
-    for (line, text) in logical_lines(&strip_comments(code)) {
-        let Some(rest) = text.trim_start().strip_prefix('#') else {
+    for (line, text) in logical_lines(code) {
+        let text = text.trim_start();
+        let Some(rest) = ["#", "%:", "??="].iter().find_map(|p| text.strip_prefix(p)) else {
             continue;
         };
         let rest = rest.trim_start();
-        let Some(rest) = ["include_next", "include", "import"]
+        let Some(rest) = ["include_next", "include", "import", "embed"]
             .iter()
             .find_map(|d| rest.strip_prefix(d))
         else {
@@ -137,12 +182,39 @@ fn directives(code: &str) -> Vec<(u32, Option<(String, bool)>)> {
 }
 
 /// `code` with `//` and `/* */` comments replaced by spaces (newlines kept, so lines stay where
-/// they were); string and character literals are left alone.
+/// they were); string and character literals, raw strings (`R"x(...)x"`) among them, are left
+/// alone.
 fn strip_comments(code: &str) -> String {
     let mut out = String::with_capacity(code.len());
     let mut chars = code.chars().peekable();
     let mut quote: Option<char> = None;
+    let mut last = ' ';
     while let Some(c) = chars.next() {
+        if quote.is_none() && c == '"' && last == 'R' {
+            // A raw string: up to `)delim"`, newlines and all, with no escapes.
+            out.push(c);
+            let mut delim = String::new();
+            while let Some(&n) = chars.peek() {
+                if n == '(' || n == '\n' || delim.len() > 16 {
+                    break;
+                }
+                delim.push(n);
+                out.push(n);
+                chars.next();
+            }
+            let end = format!("){delim}\"");
+            let mut body = String::new();
+            for n in chars.by_ref() {
+                body.push(n);
+                out.push(n);
+                if body.ends_with(&end) {
+                    break;
+                }
+            }
+            last = '"';
+            continue;
+        }
+        last = c;
         if let Some(q) = quote {
             out.push(c);
             if c == '\\' {
@@ -243,9 +315,44 @@ mod tests {
 
     fn refused(code: &str) -> Option<(u32, String)> {
         let dir = std::env::temp_dir();
-        check(code, "k.cu", &dir)
+        check(code, "k.cu", &dir, false)
             .err()
             .map(|d| (d.line.unwrap_or(0), d.message))
+    }
+
+    fn refused_strictly(code: &str) -> Option<String> {
+        let dir = std::env::temp_dir();
+        check(code, "k.cu", &dir, true).err().map(|d| d.message)
+    }
+
+    #[test]
+    fn digraphs_trigraphs_and_embed_are_directives_too() {
+        let (line, _) = refused("int a;\n%:include \"/etc/passwd\"\n").unwrap();
+        assert_eq!(line, 2);
+        assert!(refused("  %: include \"../grade.csv\"\n").is_some());
+        assert!(refused("??=include \"/etc/passwd\"\n").is_some());
+        assert!(refused("#embed \"/etc/passwd\"\n").is_some());
+    }
+
+    #[test]
+    fn a_raw_string_does_not_open_a_comment_that_hides_an_include() {
+        let code = "const char *s = R\"x(\" /*)x\";\n#include \"/etc/passwd\"\n// */\n";
+        let (line, _) = refused(code).expect("the include is seen");
+        assert_eq!(line, 2);
+    }
+
+    #[test]
+    fn without_confinement_only_cuda_headers_pass() {
+        assert_eq!(
+            refused_strictly("#include <cstdio>\n#include <cmath>\n"),
+            None
+        );
+        let msg = refused_strictly("#include \"impl.cuh\"\n").expect("a local file is refused");
+        assert!(msg.contains("only CUDA's headers"), "{msg}");
+        assert!(refused_strictly("#include <etc/passwd>\n").is_some());
+        // Neither a comment nor a string hides one from the strict check.
+        assert!(refused_strictly("/*\n#include \"x.h\"\n*/\n").is_some());
+        assert!(refused_strictly("const char *s = R\"(\n#include \"x.h\"\n)\";\n").is_some());
     }
 
     #[test]

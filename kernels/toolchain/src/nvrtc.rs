@@ -43,12 +43,12 @@ pub fn compile(source: &Source<'_>, target: &Target) -> Result<Compiled, Diagnos
     });
     let result = match cached {
         Some(hit) => Ok(hit),
-        None => crate::sandbox::confined(source, || compile_uncached(source, target)).map(
-            |(compiled, log)| {
+        None => crate::sandbox::confined(source, || compile_uncached(source, target))
+            .and_then(|r| r)
+            .map(|(compiled, log)| {
                 crate::warnings::keep(key, &log, &on_disk);
                 compiled
-            },
-        ),
+            }),
     };
     if let Ok(compiled) = &result {
         // A failed write only costs a recompilation next time.
@@ -76,10 +76,7 @@ pub(crate) fn compile_uncached(
 ) -> Result<(Compiled, String), Diagnostic> {
     let nvrtc_error =
         |e: result::NvrtcError| Diagnostic::new(Kind::NvrtcMissing, format!("NVRTC failed: {e:?}"));
-    let code = CString::new(source.code).map_err(|_| {
-        Diagnostic::new(Kind::CompileError, "the source contains a NUL byte")
-            .at_line(source.file, 1)
-    })?;
+    let code = CString::new(source.code).map_err(|e| nul_byte(source, e.nul_position()))?;
     let name = CString::new(source.file).unwrap_or_else(|_| c"kernel.cu".to_owned());
     let prog = crate::headers::create(&code, &name).map_err(nvrtc_error)?;
     let opts = options(source, target);
@@ -116,6 +113,20 @@ pub(crate) fn compile_uncached(
     output.map(|compiled| (compiled, log))
 }
 
+/// The compile error of a source with a NUL byte at byte `at`: its line and column.
+fn nul_byte(source: &Source<'_>, at: usize) -> Diagnostic {
+    let before = &source.code.as_bytes()[..at.min(source.code.len())];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let column = before.iter().rev().take_while(|&&b| b != b'\n').count() + 1;
+    Diagnostic::new(
+        Kind::CompileError,
+        format!(
+            "line {line}, column {column}: the source contains a NUL byte (a character CUDA source cannot hold): delete it"
+        ),
+    )
+    .at_line(source.file, line as u32)
+}
+
 /// NVRTC writes a relative program name into `.file` joined to its working directory; put back
 /// the name as the learner knows it, so diagnostics and cached PTX do not depend on where the
 /// runner was started.
@@ -144,6 +155,18 @@ fn cubin(prog: sys::nvrtcProgram) -> Result<Vec<u8>, result::NvrtcError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_nul_byte_is_named_at_its_line() {
+        let src = Source {
+            code: "int a;\nint b;\nint \0c;\n",
+            file: "k.cu",
+            macros: &[],
+        };
+        let d = nul_byte(&src, 18);
+        assert_eq!(d.line, Some(3));
+        assert!(d.message.starts_with("line 3, column 5:"), "{}", d.message);
+    }
 
     #[test]
     fn options_carry_macros_and_line_info() {

@@ -79,3 +79,16 @@ pub fn options(source: &Source<'_>, target: &Target) -> Vec<String> {
     );
     opts
 }
+
+/// The folder NVRTC resolves the source's quoted includes against: the folder of `file` as NVRTC
+/// sees it (relative names are relative to the working directory).
+pub fn folder_of(file: &str) -> std::path::PathBuf {
+    use std::path::Path;
+    let path = Path::new(file);
+    let abs = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir().unwrap_or_default().join(path)
+    };
+    abs.parent().map(Path::to_path_buf).unwrap_or_default()
+}

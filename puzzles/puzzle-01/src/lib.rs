@@ -56,6 +56,17 @@ pub fn spec() -> Puzzle {
         cases,
         shrink: Some(shrink),
         declared_launch: None,
+        fresh: Some(|seed, scale| {
+            fresh_with(SHAPE, &cases(scale), seed, |rng| {
+                let size = rng.size(1, 3000);
+                (
+                    rng.pick(&[8, 32, 64, 128, 256]),
+                    size,
+                    rng.size(1, size.min(64)),
+                )
+            })
+        }),
+        draw: None,
     }
 }
 
@@ -135,6 +146,40 @@ pub fn random_case(
     let a = rng.signal(size);
     let b = rng.signal(conv);
     case(name, shape, tpb, a, b, Scale::Small)
+}
+
+/// The cases drawn fresh from `seed` for a classic-contract puzzle ([`spec::Puzzle::fresh`]):
+/// each of `published`'s cases at its own sizes and launch with new data (`fresh-<case>`), then
+/// three of random sizes (`fresh-random-size-N`), each `(tpb, size, conv)` from `draw`.
+pub fn fresh_with(
+    shape: Shape,
+    published: &[Case],
+    seed: u64,
+    draw: fn(&mut Rng) -> (u32, usize, usize),
+) -> Vec<Case> {
+    let mut rng = Rng::new(seed);
+    let mut fresh = vec![];
+    for c in published {
+        let (spec::Arg::Input { data: a, .. }, spec::Arg::Input { data: b, .. }) =
+            (&c.job.args[0], &c.job.args[1])
+        else {
+            continue;
+        };
+        let mut data = Rng::new(rng.next_u64());
+        let (a, b) = (data.signal(a.len()), data.signal(b.len()));
+        let name = format!("{}{}", spec::FRESH, c.name);
+        fresh.push(case(&name, shape, c.job.launch.block[0], a, b, c.scale));
+    }
+    // A stream of its own, so that the full case drawn or not leaves these the same.
+    let mut rng = Rng::new(seed ^ spec::FRESH_SIZES);
+    for n in 1..=3 {
+        let (tpb, size, conv) = draw(&mut rng);
+        let mut data = Rng::new(rng.next_u64());
+        let (a, b) = (data.signal(size), data.signal(conv));
+        let name = format!("{}random-size-{n}", spec::FRESH);
+        fresh.push(case(&name, shape, tpb, a, b, Scale::Small));
+    }
+    fresh
 }
 
 /// Smaller versions of a classic case, smallest first: the same data cut to each smaller size,

@@ -5,7 +5,7 @@
 //! global memory at most twice (one element of `a`, one of `b`) and write it once. The contract
 //! and reference are puzzle 01's.
 
-use puzzle_01::{PARAMS, Shape, TOLERANCE, case, ramp, random_case, shrink_with};
+use puzzle_01::{PARAMS, Shape, TOLERANCE, case, fresh_with, ramp, random_case, shrink_with};
 use spec::job::Budget;
 use spec::{Case, Puzzle, Rng, Scale};
 
@@ -37,6 +37,14 @@ pub fn spec() -> Puzzle {
         cases,
         shrink: Some(shrink),
         declared_launch: None,
+        fresh: Some(|seed, scale| {
+            fresh_with(SHAPE, &cases(scale), seed, |rng| {
+                let tpb = rng.pick(&[32, 64, 128, 256]);
+                let size = rng.size(1, tpb as usize);
+                (tpb, size, rng.size(1, size.min(64)))
+            })
+        }),
+        draw: None,
     }
 }
 

@@ -6,7 +6,7 @@
 //! element, one element of `b`) and one write. CONV <= TPB in every case, so the first CONV - 1
 //! threads can load the halo. The contract and reference are puzzle 01's.
 
-use puzzle_01::{PARAMS, Shape, TOLERANCE, case, ramp, random_case, shrink_with};
+use puzzle_01::{PARAMS, Shape, TOLERANCE, case, fresh_with, ramp, random_case, shrink_with};
 use spec::job::Budget;
 use spec::{Case, Puzzle, Rng, Scale};
 
@@ -38,6 +38,14 @@ pub fn spec() -> Puzzle {
         cases,
         shrink: Some(shrink),
         declared_launch: None,
+        fresh: Some(|seed, scale| {
+            fresh_with(SHAPE, &cases(scale), seed, |rng| {
+                let tpb = rng.pick(&[8, 16, 32, 64, 128]);
+                let size = rng.size(1, 3000);
+                (tpb, size, rng.size(1, size.min(tpb as usize)))
+            })
+        }),
+        draw: None,
     }
 }
 

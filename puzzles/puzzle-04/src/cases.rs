@@ -121,6 +121,41 @@ pub fn cases(plan: &Plan, seed: u64, scale: Scale) -> Vec<Case> {
     cases
 }
 
+/// The cases drawn fresh from `seed` ([`spec::Puzzle::fresh`]) for the puzzle whose published
+/// cases are `cases(plan, published, scale)`: each of them at its own sizes and layout with new
+/// data (`fresh-<case>`), then three of random sizes within the contract (`fresh-random-size-N`: up to
+/// 6000 inputs, up to 2047 taps, at most 1.5 million multiply-adds).
+pub fn fresh(plan: &Plan, published: u64, seed: u64, scale: Scale) -> Vec<Case> {
+    let mut rng = Rng::new(seed);
+    let mut fresh = vec![];
+    for c in cases(plan, published, scale) {
+        let (spec::Arg::Input { data: input, .. }, spec::Arg::Input { data: kernel, .. }) =
+            (&c.job.args[0], &c.job.args[1])
+        else {
+            continue;
+        };
+        let (input, kernel) = random_data(rng.next_u64(), input.len(), kernel.len());
+        let name = format!("{}{}", spec::FRESH, c.name);
+        fresh.push(case(&name, Layout::of(&c), input, kernel, c.scale));
+    }
+    // A stream of its own, so that the full case drawn or not leaves these the same.
+    let mut rng = Rng::new(seed ^ spec::FRESH_SIZES);
+    for n in 1..=3 {
+        let input_size = rng.size(1, 6000);
+        let kernel_size = rng.size(1, input_size.min(2047).min(1_500_000 / input_size));
+        let layout = (plan.small)(rng.pick(&[8, 32, 128]));
+        let name = format!("{}random-size-{n}", spec::FRESH);
+        fresh.push(random(
+            &name,
+            layout,
+            rng.next_u64(),
+            input_size,
+            kernel_size,
+        ));
+    }
+    fresh
+}
+
 /// Smaller versions of a failing case, smallest first: the same kernel and the first inputs,
 /// cut to 1, 2, 3, 5, ... outputs, launched by the same layout.
 pub fn shrink(failing: &Case) -> Vec<Case> {

@@ -101,16 +101,20 @@ pub fn spec() -> Puzzle {
         ],
         budget: None,
         tolerance: TOLERANCE,
-        cases: |scale| {
-            let mut cases = cases::cases(&PLAN, 40, scale);
-            for c in &mut cases {
-                tile_budget(c, false);
-            }
-            cases
-        },
+        cases: |scale| budgeted(cases::cases(&PLAN, 40, scale)),
         shrink: Some(cases::shrink),
         declared_launch: None,
+        fresh: Some(|seed, scale| budgeted(cases::fresh(&PLAN, 40, seed, scale))),
+        draw: None,
     }
+}
+
+/// `cases` with puzzle 04's budget: each block's tile and halo read once ([`tile_budget`]).
+fn budgeted(mut cases: Vec<Case>) -> Vec<Case> {
+    for c in &mut cases {
+        tile_budget(c, false);
+    }
+    cases
 }
 
 /// Elements of `input` a block may read past its tile and halo: a tile loaded by float4s aligned

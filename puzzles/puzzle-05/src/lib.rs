@@ -39,17 +39,21 @@ pub fn spec() -> Puzzle {
         ],
         budget: None,
         tolerance: puzzle_04::TOLERANCE,
-        cases: |scale: Scale| {
-            let mut cases = cases::cases(&PLAN, 50, scale);
-            for c in &mut cases {
-                // Each block's tile once, and not one read of `kernel`.
-                puzzle_04::tile_budget(c, true);
-            }
-            cases
-        },
+        cases: |scale: Scale| budgeted(cases::cases(&PLAN, 50, scale)),
         shrink: Some(cases::shrink),
         declared_launch: None,
+        fresh: Some(|seed, scale| budgeted(cases::fresh(&PLAN, 50, seed, scale))),
+        draw: None,
     }
+}
+
+/// `cases` with their budget: each block reads its tile once, and not one element of `kernel`.
+fn budgeted(mut cases: Vec<spec::Case>) -> Vec<spec::Case> {
+    for c in &mut cases {
+        // Each block's tile once, and not one read of `kernel`.
+        puzzle_04::tile_budget(c, true);
+    }
+    cases
 }
 
 #[cfg(test)]

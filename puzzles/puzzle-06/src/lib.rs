@@ -53,6 +53,12 @@ pub fn spec() -> Puzzle {
         },
         shrink: Some(cases::shrink),
         declared_launch: None,
+        fresh: Some(|seed, scale| {
+            let mut cases = cases::fresh(&PLAN, 60, seed, scale);
+            cases.iter_mut().for_each(window_budget);
+            cases
+        }),
+        draw: None,
     }
 }
 

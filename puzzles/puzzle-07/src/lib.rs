@@ -42,6 +42,8 @@ pub fn spec() -> Puzzle {
         cases: |scale: Scale| cases::cases(&PLAN, 70, scale),
         shrink: Some(cases::shrink),
         declared_launch: None,
+        fresh: Some(|seed, scale| cases::fresh(&PLAN, 70, seed, scale)),
+        draw: None,
     }
 }
 

@@ -34,6 +34,8 @@ pub fn spec() -> Puzzle {
         tolerance: puzzle_04::TOLERANCE,
         cases: |scale: Scale| cases::cases(&PLAN, 80, scale),
         shrink: Some(cases::shrink),
+        fresh: Some(|seed, scale| cases::fresh(&PLAN, 80, seed, scale)),
+        draw: None,
         declared_launch: Some(DeclaredLaunch {
             symbol: SHAPE_SYMBOL,
             rule: LaunchRule::Linear,

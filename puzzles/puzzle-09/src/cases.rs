@@ -280,6 +280,52 @@ pub fn cases(blocks: fn(u32, u32) -> Layout, full: Layout, seed: u64, scale: Sca
     cases
 }
 
+/// The cases drawn fresh from `seed` ([`spec::Puzzle::fresh`]) for the puzzle whose published
+/// cases are `cases(blocks, full, published, scale)`: each of them at its own sizes, padding and
+/// layout with new data (`fresh-<case>`), then three of random sizes within the contract
+/// (`fresh-random-size-N`: up to 80 x 80 inputs, kernels up to 31 x 31, at most 100,000
+/// multiply-adds).
+pub fn fresh(
+    blocks: fn(u32, u32) -> Layout,
+    full: Layout,
+    published: u64,
+    seed: u64,
+    scale: Scale,
+) -> Vec<Case> {
+    let mut rng = Rng::new(seed);
+    let mut fresh = vec![];
+    for c in cases(blocks, full, published, scale) {
+        let get = |name: &str| c.job.scalar(name).unwrap_or(0).max(0) as usize;
+        let (rows, cols, stride) = (get("input_rows"), get("input_cols"), get("input_stride"));
+        let (kr, kc) = (get("kernel_rows"), get("kernel_cols"));
+        let out_pad = get("output_stride").saturating_sub(cols + 1 - kc.min(cols));
+        let (x, k) = random_data(rng.next_u64(), (rows, cols, stride - cols), (kr, kc));
+        let name = format!("{}{}", spec::FRESH, c.name);
+        fresh.push(owned_case(&name, Layout::of(&c), x, &k, out_pad, c.scale));
+    }
+    // A stream of its own, so that the full cases drawn or not leave these the same.
+    let mut rng = Rng::new(seed ^ spec::FRESH_SIZES);
+    for n in 1..=3 {
+        let (rows, cols) = (rng.size(1, 80), rng.size(1, 80));
+        let kr = rng.size(1, rows.min(31));
+        let most = (100_000 / (kr * (rows - kr + 1) * cols)).max(1);
+        let kc = rng.size(1, cols.min(31).min(most));
+        let (pad, out_pad) = (rng.size(0, 4), rng.size(0, 6));
+        let (r, c) = rng.pick(&[(8, 8), (4, 16), (16, 4), (16, 16), (8, 32), (16, 8)]);
+        let (x, k) = random_data(rng.next_u64(), (rows, cols, pad), (kr, kc));
+        let name = format!("{}random-size-{n}", spec::FRESH);
+        fresh.push(owned_case(
+            &name,
+            blocks(r, c),
+            x,
+            &k,
+            out_pad,
+            Scale::Small,
+        ));
+    }
+    fresh
+}
+
 /// Smaller versions of a failing case, smallest first: the same kernel and strides' padding, the
 /// top-left corner of the input cut to 1x1, 1x2, 2x2, 3x3, 5x5, 8x8 ... outputs.
 pub fn shrink(failing: &Case) -> Vec<Case> {

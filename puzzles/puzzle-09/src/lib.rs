@@ -139,6 +139,8 @@ pub fn spec() -> Puzzle {
         cases: |scale: Scale| cases::cases(BLOCKS, FULL, 90, scale),
         shrink: Some(cases::shrink),
         declared_launch: None,
+        fresh: Some(|seed, scale| cases::fresh(BLOCKS, FULL, 90, seed, scale)),
+        draw: None,
     }
 }
 

@@ -36,18 +36,32 @@ pub fn spec() -> Puzzle {
         budget: None,
         tolerance: puzzle_09::TOLERANCE,
         cases: |scale: Scale| {
-            let mut cases = cases::cases(|_, _| Layout::Declared, Layout::Declared, 100, scale);
-            for c in &mut cases {
-                c.job.budget = Some(STAGED_BUDGET);
-            }
-            cases
+            staged(cases::cases(
+                |_, _| Layout::Declared,
+                Layout::Declared,
+                100,
+                scale,
+            ))
         },
         shrink: Some(cases::shrink),
         declared_launch: Some(DeclaredLaunch {
             symbol: SHAPE_SYMBOL,
             rule: LaunchRule::Tiles2d,
         }),
+        fresh: Some(|seed, scale| {
+            let declared = |_, _| Layout::Declared;
+            staged(cases::fresh(declared, Layout::Declared, 100, seed, scale))
+        }),
+        draw: None,
     }
+}
+
+/// `cases` with [`STAGED_BUDGET`].
+fn staged(mut cases: Vec<spec::Case>) -> Vec<spec::Case> {
+    for c in &mut cases {
+        c.job.budget = Some(STAGED_BUDGET);
+    }
+    cases
 }
 
 /// Reads of `input` (buffer 0) a launch may make: the floats of the blocks' staged regions (the

@@ -191,6 +191,50 @@ pub fn cases(scale: Scale) -> Vec<Case> {
     cases
 }
 
+/// The cases drawn fresh from `seed` ([`spec::Puzzle::fresh`]): each published case at its own
+/// sizes with new data (`fresh-<case>`), then three of random sizes within the contract
+/// (`fresh-random-size-N`: up to 3 images of 16 x 16 pixels, 40 channels in and out, kernels up to
+/// 5 x 5, at most 2 million multiply-adds).
+pub fn fresh(seed: u64, scale: Scale) -> Vec<Case> {
+    let mut rng = Rng::new(seed);
+    let mut fresh = vec![];
+    for c in cases(scale) {
+        let conv = conv_of(&c);
+        let (x, w) = random_data(rng.next_u64(), &conv);
+        fresh.push(case(
+            &format!("{}{}", spec::FRESH, c.name),
+            conv,
+            &x,
+            &w,
+            c.scale,
+        ));
+    }
+    // A stream of its own, so that the full cases drawn or not leave these the same.
+    let mut rng = Rng::new(seed ^ spec::FRESH_SIZES);
+    for n in 1..=3 {
+        let (rows, cols) = (rng.size(1, 16), rng.size(1, 16));
+        let (kr, kc) = (rng.size(1, rows.min(5)), rng.size(1, cols.min(5)));
+        let c = Conv {
+            batch: rng.size(1, 3),
+            rows,
+            cols,
+            ic: rng.size(1, 40),
+            oc: rng.size(1, 40),
+            kr,
+            kc,
+        };
+        let (x, w) = random_data(rng.next_u64(), &c);
+        fresh.push(case(
+            &format!("{}random-size-{n}", spec::FRESH),
+            c,
+            &x,
+            &w,
+            Scale::Small,
+        ));
+    }
+    fresh
+}
+
 /// Smaller versions of a failing case, smallest first: the first image's top-left corner cut
 /// to 1x1, 1x2, 2x2, 3x3, 5x5 and 8x8 output pixels, channels and weight unchanged.
 pub fn shrink(failing: &Case) -> Vec<Case> {

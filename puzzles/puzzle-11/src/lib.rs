@@ -172,23 +172,28 @@ pub fn spec() -> Puzzle {
         ],
         budget: Some(TENSOR_CORE_BUDGET),
         tolerance: TOLERANCE,
-        cases: |scale| {
-            let mut cases = cases::cases(scale);
-            for c in &mut cases {
-                let k = ["kernel_rows", "kernel_cols", "input_channels"]
-                    .iter()
-                    .map(|n| c.job.scalar(n).unwrap_or(1).max(1) as u64)
-                    .product();
-                c.job.tensor_core_budget(k);
-            }
-            cases
-        },
+        cases: |scale| budgeted(cases::cases(scale)),
         shrink: Some(cases::shrink),
         declared_launch: Some(DeclaredLaunch {
             symbol: SHAPE_SYMBOL,
             rule: LaunchRule::Gemm,
         }),
+        fresh: Some(|seed, scale| budgeted(cases::fresh(seed, scale))),
+        draw: None,
     }
+}
+
+/// `cases` with the tensor-core budget: K = kernel_rows * kernel_cols * input_channels
+/// multiply-adds per output.
+fn budgeted(mut cases: Vec<spec::Case>) -> Vec<spec::Case> {
+    for c in &mut cases {
+        let k = ["kernel_rows", "kernel_cols", "input_channels"]
+            .iter()
+            .map(|n| c.job.scalar(n).unwrap_or(1).max(1) as u64)
+            .product();
+        c.job.tensor_core_budget(k);
+    }
+    cases
 }
 
 #[cfg(test)]

@@ -13,8 +13,8 @@
 //! `mma.sync` m16n8k8 tf32, every float split into a tf32 high part and a tf32 remainder so that
 //! three products keep puzzle 08's tolerance (`runner/tests/broken12.rs`: plain tf32 does not).
 
-use spec::Puzzle;
 use spec::TENSOR_CORE_BUDGET;
+use spec::{Case, Puzzle};
 
 pub fn spec() -> Puzzle {
     Puzzle {
@@ -29,16 +29,21 @@ pub fn spec() -> Puzzle {
             "Split once, when staging into shared memory: store {hi(x[p]), hi(x[p + 1]), lo(x[p]), lo(x[p + 1])} as one float4, and a B fragment is one 16-byte load. Pad each row of B inputs by 4 slots so that the 8 rows one load reads fall in different banks.",
         ],
         budget: Some(TENSOR_CORE_BUDGET),
-        cases: |scale| {
-            let mut cases = (puzzle_08::spec().cases)(scale);
-            for c in &mut cases {
-                let k = c.job.scalar("kernel_size").unwrap_or(1).max(1) as u64;
-                c.job.tensor_core_budget(k);
-            }
-            cases
-        },
+        cases: |scale| budgeted((puzzle_08::spec().cases)(scale)),
+        fresh: Some(|seed, scale| {
+            budgeted(puzzle_08::spec().fresh.map_or(vec![], |f| f(seed, scale)))
+        }),
         ..puzzle_08::spec()
     }
+}
+
+/// `cases` with the tensor-core budget: K = kernel_size multiply-adds per output.
+fn budgeted(mut cases: Vec<Case>) -> Vec<Case> {
+    for c in &mut cases {
+        let k = c.job.scalar("kernel_size").unwrap_or(1).max(1) as u64;
+        c.job.tensor_core_budget(k);
+    }
+    cases
 }
 
 #[cfg(test)]

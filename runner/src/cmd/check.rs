@@ -44,6 +44,11 @@ pub struct Args {
     /// can hold several puzzles).
     #[arg(long, value_name = "FILE")]
     gradescope: Option<PathBuf>,
+    /// Also run the cases a grade drew from this seed (grade.json's `seed`): the check `runner
+    /// grade --seed N` made of this file. Without it, the published cases only, the same every
+    /// time.
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
     #[command(flatten)]
     scoring: Scoring,
 }
@@ -79,6 +84,7 @@ impl Scoring {
 
 pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     let (puzzle, file) = args.target.resolve()?;
+    let puzzle = args.seed.map_or(puzzle, |seed| puzzle.drawn(seed));
     let own_file = args.target.is_own();
     // The text checked, recorded with a pass (a save during the check must not count as passing).
     let text = std::fs::read(&file).unwrap_or_default();

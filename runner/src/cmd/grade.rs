@@ -8,6 +8,18 @@
 //! submission's small cases, one submission at a time (`later`), the passing ones are timed after
 //! them, and the submissions whose kernels printed come last (`printing_last`); the rows keep the
 //! files' order.
+//!
+//! Every submission is checked on the published cases and on cases drawn fresh for this grade
+//! (`spec::Puzzle::graded_cases`): every published case's sizes with new data, and cases of
+//! random sizes within the puzzle's contract (on a GPU, the full-scale cases with new data too),
+//! from a seed no student sees. It is recorded in grade.json (and in each Gradescope file's
+//! `extra_data`); `--seed N` draws the same cases again.
+//!
+//! Each submission is checked alone, from a private copy (`private`): a link or a file with
+//! other hard links is refused, with why, as a failed row. The protection the compiles ran under
+//! (`toolchain::sandbox::protection`) is printed and recorded in grade.json. Nothing is written
+//! outside the output folder: a submission's Gradescope file is named by its safe, unique output
+//! name (`grade_files`), and CSV cells that a spreadsheet would read as a formula are escaped.
 
 use super::check::Scoring;
 use crate::engine::{self, Backend, BackendChoice, CaseResult, Outcome};
@@ -48,6 +60,10 @@ pub struct Args {
     /// results.json per file, as gradescope/<file>.json beside grade.csv).
     #[arg(long, value_enum)]
     format: Option<Format>,
+    /// The seed of the cases drawn fresh for this grade (default: a new one each run, recorded
+    /// in grade.json): `--seed N` grades again on the same cases.
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
     #[command(flatten)]
     scoring: Scoring,
 }
@@ -84,17 +100,75 @@ pub const GRADE_PLAN: Plan = Plan {
 #[derive(Debug, Serialize)]
 struct Report<'a> {
     puzzle: &'a str,
+    /// The seed the fresh cases were drawn from (`--seed` draws them again).
+    seed: u64,
+    /// What kept each compile from reading outside its submission: `landlock` or `headers-only`.
+    protection: &'static str,
+    /// The same, in a sentence.
+    protection_detail: String,
     submissions: &'a [Row],
     report: &'a crate::class_report::Class,
 }
 
+/// A submission refused before it was checked (a link, a file with other hard links): its row
+/// says why.
+#[derive(Debug)]
+struct Refused(String);
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "refused: {}", self.0)
+    }
+}
+
+impl std::error::Error for Refused {}
+
+/// Checks `file` (shown as `shown`) from a private copy ([`crate::private`]); the copy is kept
+/// with the outcome for the GPU's second pass.
+fn check_alone(
+    args: &Args,
+    puzzle: spec::Puzzle,
+    file: &Path,
+    shown: &str,
+    gpu: &mut Worker,
+) -> (anyhow::Result<Outcome>, Option<crate::private::Private>) {
+    let private = match crate::private::copy(file) {
+        Ok(Ok(private)) => private,
+        Ok(Err(why)) => return (Err(anyhow::Error::new(Refused(why))), None),
+        Err(e) => return (Err(e), None),
+    };
+    let req = request(args, puzzle, &private.file, file);
+    let outcome = engine::evaluate(&req, gpu).map(|o| crate::private::renamed(o, &private, shown));
+    (outcome, Some(private))
+}
+
+/// A seed no one can guess ahead: the standard library's per-process random keys, the time and
+/// the process id, hashed.
+pub fn random_seed() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+    h.write_u128(now.map_or(0, |d| d.as_nanos()));
+    h.write_u32(std::process::id());
+    h.finish()
+}
+
 pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
-    let puzzle = registry::find(&args.puzzle).map_err(|e| anyhow!(e))?;
-    let found = super::grade_files::walk(&args.folder)?;
-    let files: Vec<PathBuf> = found.submissions.iter().map(|s| s.path.clone()).collect();
+    toolchain::sandbox::fail_closed();
+    let seed = args.seed.unwrap_or_else(random_seed);
+    let puzzle = registry::find(&args.puzzle)
+        .map_err(|e| anyhow!(e))?
+        .drawn(seed);
     let out_dir = args.out.clone().unwrap_or_else(|| args.folder.clone());
+    let same = |a: &Path, b: &Path| match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    };
+    let found = super::grade_files::walk(&args.folder, same(&out_dir, &args.folder), puzzle.id)?;
+    let files: Vec<PathBuf> = found.submissions.iter().map(|s| s.path.clone()).collect();
     std::fs::create_dir_all(&out_dir)
         .with_context(|| format!("cannot create {}", out_dir.display()))?;
+    let protection = toolchain::sandbox::protection();
     let bar = ProgressBar::new(files.len() as u64);
     let jobs = args.jobs.map_or_else(
         || std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -106,13 +180,18 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         .map(|_| Mutex::new(engine::gpu_worker()))
         .collect();
     let checking = gpu::trace::phase("grade: check every submission (the GPU's small cases)");
-    let mut graded = in_parallel(&workers, &files, |file, gpu| {
-        bar.set_message(workbook::display(file));
-        let _small = gpu::trace::phase_of(|| format!("grade: small cases of {}", file.display()));
-        let outcome = engine::evaluate(&request(&args, puzzle, file), gpu);
-        bar.inc(1);
-        outcome
-    });
+    let (mut graded, privates): (Vec<_>, Vec<_>) =
+        in_parallel(&workers, &found.submissions, |submission, gpu| {
+            let file = &submission.path;
+            bar.set_message(workbook::display(file));
+            let _small =
+                gpu::trace::phase_of(|| format!("grade: small cases of {}", file.display()));
+            let checked = check_alone(&args, puzzle, file, &submission.name, gpu);
+            bar.inc(1);
+            checked
+        })
+        .into_iter()
+        .unzip();
     drop(checking);
     // Every submission's small cases are done: no fault of one can wait for another's long
     // full case now. The full cases run one submission after another, on one worker (`later`),
@@ -126,7 +205,10 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     for group in printing_last(&graded) {
         let phase = gpu::trace::phase("grade: the GPU's full cases, one submission at a time");
         for &i in &group {
-            let req = request(&args, puzzle, &files[i]);
+            let Some(private) = &privates[i] else {
+                continue;
+            };
+            let req = request(&args, puzzle, &private.file, &files[i]);
             bar.set_message(format!(
                 "{} (full-scale cases)",
                 workbook::display(&files[i])
@@ -143,34 +225,57 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
                 && outcome.backends.contains(&Backend::Gpu)
                 && let Some(case) =
                     full.get_or_insert_with(|| super::timing::full_case(&puzzle).ok())
+                && let Some(private) = &privates[i]
             {
-                bench[i] =
-                    super::bench::median_seconds(&mut gpu, &puzzle, case, &files[i], GRADE_PLAN);
+                bench[i] = super::bench::median_seconds(
+                    &mut gpu,
+                    &puzzle,
+                    case,
+                    &private.file,
+                    GRADE_PLAN,
+                );
             }
         }
     }
     drop(gpu);
     let facts = crate::class_report::facts(&puzzle, &files, &graded);
     let mut rows = vec![];
-    let small_cases = (puzzle.cases)(spec::Scale::Small).len();
+    let small_cases = puzzle.graded_cases(spec::Scale::Small).len();
     for ((submission, graded), bench_seconds) in found.submissions.iter().zip(graded).zip(bench) {
         let name = submission.name.clone();
-        if let (Some(Format::Gradescope), Ok(outcome)) = (args.format, &graded) {
-            // `alice/kernel.cu` is gradescope/alice/kernel.json: two students' files stay two.
-            let stem = Path::new(&name).with_extension("json");
-            let path = out_dir.join("gradescope").join(stem);
+        if let Some(Format::Gradescope) = args.format {
+            // `alice/kernel.cu` is gradescope/alice/kernel.json: two students' files stay two,
+            // under a name of safe characters (`grade_files`), inside the output folder.
+            let mut file = submission.out.clone().into_os_string();
+            file.push(".json");
+            let path = out_dir.join("gradescope").join(file);
             let _ = std::fs::remove_file(&path); // a file of this grade, not added to an old one
-            gradescope::write(&path, args.scoring.results(outcome))?;
+            let mut results = match &graded {
+                Ok(outcome) => args.scoring.results(outcome),
+                Err(e) => args
+                    .scoring
+                    .not_checked(puzzle.id, &format!("{name}: {e:#}")),
+            };
+            results.extra_data.insert("seed".into(), seed.into());
+            results
+                .extra_data
+                .insert("protection".into(), protection.name().into());
+            gradescope::write(&path, results)?;
         }
         rows.push(match graded {
             Ok(outcome) => Row {
                 bench_seconds,
                 ..row(name, &outcome, small_cases)
             },
+            Err(e) if e.is::<Refused>() => Row {
+                diagnostics: vec!["refused".into()],
+                ..unreadable(name, &e, small_cases)
+            },
             Err(e) if args.backend == BackendChoice::Gpu => return Err(e),
             Err(e) => unreadable(name, &e, small_cases),
         });
     }
+    drop(privates);
     bar.finish_and_clear();
     print!("{}", table(&rows));
     print!("{}", super::grade_files::skipped_lines(&found.skipped));
@@ -181,6 +286,9 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("cannot write {}", csv_path.display()))?;
     let report = Report {
         puzzle: puzzle.id,
+        seed,
+        protection: protection.name(),
+        protection_detail: protection.describe(),
         submissions: &rows,
         report: &class,
     };
@@ -188,8 +296,9 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     std::fs::write(&json_path, json)
         .with_context(|| format!("cannot write {}", json_path.display()))?;
     let passed = rows.iter().filter(|r| r.passed).count();
+    println!("compiles confined by {}", protection.describe());
     println!(
-        "{passed}/{} passed {}; wrote {}, {} and {}",
+        "{passed}/{} passed {} (published cases and cases drawn fresh from seed {seed}); wrote {}, {} and {}",
         rows.len(),
         puzzle.id,
         csv_path.display(),
@@ -212,18 +321,23 @@ fn printing_last(graded: &[anyhow::Result<Outcome>]) -> [Vec<usize>; 2] {
     [quiet, printing]
 }
 
-/// How one submission is checked: its GPU full cases left for the second pass.
-fn request(args: &Args, puzzle: spec::Puzzle, file: &Path) -> engine::Request {
+/// How one submission is checked (its private copy `file`, submitted as `submitted`): its GPU
+/// full cases left for the second pass.
+fn request(args: &Args, puzzle: spec::Puzzle, file: &Path, submitted: &Path) -> engine::Request {
     engine::Request {
         puzzle,
         file: file.to_path_buf(),
         backend: args.backend,
         gpu_limit: Duration::from_secs_f64(args.timeout.max(0.1)),
         rerun: format!(
-            "{} check {} --kernel {}",
+            "{} check {} --kernel {}{}",
             workbook::runner_command(),
             puzzle.id,
-            workbook::display(file)
+            workbook::display(submitted),
+            puzzle
+                .draw
+                .map(|s| format!(" --seed {s}"))
+                .unwrap_or_default()
         ),
         only_case: None,
         full_later: true,
@@ -352,12 +466,20 @@ fn csv(rows: &[Row]) -> String {
     out
 }
 
-/// A CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break.
+/// A CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break; a field a
+/// spreadsheet would read as a formula (it starts with `=`, `+`, `-`, `@`, a tab or a carriage
+/// return) starts with `'` instead.
 fn quote(field: &str) -> String {
+    let formula = field.starts_with(['=', '+', '-', '@', '\t', '\r']);
+    let field = if formula {
+        format!("'{field}")
+    } else {
+        field.to_string()
+    };
     if field.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", field.replace('"', "\"\""))
     } else {
-        field.to_string()
+        field
     }
 }
 
@@ -392,5 +514,14 @@ mod tests {
         assert_eq!(quote("plain"), "plain");
         assert_eq!(quote("a, b"), "\"a, b\"");
         assert_eq!(quote("say \"hi\"\nthere"), "\"say \"\"hi\"\"\nthere\"");
+    }
+
+    #[test]
+    fn csv_fields_that_read_as_formulas_are_escaped() {
+        assert_eq!(quote("=HYPERLINK(\"x\")"), "\"'=HYPERLINK(\"\"x\"\")\"");
+        assert_eq!(quote("@SUM(A1)"), "'@SUM(A1)");
+        assert_eq!(quote("+1"), "'+1");
+        assert_eq!(quote("-2"), "'-2");
+        assert_eq!(quote("a=b"), "a=b");
     }
 }

@@ -1,13 +1,14 @@
 //! One module per subcommand, each with its `Args` (clap derive; doc comments are the help) and
 //! its `execute`, which returns the process's exit status.
 
+pub mod autograder;
 pub mod bench;
 pub mod bench2d;
 pub mod book;
 pub mod check;
 pub mod fuzz;
 pub mod grade;
-mod grade_files;
+pub mod grade_files;
 pub mod hint;
 pub mod list;
 pub mod profile;

@@ -71,6 +71,13 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         copied += copy_tree(&root.join(folder), &dir.join(folder))?;
     }
     std::fs::write(dir.join("README.md"), README)?;
+    // The lock file lists the workspace's crates; `kernels/conformance` stays behind (it tests
+    // the simulator against solutions), so its entry goes too and a first build leaves the copy's
+    // Cargo.lock as committed.
+    let lock = dir.join("Cargo.lock");
+    if let Ok(text) = std::fs::read_to_string(&lock) {
+        std::fs::write(&lock, without_package(&text, "conformance"))?;
+    }
     let stripped = strip_book(&dir.join("book/src"))?;
     println!(
         "wrote the students' copy to {} ({copied} files, {stripped} chapters without their solution); no solutions/",
@@ -80,6 +87,19 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         "Next: add the grading workflow and commit it as the template repository (graders/README.md of this workbook, the instructor's, says how)"
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// `lock` (a Cargo.lock) without the `[[package]]` entry of the workspace crate `name`.
+pub fn without_package(lock: &str, name: &str) -> String {
+    let head = format!("[[package]]\nname = \"{name}\"\n");
+    let Some(start) = lock.find(&head) else {
+        return lock.to_string();
+    };
+    let rest = &lock[start + head.len()..];
+    let end = rest
+        .find("\n[[package]]")
+        .map_or(lock.len(), |e| start + head.len() + e + 1);
+    format!("{}{}", &lock[..start], &lock[end..])
 }
 
 /// Copies one file (creating its folder); 1 when copied, 0 when it does not exist.
@@ -159,6 +179,18 @@ pub fn without_solutions(chapter: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_lock_file_loses_the_crate_left_behind() {
+        let lock = "version = 4\n\n[[package]]\nname = \"a\"\nversion = \"1\"\n\n[[package]]\nname = \"conformance\"\nversion = \"0.1.0\"\ndependencies = [\n \"a\",\n]\n\n[[package]]\nname = \"z\"\nversion = \"2\"\n";
+        let out = without_package(lock, "conformance");
+        assert!(!out.contains("conformance"), "{out}");
+        assert!(
+            out.contains("name = \"a\"") && out.contains("name = \"z\""),
+            "{out}"
+        );
+        assert_eq!(without_package(&out, "conformance"), out);
+    }
 
     #[test]
     fn a_chapter_loses_its_solution_section_and_keeps_the_rest() {
