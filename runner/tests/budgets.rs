@@ -321,10 +321,13 @@ fn runner_puzzle(id: &str) -> spec::Puzzle {
     }
 }
 
-/// The `.cu` files of `dir`, sorted.
+/// The `.cu` files of `dir`, sorted; none where the folder is absent (git keeps no empty folder:
+/// puzzle 12's honest rewrites are all made from its solutions, by macro).
 fn kernels(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return vec![];
+    };
+    let mut files: Vec<PathBuf> = entries
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|x| x == "cu"))
         .collect();

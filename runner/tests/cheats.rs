@@ -494,7 +494,20 @@ fn puzzle_11_table_and_fp32_score_nothing() {
         format!("{P11_HEAD}\n    output[e] = 0.0f;\n}}\n"),
     )
     .unwrap();
-    passes_check("puzzle-11", &class.join("table.cu"), 14);
+    // On a tensor-core puzzle a table fails even the published cases: the budget wants the
+    // convolution's multiply-adds on the tensor cores, and a table does none.
+    let out = Command::new(runner())
+        .args(["check", "puzzle-11", "--backend", "sim", "--kernel"])
+        .arg(class.join("table.cu"))
+        .env("WORKBOOK_STATE", "/nonexistent/state.json")
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("runner runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !out.status.success() && text.contains("budget_exceeded: the tensor cores did 0"),
+        "a table of puzzle 11's cases fails check's tensor-core budget: {text}"
+    );
     let report = grade("puzzle-11", &class, &dir.join("out"), &[]);
     assert_cheats_score_nothing(&dir.join("out"), &report, &[]);
     let results = autograde(
