@@ -84,12 +84,14 @@ fn rows_match_checks(puzzle: &str, folder: &Path, racy: &[&str]) {
 /// The mixed class of `bench/latency.sh`: a trap, a stack overflow, a `printf` flood that runs
 /// its full case to the time limit, a write into the input, and eight correct kernels. The
 /// race's outcome depends on the schedule; the recursion's stack overflow ends in a launch
-/// error or, measured on an H200 when its check ran alone, in a timeout.
+/// error or, measured on an H200 when its check ran alone, in a timeout; the short tile's
+/// unloaded halo reads whatever shared memory holds from the kernel before, which on the GPU is
+/// sometimes the right value (an H200 passed 21 of its 55 cases in a grade, 20 in the check).
 #[test]
 #[ignore = "needs a CUDA GPU: run with --ignored on a GPU machine"]
 fn graded_rows_of_the_mixed_class_are_what_each_check_says() {
     let _gpu = require_gpu();
-    let racy = ["race.cu", "recursion.cu"];
+    let racy = ["race.cu", "recursion.cu", "short-tile.cu"];
     rows_match_checks("puzzle-04", &repo().join("bench/class04"), &racy);
 }
 
