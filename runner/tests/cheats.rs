@@ -300,8 +300,8 @@ fn assert_cheats_score_nothing(out: &Path, report: &Value, honest: &[&str]) {
     }
 }
 
-/// `runner check puzzle --kernel file` on the simulator passes all the published cases.
-fn passes_check(puzzle: &str, file: &Path, cases: usize) {
+/// `runner check puzzle --kernel file` on the simulator: whether it passed, and what it printed.
+fn check_sim(puzzle: &str, file: &Path) -> (bool, String) {
     let out = Command::new(runner())
         .args(["check", puzzle, "--backend", "sim", "--kernel"])
         .arg(file)
@@ -309,9 +309,17 @@ fn passes_check(puzzle: &str, file: &Path, cases: usize) {
         .env("NO_COLOR", "1")
         .output()
         .expect("runner runs");
-    let text = String::from_utf8_lossy(&out.stdout);
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+/// `runner check puzzle --kernel file` on the simulator passes all the published cases.
+fn passes_check(puzzle: &str, file: &Path, cases: usize) {
+    let (passed, text) = check_sim(puzzle, file);
     assert!(
-        out.status.success() && text.contains(&format!("passed ({cases}/{cases}")),
+        passed && text.contains(&format!("passed ({cases}/{cases}")),
         "a faithful table passes check's published cases: {text}"
     );
 }
@@ -496,16 +504,9 @@ fn puzzle_11_table_and_fp32_score_nothing() {
     .unwrap();
     // On a tensor-core puzzle a table fails even the published cases: the budget wants the
     // convolution's multiply-adds on the tensor cores, and a table does none.
-    let out = Command::new(runner())
-        .args(["check", "puzzle-11", "--backend", "sim", "--kernel"])
-        .arg(class.join("table.cu"))
-        .env("WORKBOOK_STATE", "/nonexistent/state.json")
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("runner runs");
-    let text = String::from_utf8_lossy(&out.stdout);
+    let (passed, text) = check_sim("puzzle-11", &class.join("table.cu"));
     assert!(
-        !out.status.success() && text.contains("budget_exceeded: the tensor cores did 0"),
+        !passed && text.contains("budget_exceeded: the tensor cores did 0"),
         "a table of puzzle 11's cases fails check's tensor-core budget: {text}"
     );
     let report = grade("puzzle-11", &class, &dir.join("out"), &[]);

@@ -124,7 +124,7 @@ pub struct Checks {
     /// Whether the budget counts products on the CUDA cores (puzzles 06, 11 and 12), the
     /// launch's (each lane's multiply of any instruction and precision, per element), the latest
     /// such instruction, and the multiply-adds the tensor cores did
-    /// (`check_global::cuda_core_products`, `check_global::tensor_work`).
+    /// (`check_global::cuda_core_products`, `ptx::ir::Op::tensor_macs`).
     pub(super) count_products: bool,
     pub(super) products: u64,
     pub(super) product_inst: u32,

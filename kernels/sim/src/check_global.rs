@@ -10,7 +10,7 @@ use crate::check::{ATOMIC, Checks};
 use crate::finding::{Acc, Access, Finding};
 use ptx::ir::Op;
 use ptx::ir::{Bin, Tern, Ty};
-use ptx::ir::{Elem, HalfOp, MmaOp};
+use ptx::ir::{HalfOp, MmaOp};
 use spec::job::Pitch;
 
 /// The products one lane of `op` makes on the CUDA cores: 1 for a multiply or multiply-add of
@@ -36,30 +36,6 @@ pub(super) fn cuda_core_products(op: &Op) -> Option<u32> {
         },
         _ => None,
     }
-}
-
-/// The multiply-adds one warp's tensor-core instruction `op` does: M*N*K of its shape
-/// (`mma.sync` m16n8k8 or m16n8k16, `wmma.mma` m16n16k8 or m16n16k16; `wgmma` is counted where it
-/// runs, [`wgmma_macs`]); `None` for anything else.
-pub(super) fn tensor_work(op: &Op) -> Option<u64> {
-    let Op::Mma(m) = op else {
-        return None;
-    };
-    match **m {
-        MmaOp::Mma { k, .. } => Some(16 * 8 * u64::from(k)),
-        MmaOp::WmmaMma { elem, .. } => Some(16 * 16 * k_of(elem)),
-        _ => None,
-    }
-}
-
-/// The multiply-adds one warp's quarter of a `wgmma` of width `n` does (64 x n x K for the
-/// warpgroup).
-pub(super) fn wgmma_macs(elem: Elem, n: u32) -> u64 {
-    16 * u64::from(n) * k_of(elem)
-}
-
-fn k_of(elem: Elem) -> u64 {
-    if elem == Elem::Tf32 { 8 } else { 16 }
 }
 
 impl Checks {

@@ -246,7 +246,8 @@ impl Machine<'_> {
                         if self.chk.count_products {
                             if let Some(n) = crate::check_global::cuda_core_products(op) {
                                 self.chk.products(pc, exec, n);
-                            } else if let Some(macs) = crate::check_global::tensor_work(op) {
+                            } else if let Some((TensorPipe::MmaSync, _, macs)) = op.tensor_macs() {
+                                // A `wgmma` is counted where it runs (`wgmma`).
                                 self.chk.tensor(macs);
                             }
                         }

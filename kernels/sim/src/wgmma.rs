@@ -161,9 +161,9 @@ impl Machine<'_> {
             }
         }
         if self.chk.count_products {
-            self.chk.tensor(crate::check_global::wgmma_macs(elem, n));
+            self.chk.tensor(ptx::ir::wgmma_warp_macs(elem, n));
         }
-        let k = if elem == Elem::Tf32 { 8 } else { 16 };
+        let k = elem.k() as usize;
         let n = n as usize;
         let rank = (w.first_tid / 32 % 4) as usize;
         let mut sp = self.spaces(shared, &mut w.local, w.first_tid, p.pc as usize);

@@ -373,31 +373,36 @@ pub enum TensorPipe {
 }
 
 impl Op {
-    /// The tensor-core work of one warp's issue of this instruction: its pipe, and its
-    /// multiply-adds x 2 counted in tf32 terms (a product of 16-bit operands counts half: the
-    /// tensor cores run it at twice tf32's rate). Each warp of a `wgmma`'s warpgroup counts its
-    /// own 16 of the instruction's 64 rows.
-    pub fn tensor_work(&self) -> Option<(TensorPipe, u64)> {
-        let tf32 = |elem: Elem, flop: u64| if elem == Elem::Tf32 { flop } else { flop / 2 };
-        let k_of = |elem: Elem| if elem == Elem::Tf32 { 8 } else { 16 };
+    /// The multiply-adds of one warp's issue of this tensor-core instruction, with its pipe and
+    /// operand format: M x N x K of its shape (`mma.sync` m16n8k8 or m16n8k16, `wmma.mma`
+    /// m16n16k8 or m16n16k16); for `wgmma`, the warp's 16 of the warpgroup's 64 rows.
+    pub fn tensor_macs(&self) -> Option<(TensorPipe, Elem, u64)> {
         match self {
             Op::Mma(m) => match **m {
                 MmaOp::Mma { elem, k, .. } => {
-                    Some((TensorPipe::MmaSync, tf32(elem, 2 * 16 * 8 * u64::from(k))))
+                    Some((TensorPipe::MmaSync, elem, 16 * 8 * u64::from(k)))
                 }
                 MmaOp::WmmaMma { elem, .. } => {
-                    Some((TensorPipe::MmaSync, tf32(elem, 2 * 16 * 16 * k_of(elem))))
+                    Some((TensorPipe::MmaSync, elem, 16 * 16 * u64::from(elem.k())))
                 }
                 _ => None,
             },
             Op::Wgmma(w) => match **w {
-                WgOp::Mma { elem, n, .. } => Some((
-                    TensorPipe::Wgmma,
-                    tf32(elem, 2 * 16 * u64::from(n) * k_of(elem)),
-                )),
+                WgOp::Mma { elem, n, .. } => {
+                    Some((TensorPipe::Wgmma, elem, wgmma_warp_macs(elem, n)))
+                }
                 _ => None,
             },
             _ => None,
         }
+    }
+
+    /// The tensor-core work of one warp's issue of this instruction: its pipe, and its
+    /// multiply-adds x 2 counted in tf32 terms (a product of 16-bit operands counts half: the
+    /// tensor cores run it at twice tf32's rate).
+    pub fn tensor_work(&self) -> Option<(TensorPipe, u64)> {
+        let (pipe, elem, macs) = self.tensor_macs()?;
+        let flop = 2 * macs;
+        Some((pipe, if elem == Elem::Tf32 { flop } else { flop / 2 }))
     }
 }

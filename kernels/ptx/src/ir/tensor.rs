@@ -125,6 +125,12 @@ impl Elem {
     pub fn bits(self) -> u32 {
         if self == Elem::Tf32 { 32 } else { 16 }
     }
+
+    /// The K of the tensor cores' shapes in this format: m16n8k8 (and wmma's m16n16k8) for tf32,
+    /// k16 for the 16-bit formats.
+    pub fn k(self) -> u32 {
+        if self == Elem::Tf32 { 8 } else { 16 }
+    }
 }
 
 /// Which matrix a fragment holds.
@@ -209,4 +215,10 @@ impl WgOp {
         }
         r
     }
+}
+
+/// The multiply-adds one warp does of a `wgmma` of width `n`: its 16 of the warpgroup's 64 rows,
+/// times N times K.
+pub fn wgmma_warp_macs(elem: Elem, n: u32) -> u64 {
+    16 * u64::from(n) * u64::from(elem.k())
 }
