@@ -334,3 +334,43 @@ fn on_a_gpu_the_times_are_measured_with_the_reference_beside_them() {
     assert!(html.contains("Measured on the GPU"));
     assert!(!html.contains("Predicted, not measured"));
 }
+
+#[test]
+fn a_submissions_name_and_code_reach_the_report_as_text_never_as_markup() {
+    // The report is read by the instructor in a browser: a student's file name, code line and
+    // compiler message are untrusted, and must not open an element (a script, a forged row).
+    let dir = std::env::temp_dir().join(format!("class-report-markup-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let evil = "<b onmouseover=alert(1)>x.cu";
+    let code = "extern \"C\" __global__ void conv1d(const float* input, const float* kernel, \
+                float* output, int input_size, int kernel_size)\n{\n    \
+                int x = <img src=x onerror=alert(2)>;\n}\n";
+    std::fs::write(dir.join(evil), code).unwrap();
+    let out = run(&[
+        "grade",
+        "puzzle-04",
+        dir.to_str().unwrap(),
+        "--backend",
+        "sim",
+        "--seed",
+        "1",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let html = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    for markup in ["<b onmouseover", "<img"] {
+        assert!(
+            !html.contains(markup),
+            "{markup} reached the page as markup"
+        );
+    }
+    assert!(
+        html.contains("&lt;b onmouseover=alert(1)&gt;x.cu"),
+        "the name as text"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
