@@ -149,7 +149,7 @@ fn a_guard_per_lane_splits_the_warp_at_the_tensor_core_instruction() {
     // The rows guarded by the lane's own first output, as in puzzles 01 to 08: lanes past the end
     // leave, and wgmma or mma.sync, which need all 32 lanes of a warp, are reached by the others
     // alone.
-    for (path, file, _) in both(
+    for (path, file, guard) in both(
         "p12_lane_guard",
         &[(
             "if (tile >= output_size) {",
@@ -170,6 +170,12 @@ fn a_guard_per_lane_splits_the_warp_at_the_tensor_core_instruction() {
         assert!(
             message(split).starts_with(&format!("{instruction} is a warp-wide collective"))
                 && message(split).contains("lanes 1, 2, 3, 5,"),
+            "{path:?}: {split:#?}"
+        );
+        // And where the missing lanes went: the guard's `return` (or the `if` that jumped to it).
+        let left = |l: u64| format!(" left at line {l} and did not reach it");
+        assert!(
+            message(split).contains(&left(guard)) || message(split).contains(&left(guard + 1)),
             "{path:?}: {split:#?}"
         );
         // At the asm statement of the helper (NVRTC places it on the statement's last line).

@@ -27,7 +27,18 @@ impl Machine<'_> {
         }
     }
 
-    /// For a warp collective (`mma.sync`, `wmma`) at `pc` that lanes `exec` of `w` reached
+    /// Adds to a warp collective's divergence `fault` at `pc` where the lanes missing from
+    /// `exec` went ([`Self::missing_lanes`]).
+    pub(super) fn name_missing_lanes(&self, fault: &mut Fault, w: &Warp, exec: u32, pc: u32) {
+        if let Fault::BarrierDivergence { detail } = fault {
+            let missing = self.missing_lanes(w, exec, pc);
+            if !missing.is_empty() {
+                *detail = format!("{detail}; {missing}");
+            }
+        }
+    }
+
+    /// For a warp collective (`mma.sync`, `wmma`, `wgmma`) at `pc` that lanes `exec` of `w` reached
     /// without the others: where the missing lanes are. Those that exited, or jumped past it on
     /// their way out, by the line they left at (the `return` or the branch before the
     /// collective, as a barrier's sentence says); the others by the line they are at.

@@ -230,13 +230,8 @@ impl Machine<'_> {
                             clock,
                         ) {
                             // A tensor-core collective some lanes missed: say where they went.
-                            if let (Fault::BarrierDivergence { detail }, Op::Mma(_)) =
-                                (&mut fault, op)
-                            {
-                                let missing = self.missing_lanes(w, exec, pc as u32);
-                                if !missing.is_empty() {
-                                    *detail = format!("{detail}; {missing}");
-                                }
+                            if let Op::Mma(_) = op {
+                                self.name_missing_lanes(&mut fault, w, exec, pc as u32);
                             }
                             return Err(self.fault(fault, Some(pc), Some(w), lane));
                         }

@@ -92,7 +92,8 @@ impl Machine<'_> {
                     b_desc: cx.get(*b)[0],
                     scale_d: cx.pred(*scale_d) & 1 == 1,
                 };
-                if let Err((fault, lane)) = whole {
+                if let Err((mut fault, lane)) = whole {
+                    self.name_missing_lanes(&mut fault, w, exec, pc as u32);
                     return Err(self.fault(fault, Some(pc), Some(w), lane));
                 }
                 w.wgmma.push(pending);
