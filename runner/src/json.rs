@@ -1,5 +1,5 @@
 //! `check --json`: the [`Outcome`] as one JSON object for scripts and graders (the contract the
-//! book's introduction states under "`--json`, for graders"), through a view of its own so the engine's types can change without changing it.
+//! book's introduction states under "`--json`, for graders", key by key in its Contracts appendix), through a view of its own so the engine's types can change without changing it.
 //!
 //! Keys come in a fixed order (the fields' order below; `params` sorted by name), so two runs of
 //! the same check print the same text. The output is one line unless `--pretty`. A passing case

@@ -4,6 +4,8 @@
 //! shared two-core machine, where a slow minute must not turn a correct change red (speed is shown
 //! by benchmark commands; a hang is ended by a bound on work, such as the simulator's instruction
 //! budget, or by a watchdog of minutes that says it is one).
+//! ARCHITECTURE.md stays a map: short, with an entry for every crate and runner folder; and no
+//! file cites a document the project does not hold.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -512,4 +514,67 @@ fn the_project_cites_no_document_outside_itself() {
         "cites a document outside the project:\n{}",
         found.join("\n")
     );
+}
+
+/// The relative targets of the markdown links in `text`: `[..](path)` and `[..](path#anchor)`,
+/// web addresses aside.
+fn link_targets(text: &str) -> Vec<String> {
+    text.split("](")
+        .skip(1)
+        .filter_map(|rest| rest.split(')').next())
+        .map(|t| t.split('#').next().unwrap_or("").to_string())
+        .filter(|t| !t.is_empty() && !t.contains("://"))
+        .collect()
+}
+
+/// ARCHITECTURE.md is a map, not a log: at most 250 lines (decisions go to lab/HISTORY.md,
+/// figures to bench/RESULTS.md), an entry for every crate of `kernels/` and every folder of
+/// `runner/src`, and no link to a file the repository does not hold.
+#[test]
+fn the_code_map_is_short_names_every_crate_and_folder_and_its_links_resolve() {
+    let text = std::fs::read_to_string(root().join("ARCHITECTURE.md")).expect("the code map");
+    let lines = text.lines().count();
+    assert!(
+        lines <= 250,
+        "ARCHITECTURE.md has {lines} lines: the map holds at most 250 (history goes to lab/, figures to bench/RESULTS.md)"
+    );
+    let mut missing = vec![];
+    let entries = |dir: &str| {
+        let mut names: Vec<(std::path::PathBuf, String)> = std::fs::read_dir(root().join(dir))
+            .expect("a folder of the workspace")
+            .flatten()
+            .map(|e| (e.path(), e.file_name().to_string_lossy().into_owned()))
+            .collect();
+        names.sort();
+        names
+    };
+    for (path, name) in entries("kernels") {
+        let entry = format!("`kernels/{name}`");
+        if path.join("Cargo.toml").is_file() && !text.contains(&entry) {
+            missing.push(entry);
+        }
+    }
+    for (path, name) in entries("runner/src") {
+        let entry = format!("`{name}/`");
+        if path.is_dir() && !text.contains(&entry) {
+            missing.push(format!("runner/src/{name}/ (as {entry})"));
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md has no entry for {}",
+        missing.join(", ")
+    );
+    let broken: Vec<String> = link_targets(&text)
+        .into_iter()
+        .filter(|t| !root().join(t).exists())
+        .collect();
+    assert!(broken.is_empty(), "ARCHITECTURE.md links to {broken:?}");
+}
+
+#[test]
+fn the_link_rule_reads_paths_and_skips_anchors_and_web_addresses() {
+    let text =
+        "see [a](lab/HISTORY.md), [b](book/src/x.md#part), [c](https://example.org/y), [d](#here)";
+    assert_eq!(link_targets(text), ["lab/HISTORY.md", "book/src/x.md"]);
 }

@@ -49,7 +49,7 @@ const FLOATS: [u32; 16] = [
 /// GPU keeps the NaN in the SASS instruction's second source slot (DADD, DMUL; DFMA: slot 2,
 /// else 3, else 1), which ptxas fills as it likes; the simulator, which sees only the PTX, keeps
 /// the PTX's first NaN operand (`sim::float::nan64`). The SASS is sm_90's on an H100 and an H200
-/// alike. ARCHITECTURE.md classifies the whole run.
+/// alike. bench/RESULTS.md classifies the whole run.
 pub const KNOWN_SM90: [(u64, &str); 7] = [
     (
         2050041,

@@ -169,7 +169,7 @@ impl Gen<'_> {
                 );
             }
             _ => {
-                // Not f64: which of two NaNs an f64 add keeps is ptxas's choice (ARCHITECTURE.md).
+                // Not f64: which of two NaNs an f64 add keeps is ptxas's choice (bench/RESULTS.md).
                 let t = [T::U32, T::F32][self.s.below(2)];
                 let v = self.s.expr(t, 2);
                 let name = self.fresh_name(t.prefix());

@@ -31,7 +31,7 @@ pub fn bf32(x: f32) -> u64 {
 /// swaps commutative operands, writes `a - b` as `-b + a`), and the PTX the simulator runs does
 /// not say how, so no rule on the PTX matches every kernel; the simulator keeps the PTX's first
 /// NaN operand, the rule `bench/nan_pairs.cu` found on its kernels. Differential fuzzing meets the
-/// difference in about 3% of generated kernels (ARCHITECTURE.md); no puzzle's inputs hold two
+/// difference in about 3% of generated kernels (bench/RESULTS.md); no puzzle's inputs hold two
 /// NaNs.
 pub fn nan64(r: f64, ins: &[f64]) -> u64 {
     if !r.is_nan() {

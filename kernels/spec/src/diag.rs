@@ -1,13 +1,15 @@
 //! Diagnostics: what went wrong, where, and in which thread.
 //!
 //! Every backend and every check reports through [`Diagnostic`]; its field names and the
-//! snake_case names of [`Kind`] are the `--json` contract the book's introduction states, so renaming one breaks
+//! snake_case names of [`Kind`] are the `--json` contract the book states (its introduction, and
+//! the Contracts appendix, which quotes `Kind` between the `kinds` anchors), so renaming one breaks
 //! graders. A diagnostic always has a message written for a learner; the location fields are
 //! filled where they are known.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+// ANCHOR: kinds
 /// The kinds of diagnostic, as they appear in `--json` output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -42,6 +44,7 @@ pub enum Kind {
     /// A bug of the runner itself (a panic in the simulator), reported instead of a crash.
     InternalError,
 }
+// ANCHOR_END: kinds
 
 impl Kind {
     /// The name used in JSON and in the colored report.
