@@ -21,7 +21,7 @@ The simulator needs no GPU, so its side can run apart and be carried:
     RUNNER=... python3 bench/broken_gpu.py --sim sim.json OUT_DIR     # on the GPU machine
 
 Without `--sim` the GPU machine runs all three. OUT_DIR/broken.json holds every verdict;
-bench/broken.json is the committed copy, from which runner/tests/broken_table.rs draws the
+bench/broken.json is the committed copy, from which runner/tests/it/broken_table.rs draws the
 introduction's table.
 """
 import concurrent.futures, glob, json, os, re, subprocess, sys, time

@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Every test that needs a GPU, in one device call. Two halves:
 #   bash bench/gpu_suite.sh pack     here (no GPU): builds in release, strips the runner and the
-#                                    test binaries that hold GPU tests into .bench/gpu.tgz
+#                                    test binaries that hold GPU tests into .bench/gpu.tgz: the
+#                                    runner's unit tests (runner-unit) and each crate's one
+#                                    integration binary, tests/it (runner-it, conformance-it)
 #   bash bench/gpu_suite.sh run      on the GPU machine, from the repository root, with
 #                                    .bench/gpu.tgz carried: unpacks, runs each binary's
 #                                    ignored (GPU) tests and `runner validate`, prints a summary
+# Every ignored test of these binaries is a GPU test, so `--ignored` runs exactly those.
 # The binaries find the workbook through WORKBOOK_ROOT and the runner through RUNNER_BIN.
 set -u
 cd "$(dirname "$0")/.."
-BINS="runner:runner-unit runner:gpu runner:gpu_grade runner:gpu_learner runner:gpu_resident runner:gpu_variants runner:broken12 runner:class_report conformance:gpu_mma conformance:gpu_barriers"
+# PACKAGE:TEST, packed as PACKAGE-TEST (runner:runner-unit is the runner's own unit tests).
+BINS="runner:runner-unit runner:it conformance:it"
 case "${1:-}" in
 pack)
   set -e
@@ -17,11 +21,12 @@ pack)
   for b in $BINS; do [ "${b#*:}" = runner-unit ] || args+=(-p "${b%%:*}" --test "${b#*:}"); done
   cargo test --release --no-run "${args[@]}" -p runner --bin runner --message-format=json 2>/dev/null \
     | python3 -c '
-import json, sys, shutil
+import json, os, sys, shutil
 for line in sys.stdin:
     m = json.loads(line)
     if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
-        name = m["target"]["name"] + ("-unit" if m["target"]["kind"] == ["bin"] else "")
+        package = os.path.basename(os.path.dirname(m["manifest_path"]))
+        name = m["target"]["name"] + "-unit" if m["target"]["kind"] == ["bin"] else package + "-" + m["target"]["name"]
         shutil.copy(m["executable"], ".bench/gpu/" + name)
 '
   cargo build --release -p runner
@@ -37,8 +42,9 @@ run)
   echo "commit $(git rev-parse --short HEAD 2>/dev/null)"
   for b in $BINS; do
     t=${b#*:}
+    [ "$t" = runner-unit ] || t=${b%%:*}-$t
     echo "=== $t"
-    timeout 540 .bench/gpu/$t --ignored --test-threads=1 2>&1 | grep -E "^test |test result|panicked|FAILED|needs" | head -40
+    timeout 540 .bench/gpu/$t --ignored --test-threads=1 2>&1 | grep -E "^test |test result|panicked|FAILED|needs" | head -100
   done
   echo "=== runner validate"
   /usr/bin/time -f "%e s" .bench/gpu/runner validate 2>&1 | tail -5

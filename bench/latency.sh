@@ -7,7 +7,8 @@
 # graded on `auto`, the device memory the workers hold and whether it is freed after their idle
 # minute (with IDLE_CHECK=1), and the GPU tests. Run from the repository root with the release runner and the GPU
 # test binaries carried:
-#   RUNNER=.bench/runner GPU_TESTS=".bench/gpu-x .bench/gpu_learner-x ..." bash bench/latency.sh
+#   RUNNER=.bench/gpu/runner GPU_TESTS=".bench/gpu/runner-it .bench/gpu/conformance-it" bash bench/latency.sh
+# (the binaries `bash bench/gpu_suite.sh pack` makes; `--ignored` runs their GPU tests)
 # On the device machine ($OUT set) everything it prints is also written to $OUT/latency.txt, so
 # the whole table comes back, not only the end of the output. CONV_WORKBOOK_TRACE=1 on a single
 # `runner check` shows where its seconds go.

@@ -7,7 +7,7 @@
 //! `python3 kernels/conformance/bench/numba_sim.py` (numba's CUDA simulator on the same kernel).
 
 // The simulator tests' job of the puzzles' shape.
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/it/common/mod.rs"]
 mod common;
 
 use spec::Rng;

@@ -11,7 +11,7 @@
 //! What changes is the arithmetic the learner is expected to use: the output cut into rows, each
 //! block of outputs a product of a Toeplitz matrix of the taps with shifted input rows, on
 //! `mma.sync` m16n8k8 tf32, every float split into a tf32 high part and a tf32 remainder so that
-//! three products keep puzzle 08's tolerance (`runner/tests/broken12.rs`: plain tf32 does not).
+//! three products keep puzzle 08's tolerance (`runner/tests/it/broken12.rs`: plain tf32 does not).
 
 use spec::TENSOR_CORE_BUDGET;
 use spec::{Case, Puzzle};
