@@ -94,7 +94,7 @@ fn the_generated_cp_async_blocks_wait_for_the_groups_an_earlier_block_left_in_fl
 /// The GPU's whole runs (NVIDIA H200, `runner fuzz --seed S --backend both --record FILE`) of the
 /// three seeds of the 2,100,000 range that `bench/fuzz_classify.py` left undecided
 /// (`fixtures/fuzz_runs.md`), traced here to their causes.
-const TRACED: &str = include_str!("fixtures/fuzz_traced_h200.jsonl");
+const TRACED: &str = include_str!("../fixtures/fuzz_traced_h200.jsonl");
 
 /// One traced seed: its case, the simulator's words, the H200's, and the (thread, slot) pairs
 /// that differ.
