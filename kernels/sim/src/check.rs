@@ -71,9 +71,18 @@ pub(super) enum Shadow {
     Byte(u32),
 }
 
-/// A read of never-written shared memory held until its epoch ends: shadow, (byte, width),
-/// epoch, reader, and the reader's `__syncwarp()` count and clock stamp.
-pub(super) type Pending = (Shadow, (u32, u32), u32, Access, (u32, u32));
+/// A read of never-written shared memory held until its epoch ends.
+#[derive(Clone, Copy)]
+pub(super) struct Pending {
+    at: Shadow,
+    /// The first byte read and the read's width.
+    byte: u32,
+    width: u32,
+    epoch: u32,
+    reader: Access,
+    /// The reader's `__syncwarp()` count and clock stamp at the read.
+    seq: (u32, u32),
+}
 
 /// One access as one shadow sees it: the shadow, its first byte, the access's width in bytes
 /// (findings index the array by it), the thread and instruction, and whether a finding is
@@ -302,7 +311,15 @@ impl Checks {
     /// Reports the held reads of never-written words that no other thread wrote in their epoch.
     fn flush(&mut self) {
         let pending = std::mem::take(&mut self.pending);
-        for (at, (byte, width), epoch, reader, seq) in pending {
+        for Pending {
+            at,
+            byte,
+            width,
+            epoch,
+            reader,
+            seq,
+        } in pending
+        {
             let s = *self.shadow(at);
             let t = reader.thread;
             if s.w_epoch == epoch && s.w != t + 1 && !self.ordered(t, s.w - 1, seq) {
@@ -475,7 +492,14 @@ impl Checks {
         }
         if uninit {
             if self.pending.len() < PENDING_CAP {
-                self.pending.push((at, (byte, width), e, me, (q, c)));
+                self.pending.push(Pending {
+                    at,
+                    byte,
+                    width,
+                    epoch: e,
+                    reader: me,
+                    seq: (q, c),
+                });
             }
         } else if let Some(first) = race {
             let block = self.block;
