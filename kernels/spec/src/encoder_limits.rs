@@ -2,8 +2,7 @@
 //! any backend encodes a declared tensor map (`tensor_maps`), so that a map the encoder would
 //! refuse is the same `bad_launch_shape`, naming the field, on the simulator and on the GPU.
 
-use crate::job::TensorMap;
-use crate::tensor_maps::ELEM_BYTES;
+use crate::job::{ELEM_BYTES, TensorMap};
 
 /// What `cuTensorMapEncodeTiled` refuses in a map, naming the field.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -38,8 +38,7 @@ pub const SYMBOL: &str = "tensor_maps";
 /// Bytes of a tensor map (the IR's fact), and the alignment its global needs.
 pub use ptx::ir::MAP_BYTES;
 pub const MAP_ALIGN: u32 = 64;
-/// Bytes of an element (f32).
-pub const ELEM_BYTES: u64 = 4;
+pub use crate::job::ELEM_BYTES;
 
 /// The declaration a learner writes, for messages.
 const WANTED: &str = "extern \"C\" __device__ const char tensor_maps[] = \"NAME: TENSOR, dims {D0, D1}, box {B0, B1}, swizzle 128;\";";
