@@ -22,22 +22,52 @@ use std::sync::Arc;
 /// Why the maps could not be written.
 pub enum MapError {
     /// The declaration, which the driver or the module refuses (a `bad_launch_shape`).
-    Refused(String),
+    Refused(Refusal),
     Driver(DriverError),
+}
+
+/// What the driver or the module refuses in a declared map.
+#[derive(Debug, thiserror::Error)]
+pub enum Refusal {
+    #[error(
+        "`tensor_maps`: the driver's cuTensorMapEncodeTiled refused map `{}` ({result:?}): dims {:?}, strides {:?} bytes, box {:?}, swizzle {}",
+        map.symbol, map.dims, map.strides, map.boxes, map.swizzle
+    )]
+    Encoder {
+        map: Box<TensorMap>,
+        result: sys::CUresult,
+    },
+    #[error("`tensor_maps`: map `{symbol}` covers argument {arg}, which is not a buffer")]
+    NotABuffer { symbol: String, arg: usize },
+    #[error(
+        "`tensor_maps` declares map `{0}`, but the module has no global `{0}`: declare `__device__ __align__(64) unsigned char {0}[128];`"
+    )]
+    NoGlobal(String),
+    #[error(
+        "`{symbol}` is {len} bytes at an address {} 64-byte aligned; a tensor map takes 128 bytes, 64-byte aligned (`__align__(64)`)",
+        if *aligned { "that is" } else { "not" }
+    )]
+    Global {
+        symbol: String,
+        len: usize,
+        aligned: bool,
+    },
 }
 
 impl MapError {
     /// As a diagnostic at line 1 of `file` (where the declarations are read from).
     pub fn diagnostic(self, file: &str) -> Diagnostic {
         match self {
-            MapError::Refused(why) => Diagnostic::new(Kind::BadLaunchShape, why).at_line(file, 1),
+            MapError::Refused(why) => {
+                Diagnostic::new(Kind::BadLaunchShape, why.to_string()).at_line(file, 1)
+            }
             MapError::Driver(e) => crate::launch_error(&e),
         }
     }
 }
 
 /// `map` encoded by the driver over the buffer at `base`.
-fn encode(map: &TensorMap, base: sys::CUdeviceptr) -> Result<sys::CUtensorMap, String> {
+fn encode(map: &TensorMap, base: sys::CUdeviceptr) -> Result<sys::CUtensorMap, Refusal> {
     let rank = map.dims.len();
     let ones = [1u32; 5];
     let mut out = sys::CUtensorMap { opaque: [0; 16] };
@@ -66,10 +96,10 @@ fn encode(map: &TensorMap, base: sys::CUdeviceptr) -> Result<sys::CUtensorMap, S
     };
     match result {
         sys::CUresult::CUDA_SUCCESS => Ok(out),
-        e => Err(format!(
-            "`tensor_maps`: the driver's cuTensorMapEncodeTiled refused map `{}` ({e:?}): dims {:?}, strides {:?} bytes, box {:?}, swizzle {}",
-            map.symbol, map.dims, map.strides, map.boxes, map.swizzle
-        )),
+        result => Err(Refusal::Encoder {
+            map: Box::new(map.clone()),
+            result,
+        }),
     }
 }
 
@@ -84,7 +114,7 @@ pub fn write(
     for map in maps {
         let bytes: Vec<u8> = match buffers.get(map.arg) {
             // Not made for this case (its `when` fails): zeros, not another case's map.
-            _ if map.dims.is_empty() => vec![0; 128],
+            _ if map.dims.is_empty() => vec![0; spec::tensor_maps::MAP_BYTES as usize],
             Some(Some(buf)) => {
                 let encoded = encode(map, buf.device_ptr(stream).0).map_err(MapError::Refused)?;
                 encoded
@@ -94,26 +124,22 @@ pub fn write(
                     .collect()
             }
             _ => {
-                return Err(MapError::Refused(format!(
-                    "`tensor_maps`: map `{}` covers argument {}, which is not a buffer",
-                    map.symbol, map.arg
-                )));
+                return Err(MapError::Refused(Refusal::NotABuffer {
+                    symbol: map.symbol.clone(),
+                    arg: map.arg,
+                }));
             }
         };
-        let mut global = module.get_global(&map.symbol, stream).map_err(|_| {
-            MapError::Refused(format!(
-                "`tensor_maps` declares map `{0}`, but the module has no global `{0}`: declare `__device__ __align__(64) unsigned char {0}[128];`",
-                map.symbol
-            ))
-        })?;
+        let mut global = module
+            .get_global(&map.symbol, stream)
+            .map_err(|_| MapError::Refused(Refusal::NoGlobal(map.symbol.clone())))?;
         let at = global.device_ptr(stream).0;
         if global.len() < bytes.len() || at % 64 != 0 {
-            return Err(MapError::Refused(format!(
-                "`{}` is {} bytes at an address {} 64-byte aligned; a tensor map takes 128 bytes, 64-byte aligned (`__align__(64)`)",
-                map.symbol,
-                global.len(),
-                if at % 64 == 0 { "that is" } else { "not" }
-            )));
+            return Err(MapError::Refused(Refusal::Global {
+                symbol: map.symbol.clone(),
+                len: global.len(),
+                aligned: at % 64 == 0,
+            }));
         }
         let mut head = global.slice_mut(..bytes.len());
         stream

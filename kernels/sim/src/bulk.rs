@@ -31,6 +31,7 @@
 use crate::check::Acc;
 use crate::fault::{Fault, Located};
 use crate::machine::{Machine, Warp};
+use crate::mbarrier::Misuse;
 use ptx::ir::*;
 
 impl Machine<'_> {
@@ -49,7 +50,7 @@ impl Machine<'_> {
             BulkOp::Commit => {
                 if on {
                     for &l in &lanes {
-                        self.chk.bulk_commit(w.first_tid + l as u32);
+                        self.chk.bulk.commit(w.first_tid + l as u32);
                     }
                 }
                 return Ok(());
@@ -57,7 +58,7 @@ impl Machine<'_> {
             BulkOp::Wait { keep, read } => {
                 if on {
                     for &l in &lanes {
-                        self.chk.bulk_wait(w.first_tid + l as u32, keep, read);
+                        self.chk.bulk.wait(w.first_tid + l as u32, keep, read);
                     }
                 }
                 return Ok(());
@@ -70,9 +71,9 @@ impl Machine<'_> {
             } => (dst, src, size, Some(mbar), true),
             BulkOp::Store { dst, src, size } => (dst, src, size, None, false),
             BulkOp::TensorLoad { .. } | BulkOp::TensorStore { .. } => {
-                self.chk.bulk_storing = on && matches!(op, BulkOp::TensorStore { .. });
+                self.chk.bulk.storing = on && matches!(op, BulkOp::TensorStore { .. });
                 let done = self.bulk_tensor(w, shared, exec, pc, op);
-                self.chk.bulk_storing = false;
+                self.chk.bulk.storing = false;
                 return done;
             }
         };
@@ -106,7 +107,7 @@ impl Machine<'_> {
                 );
                 return Err(self.fault(Fault::Misaligned { detail }, Some(pc), Some(w), Some(l)));
             }
-            self.chk.bulk_storing = on && !load;
+            self.chk.bulk.storing = on && !load;
             let moved = {
                 let mut sp = self.spaces(shared, &mut w.local, w.first_tid, pc);
                 (0..u64::from(n)).step_by(4).try_for_each(|i| {
@@ -114,7 +115,7 @@ impl Machine<'_> {
                     sp.store(to, d + i, 4, v, l).map_err(|e| (e, true))
                 })
             };
-            self.chk.bulk_storing = false;
+            self.chk.bulk.storing = false;
             moved.map_err(|e| self.copy_fault(e, pc, w, l))?;
             let mine = if load { d } else { s };
             self.bulk_done(w, shared, pc, l, bars.map(|b| b[l]), (mine, n))?;
@@ -154,9 +155,12 @@ impl Machine<'_> {
                 let a = a as u32;
                 let phase = self.sync.mbars.objs.get(&a).map(|m| m.phase);
                 self.tx(a, -i64::from(n), wi).map_err(|e| {
-                    let why = e.unwrap_or_else(|| {
-                        format!("completes on the mbarrier at shared byte {a}, which no `mbarrier.init` has initialized (or which `mbarrier.inval` invalidated)")
-                    });
+                    let why = match e {
+                        Misuse::Uninitialized(a) => format!(
+                            "completes on the mbarrier at shared byte {a}, which no `mbarrier.init` has initialized (or which `mbarrier.inval` invalidated)"
+                        ),
+                        e => e.to_string(),
+                    };
                     self.misuse(pc, w, Some(l), &why)
                 })?;
                 if let Some(phase) = phase.filter(|_| on) {
@@ -167,7 +171,7 @@ impl Machine<'_> {
             }
             None if on => {
                 let tid = w.first_tid + l as u32;
-                self.chk.bulk_read(s as u32, s as u32 + n, tid, pc as u32);
+                self.chk.bulk.read(s as u32, s as u32 + n, tid, pc as u32);
             }
             None => {}
         }

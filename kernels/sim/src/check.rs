@@ -1,4 +1,7 @@
-//! The teaching checks of shared memory: shadow state beside the memory, and what it found.
+//! The teaching checks of one launch ([`Checks`]): their lifecycle (blocks, barriers, the end of
+//! the launch), the findings kept per kind, and shared memory's shadow. Global memory's shadow
+//! is in `check_global`, the access budgets' counters in `budget`, copies in flight in
+//! `inflight`.
 //!
 //! Shared memory has one [`Word`] of shadow per 4 bytes, reset for each block (a word that an
 //! access of fewer than its 4 bytes touches is split into a shadow per byte, so two threads
@@ -11,12 +14,15 @@
 //! access (each lane remembers the last one it executed; a `__syncwarp()` counts for the lanes
 //! that execute it together, whatever its mask says). A read of a word no thread of the block has
 //! written yet is held until the epoch ends: if another thread writes it later in the same epoch
-//! without such an order the race is the diagnosis, otherwise it is an uninitialized read. Global
-//! memory and the budget are in `check_global`. Atomics never race with each other. What the
-//! checks find are [`Finding`] values, capped per kind; `report` turns them into diagnostics.
+//! without such an order the race is the diagnosis, otherwise it is an uninitialized read. The
+//! shared sources of bulk stores still being read, and `cp.async` and bulk copies in flight, are
+//! checked here too (`inflight`). Atomics never race with each other. What the checks find are
+//! [`Finding`] values, capped per kind; `explain` turns them into diagnostics.
 
+use crate::budget::Budgets;
 pub use crate::finding::Acc;
 use crate::finding::{Access, Finding, Kept};
+use crate::inflight::BulkStores;
 use ptx::ir::Program;
 use spec::job::{AccessStats, Budget, Pitch};
 
@@ -65,9 +71,18 @@ pub(super) enum Shadow {
     Byte(u32),
 }
 
-/// A read of never-written shared memory held until its epoch ends: shadow, (byte, width),
-/// epoch, reader, and the reader's `__syncwarp()` count and clock stamp.
-pub(super) type Pending = (Shadow, (u32, u32), u32, Access, (u32, u32));
+/// A read of never-written shared memory held until its epoch ends.
+#[derive(Clone, Copy)]
+pub(super) struct Pending {
+    at: Shadow,
+    /// The first byte read and the read's width.
+    byte: u32,
+    width: u32,
+    epoch: u32,
+    reader: Access,
+    /// The reader's `__syncwarp()` count and clock stamp at the read.
+    seq: (u32, u32),
+}
 
 /// One access as one shadow sees it: the shadow, its first byte, the access's width in bytes
 /// (findings index the array by it), the thread and instruction, and whether a finding is
@@ -100,68 +115,59 @@ pub struct Checks {
     pub(super) lane_seq: Vec<u32>,
     /// Happens-before through named barriers and `mbarrier` phases.
     pub(super) order: crate::order::Order,
-    /// The shared bytes `[lo, hi)` of initialized `mbarrier` objects, and the first ordinary
-    /// access to one (instruction, thread, write), which `exec` turns into a diagnostic.
-    pub(super) mbar_bytes: Vec<(u32, u32)>,
-    pub(super) mbar_touch: Option<(u32, u32, bool)>,
-    /// The shared sources of bulk stores still being read (`bulk`), and each thread's count of
-    /// committed bulk groups.
-    pub(super) bulk_reads: Vec<BulkRead>,
-    pub(super) bulk_groups: Vec<u32>,
-    /// Whether a bulk store is moving its bytes (its global writes are its destination), and
-    /// the global elements (buffer, index) of bulk stores still writing: their thread
-    /// (block-linear), instruction and bulk group (0: not committed yet).
-    pub(super) bulk_storing: bool,
-    pub(super) bulk_writes: std::collections::HashMap<(u32, u32), (u32, u32, u32)>,
+    /// The initialized `mbarrier` objects, and the first ordinary access to one.
+    pub(super) mbar: MbarObjects,
+    /// Bulk stores still reading their shared source or writing their global destination.
+    pub(super) bulk: BulkStores,
     /// The shared words under `cp.async` and bulk copies in flight (`inflight`).
     pub(super) flight: crate::inflight::InFlight,
     pub(super) globals: Vec<Vec<Elem>>,
     pub(super) track_reads: Vec<bool>,
     /// Per buffer, its shape when it is a pitched output (writes into its padding are findings).
     pub(super) pitches: Vec<Option<Pitch>>,
-    pub(super) reads: Vec<u32>,
-    pub(super) writes: Vec<u32>,
-    /// Whether the budget counts products on the CUDA cores (puzzles 06, 11 and 12), the
-    /// launch's (each lane's multiply of any instruction and precision, per element), the latest
-    /// such instruction, and the multiply-adds the tensor cores did
-    /// (`check_global::cuda_core_products`, `ptx::ir::Op::tensor_macs`).
-    pub(super) count_products: bool,
-    pub(super) products: u64,
-    pub(super) product_inst: u32,
-    pub(super) tensor_macs: u64,
-    /// Whether the budget limits shared reads per product (puzzle 06), how many elements the
-    /// lanes read from shared memory, and the latest such read (`check_global::Checks::finish`).
-    pub(super) count_shared: bool,
-    pub(super) shared_reads: u64,
-    pub(super) shared_inst: u32,
-    /// The buffer whose reads the budget limits (puzzle 10's input; `usize::MAX`: none), its
-    /// reads, the latest, and the floats of dynamic shared memory of the blocks run so far.
-    pub(super) staged_buf: usize,
-    pub(super) staged_reads: u64,
-    pub(super) staged_inst: u32,
-    pub(super) staged_words: u64,
-    /// Puzzles 04 and 05's tile (`usize::MAX`: none): the buffer whose elements each block may
-    /// read `tile_allowed` of, the block's reads so far, and its first read past them (with the
-    /// element); the buffer no thread may read.
-    pub(super) tile_buf: usize,
-    pub(super) tile_allowed: u64,
-    pub(super) tile_reads: u64,
-    pub(super) tile_over: Option<(Access, usize)>,
-    pub(super) unread_buf: usize,
-    pub(super) unread_reads: u64,
+    /// The counters of the access budgets (`budget`).
+    pub(crate) budgets: Budgets,
     pub stats: AccessStats,
     pub kept: Vec<Kept>,
 }
 
-/// The shared source `[lo, hi)` of a bulk store by thread `tid` at `inst`, in its bulk group
-/// `group` (0: not committed yet).
-#[derive(Clone, Copy)]
-pub(super) struct BulkRead {
-    pub(super) lo: u32,
-    pub(super) hi: u32,
-    pub(super) tid: u32,
-    pub(super) inst: u32,
-    pub(super) group: u32,
+/// The shared bytes `[lo, hi)` of initialized `mbarrier` objects, and the first ordinary
+/// access to one (instruction, thread, write), which `exec` turns into a diagnostic.
+#[derive(Default)]
+pub(super) struct MbarObjects {
+    bytes: Vec<(u32, u32)>,
+    pub(super) touch: Option<(u32, u32, bool)>,
+}
+
+impl MbarObjects {
+    /// `mbarrier.init` of the object at shared byte `a`.
+    pub(super) fn init(&mut self, a: u32) {
+        if !self.bytes.contains(&(a, a + 8)) {
+            self.bytes.push((a, a + 8));
+        }
+    }
+
+    /// `mbarrier.inval` of the object at shared byte `a`.
+    pub(super) fn inval(&mut self, a: u32) {
+        self.bytes.retain(|r| r.0 != a);
+    }
+
+    /// An ordinary access of shared bytes `[lo, hi)` by thread `tid` at `inst`: kept if it is
+    /// the first to touch an object.
+    #[inline]
+    fn access(&mut self, (lo, hi): (u32, u32), inst: u32, tid: u32, write: bool) {
+        if !self.bytes.is_empty()
+            && self.touch.is_none()
+            && self.bytes.iter().any(|&(a, b)| lo < b && a < hi)
+        {
+            self.touch = Some((inst, tid, write));
+        }
+    }
+
+    fn reset(&mut self) {
+        self.bytes.clear();
+        self.touch = None;
+    }
 }
 
 impl Checks {
@@ -195,51 +201,13 @@ impl Checks {
             warp_seq: vec![0; tpb.div_ceil(32) as usize],
             lane_seq: vec![0; tpb as usize],
             order: Default::default(),
-            mbar_bytes: vec![],
-            mbar_touch: None,
-            bulk_reads: vec![],
-            bulk_groups: vec![0; tpb as usize],
-            bulk_storing: false,
-            bulk_writes: Default::default(),
+            mbar: MbarObjects::default(),
+            bulk: BulkStores::new(tpb),
             flight: Default::default(),
             globals,
             track_reads: outputs.to_vec(),
             pitches: vec![None; lens.len()],
-            reads: vec![0; tpb as usize],
-            writes: vec![0; tpb as usize],
-            count_products: on
-                && budget.is_some_and(|b| {
-                    b.cuda_products_per_output.is_some()
-                        || b.shared_reads_per_product.is_some()
-                        || b.tensor_macs != 0
-                }),
-            products: 0,
-            product_inst: 0,
-            tensor_macs: 0,
-            count_shared: on && budget.is_some_and(|b| b.shared_reads_per_product.is_some()),
-            shared_reads: 0,
-            shared_inst: 0,
-            staged_buf: match budget.and_then(|b| b.staged_reads) {
-                Some((buf, _, _)) if on => buf as usize,
-                _ => usize::MAX,
-            },
-            staged_reads: 0,
-            staged_inst: 0,
-            staged_words: 0,
-            tile_buf: match budget.and_then(|b| b.tile_reads) {
-                Some(t) if on => t.buf as usize,
-                _ => usize::MAX,
-            },
-            tile_allowed: budget
-                .and_then(|b| b.tile_reads)
-                .map_or(0, |t| u64::from(t.tile) + u64::from(t.slack)),
-            tile_reads: 0,
-            tile_over: None,
-            unread_buf: match budget.and_then(|b| b.tile_reads).and_then(|t| t.unread) {
-                Some(buf) if on => buf as usize,
-                _ => usize::MAX,
-            },
-            unread_reads: 0,
+            budgets: Budgets::new(on, budget, tpb),
             stats: AccessStats::default(),
             kept: vec![],
         }
@@ -272,7 +240,7 @@ impl Checks {
         }
         self.block = linear;
         self.epoch = 1;
-        self.staged_words += (shared_bytes / 4) as u64;
+        self.budgets.staged.begin_block(shared_bytes);
         self.shared.clear();
         self.shared
             .resize(shared_bytes.div_ceil(4), Word::default());
@@ -280,16 +248,11 @@ impl Checks {
         self.warp_seq.iter_mut().for_each(|s| *s = 0);
         self.lane_seq.iter_mut().for_each(|s| *s = 0);
         self.order.reset(self.tpb.div_ceil(32) as usize);
-        self.mbar_bytes.clear();
-        self.mbar_touch = None;
-        self.bulk_reads.clear();
-        self.bulk_groups.iter_mut().for_each(|g| *g = 0);
-        self.bulk_writes.clear();
+        self.mbar.reset();
+        self.bulk.reset();
         self.flight.reset();
-        self.reads.iter_mut().for_each(|r| *r = 0);
-        self.writes.iter_mut().for_each(|w| *w = 0);
-        self.tile_reads = 0;
-        self.tile_over = None;
+        self.budgets.per_thread.begin_block();
+        self.budgets.tile.begin_block();
     }
 
     /// A barrier released every thread of the block: a new epoch.
@@ -338,19 +301,25 @@ impl Checks {
             return;
         }
         self.flush();
-        let (r, w) = (
-            self.reads.iter().copied().max().unwrap_or(0),
-            self.writes.iter().copied().max().unwrap_or(0),
-        );
-        self.stats.max_reads = self.stats.max_reads.max(r);
-        self.stats.max_writes = self.stats.max_writes.max(w);
-        self.end_tile();
+        self.budgets.per_thread.end_block(&mut self.stats);
+        let (budget, block) = (self.budget, self.block);
+        if let Some(f) = self.budgets.tile.end_block(budget, block, &mut self.stats) {
+            self.report(f);
+        }
     }
 
     /// Reports the held reads of never-written words that no other thread wrote in their epoch.
     fn flush(&mut self) {
         let pending = std::mem::take(&mut self.pending);
-        for (at, (byte, width), epoch, reader, seq) in pending {
+        for Pending {
+            at,
+            byte,
+            width,
+            epoch,
+            reader,
+            seq,
+        } in pending
+        {
             let s = *self.shadow(at);
             let t = reader.thread;
             if s.w_epoch == epoch && s.w != t + 1 && !self.ordered(t, s.w - 1, seq) {
@@ -384,5 +353,333 @@ impl Checks {
         self.bytes.extend([s; 4]);
         self.shared[word].split = first + 1;
         first
+    }
+}
+
+impl Checks {
+    /// A write of shared bytes `[lo, hi)` by thread `tid` at `inst` into the source of a bulk
+    /// store still being read: a race with the store (reported once per store).
+    fn bulk_overwrite(&mut self, lo: u32, hi: u32, tid: u32, inst: u32) {
+        let Some(r) = self.bulk.overwritten(lo, hi) else {
+            return;
+        };
+        let block = self.block;
+        self.report(Finding::SharedRace {
+            block,
+            byte: lo.max(r.lo),
+            width: (hi - lo).min(4),
+            first: Access {
+                thread: r.tid,
+                inst: r.inst,
+                write: false,
+            },
+            second: Access {
+                thread: tid,
+                inst,
+                write: true,
+            },
+            flight: false,
+        });
+    }
+
+    /// A shared access of `n` bytes at byte `at` by block-linear thread `tid`.
+    #[inline]
+    pub fn shared(&mut self, at: usize, n: usize, tid: u32, inst: u32, kind: Acc) {
+        let end = at + n.max(1);
+        if self.budgets.shared.on && kind == Acc::Read {
+            self.budgets.shared.read(inst);
+        }
+        if self.flight.any() && kind != Acc::Quiet && self.in_flight(at, end, tid, inst, kind) {
+            return;
+        }
+        if self.bulk.reading() && matches!(kind, Acc::Write | Acc::Atomic) {
+            self.bulk_overwrite(at as u32, end as u32, tid, inst);
+        }
+        if kind != Acc::Quiet {
+            let range = (at as u32, end as u32);
+            self.mbar.access(range, inst, tid, kind != Acc::Read);
+        }
+        for word in at / 4..=(end - 1) / 4 {
+            let Some(s) = self.shared.get(word) else {
+                return;
+            };
+            let (lo, hi) = (at.max(word * 4), end.min(word * 4 + 4));
+            let one = One {
+                at: Shadow::Word(word as u32),
+                byte: word as u32 * 4,
+                width: n as u32,
+                tid,
+                inst,
+                quiet: false,
+            };
+            if s.split == 0 && hi - lo == 4 {
+                self.shared_one(one, kind);
+            } else {
+                // One finding per access, at its first byte that has one.
+                let first = self.split(word);
+                let mut told = false;
+                for byte in lo..hi {
+                    let at = Shadow::Byte(first + (byte - word * 4) as u32);
+                    let o = One {
+                        at,
+                        byte: byte as u32,
+                        quiet: told,
+                        ..one
+                    };
+                    told |= self.shared_one(o, kind);
+                }
+            }
+        }
+    }
+
+    /// An access to one shadow; true if it found something.
+    #[inline]
+    fn shared_one(&mut self, o: One, kind: Acc) -> bool {
+        match kind {
+            Acc::Read => self.shared_read(o),
+            Acc::Write => self.shared_write(o),
+            Acc::Atomic => {
+                let (e, c) = (self.epoch, self.order.stamp(o.tid));
+                let s = self.shadow(o.at);
+                if s.w == 0 || s.w_epoch != e {
+                    (s.w, s.w_inst, s.w_epoch, s.w_clk) = (o.tid + 1, o.inst, e, c);
+                }
+                false
+            }
+            Acc::Quiet => false,
+        }
+    }
+
+    /// A read; true if it races or reads what nobody wrote (reported unless `o.quiet`).
+    fn shared_read(&mut self, o: One) -> bool {
+        let One {
+            at,
+            byte,
+            width,
+            tid,
+            inst,
+            quiet,
+        } = o;
+        let (t, e, q, c) = (tid + 1, self.epoch, self.seq(tid), self.order.stamp(tid));
+        let s0 = *self.shadow(at);
+        let race =
+            s0.w_epoch == e && s0.w != t && !self.ordered(s0.w - 1, tid, (s0.w_seq, s0.w_clk));
+        // Earlier readers ordered before this one (`__syncwarp()`, `order`) are done with it.
+        let past = |r: u32, clk: u32| r == 0 || r == t || self.ordered(r - 1, tid, (s0.r_seq, clk));
+        let fresh = s0.r_epoch != e || past(s0.r, s0.r_clk) && past(s0.r2, s0.r2_clk);
+        let s = self.shadow(at);
+        let me = Access {
+            thread: tid,
+            inst,
+            write: false,
+        };
+        let race = race.then(|| Access {
+            thread: s.w - 1,
+            inst: s.w_inst,
+            write: true,
+        });
+        let uninit = s.w == 0;
+        if fresh {
+            (s.r_epoch, s.r, s.r2, s.r_inst, s.r_clk) = (e, t, 0, inst, c);
+        } else if s.r == t {
+            s.r_clk = c;
+        } else if s.r2 == 0 || s.r2 == t {
+            (s.r2, s.r2_clk) = (t, c);
+        }
+        s.r_seq = q;
+        if quiet {
+            return uninit || race.is_some();
+        }
+        if uninit {
+            if self.pending.len() < PENDING_CAP {
+                self.pending.push(Pending {
+                    at,
+                    byte,
+                    width,
+                    epoch: e,
+                    reader: me,
+                    seq: (q, c),
+                });
+            }
+        } else if let Some(first) = race {
+            let block = self.block;
+            self.report(Finding::SharedRace {
+                block,
+                byte,
+                width,
+                first,
+                second: me,
+                flight: false,
+            });
+        }
+        uninit || race.is_some()
+    }
+
+    /// A write; true if it races (reported unless `o.quiet`).
+    fn shared_write(&mut self, o: One) -> bool {
+        let (at, tid, inst) = (o.at, o.tid, o.inst);
+        let (t, e, q, c) = (tid + 1, self.epoch, self.seq(tid), self.order.stamp(tid));
+        let s0 = *self.shadow(at);
+        let other = self.write_conflict(&s0, tid);
+        let s = self.shadow(at);
+        (s.w, s.w_inst, s.w_epoch, s.w_seq, s.w_clk) = (t, inst, e, q, c);
+        if o.quiet {
+            return other.is_some();
+        }
+        if let Some(first) = other {
+            let block = self.block;
+            self.report(Finding::SharedRace {
+                block,
+                byte: o.byte,
+                width: o.width,
+                first,
+                second: Access {
+                    thread: tid,
+                    inst,
+                    write: true,
+                },
+                flight: false,
+            });
+        }
+        other.is_some()
+    }
+
+    /// The earlier access of this epoch to shadow `s0` that a write by thread `tid` now is not
+    /// ordered after, if any (a write before a read).
+    fn write_conflict(&self, s0: &Word, tid: u32) -> Option<Access> {
+        let (t, e) = (tid + 1, self.epoch);
+        let after = |x: u32, seq: u32, clk: u32| x == t || self.ordered(x - 1, tid, (seq, clk));
+        if s0.w_epoch == e && !after(s0.w, s0.w_seq, s0.w_clk) {
+            return Some(Access {
+                thread: s0.w - 1,
+                inst: s0.w_inst,
+                write: true,
+            });
+        }
+        [(s0.r, s0.r_clk), (s0.r2, s0.r2_clk)]
+            .into_iter()
+            .find(|&(r, clk)| s0.r_epoch == e && r != 0 && !after(r, s0.r_seq, clk))
+            .map(|(r, _)| Access {
+                thread: r - 1,
+                inst: s0.r_inst,
+                write: false,
+            })
+    }
+
+    /// `cp.async` `inst` of thread `tid` issued a copy into shared bytes `[at, at + n)`: the
+    /// copy may write them from now on, so an access of this epoch it is not ordered after is a
+    /// race (a stage refilled while other threads still read it), and the words are in flight
+    /// until the copy lands (`inflight`).
+    pub(super) fn async_issue(&mut self, at: usize, n: usize, tid: u32, inst: u32) {
+        if !self.on {
+            return;
+        }
+        let copy = Access {
+            thread: tid,
+            inst,
+            write: true,
+        };
+        let words = self.shared.len();
+        let mut told = false;
+        for word in at / 4..(at + n).div_ceil(4).min(words) {
+            let s = self.shared[word];
+            let found = if s.split == 0 {
+                self.write_conflict(&s, tid)
+            } else {
+                let first = s.split - 1;
+                (first..first + 4).find_map(|b| self.write_conflict(&self.bytes[b as usize], tid))
+            };
+            let other = self.flight.issue(word, words, tid, inst);
+            let first = found.or(other.map(|(thread, inst)| Access {
+                thread,
+                inst,
+                write: true,
+            }));
+            if let (Some(first), false) = (first, told) {
+                told = true;
+                let block = self.block;
+                self.report(Finding::SharedRace {
+                    block,
+                    byte: word as u32 * 4,
+                    width: n as u32,
+                    first,
+                    second: copy,
+                    flight: false,
+                });
+            }
+        }
+    }
+
+    /// Bulk copy `inst` of thread `tid` wrote shared bytes `[lo, hi)`, counted on the phase
+    /// `phase` of the mbarrier at shared byte `bar`: in flight until a wait on that phase orders
+    /// an access after it (`inflight`).
+    pub(super) fn bulk_load(&mut self, (lo, hi): (u32, u32), tid: u32, inst: u32, bar: (u32, u32)) {
+        if self.on {
+            self.flight.bulk_issue((lo, hi), tid, inst, bar);
+        }
+    }
+
+    /// The lanes `lanes` of the warp whose first thread is `tid0` saw phase `phase` of the
+    /// mbarrier at shared byte `bar` complete (a `try_wait` or `test_wait` true), after the
+    /// wait's `__syncwarp()` count.
+    pub(super) fn bulk_waited(&mut self, tid0: u32, lanes: u32, (bar, phase): (u32, u32)) {
+        if !self.on || !self.flight.bulk_any() {
+            return;
+        }
+        let seen = crate::inflight::Seen {
+            warp: tid0 / 32,
+            lanes,
+            seq: self.seq(tid0),
+            clk: self.order.stamp(tid0),
+        };
+        self.flight.bulk_seen(bar, phase, seen);
+    }
+
+    /// An access of shared bytes `[at, end)` while copies are in flight: true if it touches a
+    /// word another thread's `cp.async` copy may still be writing, or a bulk copy's destination
+    /// it is not ordered after (a race, reported with the copy first).
+    #[inline(never)]
+    fn in_flight(&mut self, at: usize, end: usize, tid: u32, inst: u32, kind: Acc) -> bool {
+        let write = matches!(kind, Acc::Write | Acc::Atomic);
+        let copy = self
+            .flight
+            .touch((at / 4, end.div_ceil(4)), tid, inst, write);
+        let bulk = copy.is_none() && self.flight.bulk_any();
+        let Some((thread, copy)) = copy.or_else(|| {
+            bulk.then(|| {
+                // Ordered after a wait: a lane that waited, a lane of its warp past a later
+                // `__syncwarp()`, or a warp ordered after it (`order`).
+                let (lane_seq, order) = (&self.lane_seq, &self.order);
+                let after = |s: &crate::inflight::Seen| {
+                    if s.warp == tid / 32 {
+                        s.lanes >> (tid % 32) & 1 == 1
+                            || lane_seq.get(tid as usize).is_some_and(|&q| q > s.seq)
+                    } else {
+                        order.before(s.warp * 32, s.clk, tid)
+                    }
+                };
+                self.flight.bulk_touch((at as u32, end as u32), after)
+            })?
+        }) else {
+            return false;
+        };
+        let block = self.block;
+        self.report(Finding::SharedRace {
+            block,
+            byte: at as u32,
+            width: (end - at) as u32,
+            first: Access {
+                thread,
+                inst: copy,
+                write: true,
+            },
+            second: Access {
+                thread: tid,
+                inst,
+                write,
+            },
+            flight: true,
+        });
+        true
     }
 }

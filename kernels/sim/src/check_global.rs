@@ -1,131 +1,103 @@
-//! The teaching checks of global memory, a second `impl` block of [`Checks`]: one [`Elem`] of
+//! The teaching checks of global memory, a second `impl` block of [`Checks`]: one `Elem` of
 //! shadow per 4-byte element of each buffer for the whole launch (who wrote it, and who read it
-//! in output buffers), the per-thread counts of global reads and writes held to the job's budget,
-//! writes into a pitched output's padding (each a finding at once, with its writer), the
-//! destinations of bulk stores still writing (an access before its thread's `wait_group` covers
-//! the store is a race, its own thread's included), and after the launch the output elements
+//! in output buffers), each access counted against the budgets (`budget`), writes into a
+//! pitched output's padding (each a finding at once, with its writer), the destinations of bulk
+//! stores still writing (an access before its thread's `wait_group` covers the store is a race,
+//! its own thread's included), and after the launch the budgets read and the output elements
 //! nobody wrote (padding aside: nobody should write it).
 
 use crate::check::{ATOMIC, Checks};
 use crate::finding::{Acc, Access, Finding};
-use ptx::ir::Op;
-use ptx::ir::{Bin, Tern, Ty};
-use ptx::ir::{HalfOp, MmaOp};
 use spec::job::Pitch;
-
-/// The products one lane of `op` makes on the CUDA cores: 1 for a multiply or multiply-add of
-/// any floating-point precision (`mul`, `fma`, `mad`; f16, bf16, f32, f64), 2 for a packed pair;
-/// `None` for anything else (an add is no product: a tf32 split's subtract or an epilogue's sum).
-pub(super) fn cuda_core_products(op: &Op) -> Option<u32> {
-    let float = |ty: Ty| matches!(ty, Ty::F16 | Ty::BF16 | Ty::F32 | Ty::F64);
-    let n = |ty: Ty| if ty == Ty::F16x2 { 2 } else { 1 };
-    match op {
-        Op::Bin {
-            op: Bin::MulLo, ty, ..
-        }
-        | Op::Tern {
-            op: Tern::Fma, ty, ..
-        } if float(*ty) || *ty == Ty::F16x2 => Some(n(*ty)),
-        Op::Mma(m) => match **m {
-            MmaOp::Half {
-                op: HalfOp::Mul | HalfOp::Fma,
-                x2,
-                ..
-            } => Some(if x2 { 2 } else { 1 }),
-            _ => None,
-        },
-        _ => None,
-    }
-}
 
 impl Checks {
     /// A global access to buffer `buf` (0-based region) at byte `off` by block-linear `tid`.
     #[inline]
     pub fn global(&mut self, buf: usize, off: usize, tid: u32, inst: u32, kind: Acc) {
-        let g = self.block * self.tpb + tid;
+        if kind == Acc::Quiet {
+            return;
+        }
         let me = Access {
-            thread: g,
+            thread: self.block * self.tpb + tid,
             inst,
             write: kind != Acc::Read,
         };
-        let t = tid as usize;
-        if kind != Acc::Quiet && (!self.bulk_writes.is_empty() || self.bulk_storing) {
-            let at = (buf as u32, (off / 4) as u32);
-            if self.bulk_storing && kind == Acc::Write {
-                self.bulk_writes.insert(at, (tid, inst, 0));
-            } else if let Some(&(t, i, _)) = self.bulk_writes.get(&at) {
-                // Read (or written) before the bulk store writing it is known complete.
-                let first = Access {
-                    thread: self.block * self.tpb + t,
-                    inst: i,
-                    write: true,
-                };
-                let (buf, index) = (buf, off / 4);
-                self.report(Finding::GlobalRace {
-                    buf,
-                    index,
-                    first,
-                    second: me,
-                });
-                return;
-            }
+        let index = off / 4;
+        if self.bulk.writing() && self.bulk_store_race(buf, index, tid, me, kind) {
+            return;
         }
-        let (count, limit) = match kind {
-            Acc::Read => {
-                if buf == self.staged_buf {
-                    self.staged_reads += 1;
-                    self.staged_inst = inst;
-                }
-                if buf == self.tile_buf {
-                    self.tile_reads += 1;
-                    if self.tile_reads == self.tile_allowed + 1 {
-                        self.tile_over = Some((me, off / 4));
-                    }
-                }
-                if buf == self.unread_buf {
-                    self.unread_reads += 1;
-                    self.report(Finding::OverBudget {
-                        at: me,
-                        limit: 0,
-                        buf,
-                        index: off / 4,
-                    });
-                }
-                self.reads[t] += 1;
-                (self.reads[t], self.budget.map(|b| b.reads))
-            }
-            Acc::Write | Acc::Atomic => {
-                self.writes[t] += 1;
-                (self.writes[t], self.budget.map(|b| b.writes))
-            }
-            Acc::Quiet => return,
-        };
-        if let Some(limit) = limit.filter(|&l| count == l.saturating_add(1)) {
+        if kind == Acc::Read {
+            self.count_read(buf, me, index);
+        }
+        let over = self
+            .budgets
+            .per_thread
+            .count(tid as usize, me.write, self.budget);
+        if let Some(limit) = over {
             self.report(Finding::OverBudget {
                 at: me,
                 limit,
                 buf,
-                index: off / 4,
+                index,
             });
         }
         if me.write
             && let Some(p) = self.pitches.get(buf).copied().flatten()
-            && p.is_padding(off / 4)
+            && p.is_padding(index)
         {
-            let (row, col) = p.at(off / 4);
+            let (row, col) = p.at(index);
             self.report(Finding::Padding {
                 buf,
-                index: off / 4,
+                index,
                 row,
                 col,
                 at: me,
             });
         }
+        self.global_shadow(buf, index, me, kind);
+    }
+
+    /// While a bulk store runs: its own writes recorded as its destination, or an access `me`
+    /// (by block-linear `tid`) to an element a store still writes, a race reported; true then.
+    #[inline(never)]
+    fn bulk_store_race(
+        &mut self,
+        buf: usize,
+        index: usize,
+        tid: u32,
+        me: Access,
+        kind: Acc,
+    ) -> bool {
+        let at = (buf as u32, index as u32);
+        let Some((t, i)) = self.bulk.global(at, kind == Acc::Write, tid, me.inst) else {
+            return false;
+        };
+        // Read (or written) before the bulk store writing it is known complete.
+        let first = Access {
+            thread: self.block * self.tpb + t,
+            inst: i,
+            write: true,
+        };
+        self.report(Finding::GlobalRace {
+            buf,
+            index,
+            first,
+            second: me,
+        });
+        true
+    }
+
+    /// Access `me` of element `index` of `buf` against its shadow: another thread's write
+    /// before it (or a read before a write) is a race, and a read of an output element nobody
+    /// wrote yet is reported as such.
+    #[inline(always)]
+    fn global_shadow(&mut self, buf: usize, index: usize, me: Access, kind: Acc) {
+        let inst = me.inst;
         let track = self.track_reads.get(buf).copied().unwrap_or(false);
-        let Some(s) = self.globals.get_mut(buf).and_then(|v| v.get_mut(off / 4)) else {
+        let Some(s) = self.globals.get_mut(buf).and_then(|v| v.get_mut(index)) else {
             return;
         };
-        let g1 = g + 1;
+        let g1 = me.thread + 1;
         let other = match kind {
             Acc::Read if !track => None,
             Acc::Read | Acc::Atomic if s.w == 0 && track => {
@@ -137,7 +109,7 @@ impl Checks {
                 }
                 self.report(Finding::ReadUnwritten {
                     buf,
-                    index: off / 4,
+                    index,
                     at: me,
                     atomic,
                 });
@@ -184,7 +156,7 @@ impl Checks {
         if let Some(first) = other {
             self.report(Finding::GlobalRace {
                 buf,
-                index: off / 4,
+                index,
                 first,
                 second: me,
             });
@@ -199,37 +171,20 @@ impl Checks {
         }
     }
 
-    /// Lanes `exec` each made `products` products on the CUDA cores at `inst`.
+    /// A global read by `me` of element `index` of `buf`, for the budgets that count one
+    /// buffer's reads.
     #[inline]
-    pub(super) fn products(&mut self, inst: usize, exec: u32, products: u32) {
-        self.products += u64::from(exec.count_ones()) * u64::from(products);
-        self.product_inst = inst as u32;
-    }
-
-    /// A warp's tensor-core instruction did `macs` multiply-adds.
-    #[inline]
-    pub(super) fn tensor(&mut self, macs: u64) {
-        self.tensor_macs += macs;
-    }
-
-    /// At the end of a block: its reads of the tiled buffer against its tile.
-    pub(super) fn end_tile(&mut self) {
-        let Some(t) = self.budget.and_then(|b| b.tile_reads) else {
-            return;
-        };
-        let most = self.stats.tile_reads.map_or(0, |(m, _)| m);
-        self.stats.tile_reads = Some((most.max(self.tile_reads), u64::from(t.tile)));
-        if let Some((first, index)) = self.tile_over.take() {
-            let block = self.block;
-            self.report(Finding::TileOverBudget {
-                block,
-                buf: t.buf as usize,
-                reads: self.tile_reads,
-                tile: u64::from(t.tile),
-                allowed: self.tile_allowed,
-                first,
-                index,
-            });
+    fn count_read(&mut self, buf: usize, me: Access, index: usize) {
+        let b = &mut self.budgets;
+        if buf == b.staged.buf {
+            b.staged.read(me.inst);
+        }
+        if buf == b.tile.buf {
+            b.tile.read(me, index);
+        }
+        if buf == b.tile.unread_buf {
+            let f = b.tile.unread(me, buf, index);
+            self.report(f);
         }
     }
 
@@ -248,61 +203,31 @@ impl Checks {
         if !self.on {
             return;
         }
-        if let Some(b) = self.budget
-            && let Some(limit) = b.cuda_products_per_output
+        let elems = self.output_elems(outputs);
+        for f in self
+            .budgets
+            .launch_findings(self.budget, elems, &mut self.stats)
         {
-            let outputs = match b.outputs {
-                0 => self.output_elems(outputs),
-                n => n,
-            };
-            let per_output = self.products.div_ceil(outputs.max(1)) as u32;
-            self.stats.cuda_products_per_output = Some(per_output);
-            if per_output > limit {
-                let (products, inst) = (self.products, self.product_inst);
-                self.report(Finding::ProductsOverBudget {
-                    per_output,
-                    limit,
-                    products,
-                    outputs,
-                    inst,
-                });
-            }
+            self.report(f);
         }
-        if let Some((reads, products)) = self.budget.and_then(|b| b.shared_reads_per_product) {
-            let made = (self.shared_reads, self.products);
-            self.stats.shared_reads_products = Some(made);
-            if made.0 * u64::from(products) > made.1 * u64::from(reads) {
-                let inst = self.shared_inst;
-                self.report(Finding::SharedOverBudget {
-                    made,
-                    limit: (reads, products),
-                    inst,
-                });
-            }
+        self.unwritten(outputs, threads);
+        // A kernel that left outputs unwritten (a skeleton) has a first thing to fix.
+        let unwritten = self
+            .kept
+            .iter()
+            .any(|k| matches!(k.finding, Finding::Unwritten { .. }));
+        let tensor = self
+            .budgets
+            .tensor_finding(self.budget, elems, unwritten, &mut self.stats);
+        if let Some(f) = tensor {
+            self.report(f);
         }
-        if let Some((buf, num, den)) = self.budget.and_then(|b| b.staged_reads) {
-            let region = self
-                .budget
-                .map(|b| b.staged_region)
-                .filter(|&r| r != 0)
-                .unwrap_or(self.staged_words);
-            let allowed = region * u64::from(num) / u64::from(den.max(1));
-            let outs = self.output_elems(outputs);
-            self.stats.staged_reads = Some((self.staged_reads, allowed, outs));
-            if self.staged_reads > allowed {
-                let inst = self.staged_inst;
-                self.report(Finding::StagedOverBudget {
-                    buf: buf as usize,
-                    reads: self.staged_reads,
-                    allowed,
-                    outputs: outs,
-                    inst,
-                });
-            }
-        }
-        if self.unread_buf != usize::MAX {
-            self.stats.unread_reads = Some(self.unread_reads);
-        }
+    }
+
+    /// After the launch: the output buffers (`outputs`: region indices) with elements nobody
+    /// wrote, each a finding, with the thread that should have written the first by the pattern
+    /// of the other writes (`threads`: the launch's).
+    fn unwritten(&mut self, outputs: &[usize], threads: u64) {
         for &buf in outputs {
             let Some(elems) = self.globals.get(buf) else {
                 continue;
@@ -345,27 +270,6 @@ impl Checks {
                 short,
             };
             self.report(f);
-        }
-        if let Some(b) = self.budget.filter(|b| b.tensor_macs != 0) {
-            // All but what the CUDA cores may do (a K remainder) belongs on the tensor cores.
-            let outputs = match b.outputs {
-                0 => self.output_elems(outputs),
-                n => n,
-            };
-            let cuda = u64::from(b.cuda_products_per_output.unwrap_or(0)) * outputs;
-            let (done, needed) = (self.tensor_macs, b.tensor_macs);
-            self.stats.tensor_macs = Some((done, needed));
-            let over = self.stats.cuda_products_per_output.unwrap_or(0)
-                > b.cuda_products_per_output.unwrap_or(u32::MAX);
-            // A kernel over the products budget has been told where its products belong, and one
-            // that left outputs unwritten (a skeleton) has a first thing to fix.
-            let unwritten = self
-                .kept
-                .iter()
-                .any(|k| matches!(k.finding, Finding::Unwritten { .. }));
-            if done < needed.saturating_sub(cuda) && !over && !unwritten {
-                self.report(Finding::TensorShort { done, needed, cuda });
-            }
         }
     }
 }

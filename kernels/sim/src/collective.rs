@@ -6,17 +6,17 @@
 //! still alive, the collective runs once over all of them: where they all wait at one
 //! instruction it is a single step over their union; where they came from different branches
 //! (an `if` and its `else` each with a `__shfl_sync(0xffffffff, ...)`), each group gives what
-//! its own instruction names (`step_mem::contribution`) and gets its results from its own
-//! instruction and everything given (`step_mem::exchange`). Then each group goes on after its
+//! its own instruction names (`exchange::contribution`) and gets its results from its own
+//! instruction and everything given (`exchange::exchange`). Then each group goes on after its
 //! instruction. Before this, a group read the registers of member lanes that had not arrived
 //! yet: values from before their branch. Lanes of the mask that can no longer arrive (at a
 //! `__syncthreads()`, or parked at a different kind of collective) are a `barrier_divergence`.
 
+use crate::exchange::{contribution, exchange, member_mask};
 use crate::fault::{Fault, Located};
 use crate::lanes::Ctx;
 use crate::lanes::WarpRegs;
 use crate::machine::{Machine, Warp};
-use crate::step_mem::{contribution, exchange, member_mask};
 use ptx::ir::*;
 
 /// What a collective is called in a learner's source.

@@ -60,27 +60,31 @@ pub(crate) fn encode(map: &TensorMap, addr: u64) -> [u8; MAP_BYTES as usize] {
     b
 }
 
+/// The global a declared map goes into, missing or too small.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum NoGlobal {
+    #[error(
+        "`tensor_maps` declares map `{0}`, but the kernel has no `__device__` global `{0}`: declare `__device__ __align__(64) unsigned char {0}[128];`"
+    )]
+    Missing(String),
+    #[error("`{0}` has {1} bytes; a tensor map takes 128")]
+    TooSmall(String, usize),
+}
+
 /// Writes each of `maps` into its global among `globals` (the arguments' buffers, then the
 /// module's variables, in region order); `Err` says which global is missing or too small.
 pub(crate) fn write(
     maps: &[TensorMap],
     globals: &mut [Buffer],
     host_maps: &mut Vec<u64>,
-) -> Result<(), String> {
+) -> Result<(), NoGlobal> {
     for m in maps {
         let Some(r) = globals.iter().position(|g| g.name == m.symbol) else {
-            return Err(format!(
-                "`tensor_maps` declares map `{0}`, but the kernel has no `__device__` global `{0}`: declare `__device__ __align__(64) unsigned char {0}[128];`",
-                m.symbol
-            ));
+            return Err(NoGlobal::Missing(m.symbol.clone()));
         };
         let g = &mut globals[r];
         if (g.bytes.len() as u64) < MAP_BYTES {
-            return Err(format!(
-                "`{}` has {} bytes; a tensor map takes 128",
-                m.symbol,
-                g.bytes.len()
-            ));
+            return Err(NoGlobal::TooSmall(m.symbol.clone(), g.bytes.len()));
         }
         if m.dims.is_empty() {
             // Not made for this case (its `when` fails): no valid map there.

@@ -188,6 +188,127 @@ impl InFlight {
     }
 }
 
+/// Bulk stores (`cp.async.bulk` from shared to global memory, tensor form included) still
+/// running: the shared sources they still read, each thread's count of committed bulk groups,
+/// whether a store is moving its bytes now (its global writes are its destination), and the
+/// global elements (buffer, element) they still write, with their thread (block-linear),
+/// instruction and bulk group (0: not committed yet). A store reads its source until its thread
+/// waits for its group with `.read`, and writes its destination until a wait without it.
+#[derive(Default)]
+pub(super) struct BulkStores {
+    reads: Vec<BulkRead>,
+    groups: Vec<u32>,
+    pub(super) storing: bool,
+    writes: std::collections::HashMap<(u32, u32), (u32, u32, u32)>,
+}
+
+/// The shared source `[lo, hi)` of a bulk store by thread `tid` at `inst`, in its bulk group
+/// `group` (0: not committed yet).
+#[derive(Clone, Copy)]
+pub(super) struct BulkRead {
+    pub(super) lo: u32,
+    pub(super) hi: u32,
+    pub(super) tid: u32,
+    pub(super) inst: u32,
+    group: u32,
+}
+
+impl BulkStores {
+    pub(super) fn new(tpb: u32) -> Self {
+        BulkStores {
+            groups: vec![0; tpb as usize],
+            ..Default::default()
+        }
+    }
+
+    /// A new block: no store running.
+    pub(super) fn reset(&mut self) {
+        self.reads.clear();
+        self.groups.iter_mut().for_each(|g| *g = 0);
+        self.writes.clear();
+    }
+
+    /// Bulk store `inst` of thread `tid` reads shared bytes `[lo, hi)` until its group is
+    /// waited for: the thread's open group.
+    pub(super) fn read(&mut self, lo: u32, hi: u32, tid: u32, inst: u32) {
+        self.reads.push(BulkRead {
+            lo,
+            hi,
+            tid,
+            inst,
+            group: 0,
+        });
+    }
+
+    /// `cp.async.bulk.commit_group` by thread `tid`: its open group is committed.
+    pub(super) fn commit(&mut self, tid: u32) {
+        let Some(n) = self.groups.get_mut(tid as usize) else {
+            return;
+        };
+        *n += 1;
+        let n = *n;
+        for r in self
+            .reads
+            .iter_mut()
+            .filter(|r| r.tid == tid && r.group == 0)
+        {
+            r.group = n;
+        }
+        for w in self.writes.values_mut() {
+            if w.0 == tid && w.2 == 0 {
+                w.2 = n;
+            }
+        }
+    }
+
+    /// `cp.async.bulk.wait_group{.read} keep` by thread `tid`: its committed groups but the
+    /// `keep` latest are done reading, and done writing too without `.read`.
+    pub(super) fn wait(&mut self, tid: u32, keep: u32, read: bool) {
+        let n = self.groups.get(tid as usize).copied().unwrap_or(0);
+        let done = |t: u32, group: u32| t == tid && group != 0 && group + keep <= n;
+        self.reads.retain(|r| !done(r.tid, r.group));
+        if !read && !self.writes.is_empty() {
+            self.writes.retain(|_, w| !done(w.0, w.2));
+        }
+    }
+
+    /// Whether a store still reads shared memory.
+    #[inline(always)]
+    pub(super) fn reading(&self) -> bool {
+        !self.reads.is_empty()
+    }
+
+    /// A write of shared bytes `[lo, hi)`: the first store still reading them, no longer
+    /// watched (a race is reported once per store).
+    pub(super) fn overwritten(&mut self, lo: u32, hi: u32) -> Option<BulkRead> {
+        let i = self.reads.iter().position(|r| lo < r.hi && r.lo < hi)?;
+        Some(self.reads.swap_remove(i))
+    }
+
+    /// Whether a global access must be looked at: a store is moving its bytes or still writes.
+    #[inline(always)]
+    pub(super) fn writing(&self) -> bool {
+        !self.writes.is_empty() || self.storing
+    }
+
+    /// A global write of element `at` (buffer, element) by thread `tid` at `inst`: a store's,
+    /// while one is moving its bytes (then `None`); otherwise the store still writing the
+    /// element, if any (its thread and instruction).
+    pub(super) fn global(
+        &mut self,
+        at: (u32, u32),
+        write: bool,
+        tid: u32,
+        inst: u32,
+    ) -> Option<(u32, u32)> {
+        if self.storing && write {
+            self.writes.insert(at, (tid, inst, 0));
+            return None;
+        }
+        self.writes.get(&at).map(|&(t, i, _)| (t, i))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -20,16 +20,17 @@
 
 mod atom;
 mod barrier;
+mod budget;
 mod bulk;
 mod call;
 mod check;
 mod check_global;
-mod check_shared;
 mod collective;
 mod contain;
 mod convert;
 mod copy;
 mod exact;
+mod exchange;
 mod exec;
 mod explain;
 mod fault;
@@ -56,7 +57,6 @@ mod sched;
 mod setup;
 mod site;
 mod step;
-mod step_mem;
 mod sync;
 mod tensor_map;
 mod watch;
@@ -66,6 +66,7 @@ mod wmma;
 use ptx::decode;
 use spec::diag::{Diagnostic, Kind};
 use spec::job::{Arg, Job, RunOutput};
+use spec::shape::{MAX_SHARED_BYTES, MAX_THREADS};
 use std::time::Instant;
 
 /// Switches for one simulated launch.
@@ -153,6 +154,9 @@ fn launch(
     })
 }
 
+/// One launch from the PTX to its output: the program and its memory laid out, the launch's
+/// shape checked, the machine run, the observer told the marks, then the diagnostics and the
+/// outputs read back.
 fn run_inner(
     ptx: &str,
     job: &Job,
@@ -161,64 +165,24 @@ fn run_inner(
     at: &std::cell::Cell<Option<usize>>,
 ) -> RunOutput {
     let start = Instant::now();
-    let mut prog = match decode(ptx, &job.kernel) {
+    let prog = match program(ptx, job, opts) {
         Ok(p) => p,
-        Err(ptx::DecodeError::NotFound { kernel, found }) => {
-            let msg = format!(
-                "the PTX has no kernel named `{kernel}` (found: {}); is it declared `extern \"C\" __global__`?",
-                if found.is_empty() {
-                    "none".to_string()
-                } else {
-                    found.join(", ")
-                }
-            );
-            return failed(Diagnostic::new(Kind::KernelNotFound, msg), 0.0);
-        }
-        Err(ptx::DecodeError::Bad { line, message }) => {
-            let msg = format!("the simulator cannot read this PTX (PTX line {line}): {message}");
-            return failed(Diagnostic::new(Kind::UnsupportedInstruction, msg), 0.0);
-        }
+        Err(d) => return failed(d, 0.0),
     };
-    prog.declared = opts.shared.clone();
-    prog.aliases = opts.aliases.clone();
-    if let Err(msg) = setup::limits(&prog) {
-        return failed(Diagnostic::new(Kind::LaunchError, msg), 0.0);
-    }
     let mem = match setup::memory_for(&prog, job) {
         Ok(m) => m,
         Err(d) => return failed(*d, 0.0),
     };
     let l = job.launch;
     let threads = l.threads_per_block();
-    if threads == 0 || threads > 1024 || l.blocks() == 0 {
-        let msg = format!(
-            "invalid launch: grid {:?}, block {:?} ({threads} threads per block; 1 to 1024 allowed)",
-            l.grid, l.block
-        );
-        return failed(Diagnostic::new(Kind::LaunchError, msg), 0.0);
-    }
-    let shared_bytes = if prog.dyn_shared_name.is_some() {
-        prog.dyn_shared_offset + u64::from(l.shared_bytes)
-    } else {
-        prog.static_shared + u64::from(l.shared_bytes)
+    let shared_bytes = match launch_shared(&prog, job) {
+        Ok(n) => n,
+        Err(d) => return failed(d, 0.0),
     };
-    if shared_bytes > MAX_SHARED {
-        let msg = format!(
-            "the kernel needs {shared_bytes} bytes of shared memory per block (static arrays plus {} dynamic), more than the {MAX_SHARED} a block can have",
-            l.shared_bytes
-        );
-        return failed(Diagnostic::new(Kind::LaunchError, msg), 0.0);
-    }
-    let lens: Vec<usize> = mem.globals.iter().map(|b| b.bytes.len()).collect();
-    let is_output: Vec<bool> = (0..lens.len())
+    let is_output: Vec<bool> = (0..mem.globals.len())
         .map(|i| job.args.get(i).is_some_and(|a| a.output_len().is_some()))
         .collect();
-    let mut chk = check::Checks::new(opts.checks, &prog, job.budget, threads, &lens, &is_output);
-    for (i, a) in job.args.iter().enumerate() {
-        if let Some(p) = a.pitch() {
-            chk.set_pitch(i, p);
-        }
-    }
+    let chk = checks_for(opts, &prog, job, &mem, &is_output);
     let buffers: Vec<String> = mem.globals.iter().map(|b| b.name.clone()).collect();
     let launched = observe::Launched {
         prog: &prog,
@@ -262,20 +226,129 @@ fn run_inner(
         ..std::mem::take(&mut m.out)
     };
     if let Some(o) = m.obs.take() {
-        let fault = result
-            .as_ref()
-            .err()
-            .and_then(|f| watch::fault_mark(f, &launched));
-        let found = m
-            .chk
-            .kept
-            .iter()
-            .filter_map(|k| watch::finding_mark(k, &launched));
-        fault
-            .into_iter()
-            .chain(found)
-            .for_each(|mark| o.mark(&mark));
+        tell_marks(o, &result, &m.chk.kept, &launched);
     }
+    let names_of = Naming {
+        job,
+        prog: &prog,
+        buffers: &buffers,
+    };
+    report(&mut out, result, &m, &names_of);
+    out
+}
+
+/// The decoded program of `job`'s kernel with the learner's declarations of `opts`, checked
+/// against what a GPU would launch; a diagnostic where there is none.
+fn program(ptx: &str, job: &Job, opts: &SimOptions) -> Result<ptx::ir::Program, Diagnostic> {
+    let mut prog = match decode(ptx, &job.kernel) {
+        Ok(p) => p,
+        Err(ptx::DecodeError::NotFound { kernel, found }) => {
+            let msg = format!(
+                "the PTX has no kernel named `{kernel}` (found: {}); is it declared `extern \"C\" __global__`?",
+                if found.is_empty() {
+                    "none".to_string()
+                } else {
+                    found.join(", ")
+                }
+            );
+            return Err(Diagnostic::new(Kind::KernelNotFound, msg));
+        }
+        Err(ptx::DecodeError::Bad { line, message }) => {
+            let msg = format!("the simulator cannot read this PTX (PTX line {line}): {message}");
+            return Err(Diagnostic::new(Kind::UnsupportedInstruction, msg));
+        }
+    };
+    prog.declared = opts.shared.clone();
+    prog.aliases = opts.aliases.clone();
+    if let Err(e) = setup::limits(&prog) {
+        return Err(Diagnostic::new(Kind::LaunchError, e.to_string()));
+    }
+    Ok(prog)
+}
+
+/// The shared memory of one block of `job`'s launch (static arrays plus dynamic), once the
+/// launch's shape is one a GPU runs.
+fn launch_shared(prog: &ptx::ir::Program, job: &Job) -> Result<u64, Diagnostic> {
+    let l = job.launch;
+    let threads = l.threads_per_block();
+    if threads == 0 || threads > MAX_THREADS || l.blocks() == 0 {
+        let msg = format!(
+            "invalid launch: grid {:?}, block {:?} ({threads} threads per block; 1 to {MAX_THREADS} allowed)",
+            l.grid, l.block
+        );
+        return Err(Diagnostic::new(Kind::LaunchError, msg));
+    }
+    let shared_bytes = if prog.dyn_shared_name.is_some() {
+        prog.dyn_shared_offset + u64::from(l.shared_bytes)
+    } else {
+        prog.static_shared + u64::from(l.shared_bytes)
+    };
+    if shared_bytes > u64::from(MAX_SHARED_BYTES) {
+        let msg = format!(
+            "the kernel needs {shared_bytes} bytes of shared memory per block (static arrays plus {} dynamic), more than the {MAX_SHARED_BYTES} a block can have",
+            l.shared_bytes
+        );
+        return Err(Diagnostic::new(Kind::LaunchError, msg));
+    }
+    Ok(shared_bytes)
+}
+
+/// The checks of `job`'s launch over the buffers of `mem` (`is_output[i]`: buffer `i` is an
+/// output), its pitched outputs marked.
+fn checks_for(
+    opts: &SimOptions,
+    prog: &ptx::ir::Program,
+    job: &Job,
+    mem: &memory::Memory,
+    is_output: &[bool],
+) -> check::Checks {
+    let lens: Vec<usize> = mem.globals.iter().map(|b| b.bytes.len()).collect();
+    let threads = job.launch.threads_per_block();
+    let mut chk = check::Checks::new(opts.checks, prog, job.budget, threads, &lens, is_output);
+    for (i, a) in job.args.iter().enumerate() {
+        if let Some(p) = a.pitch() {
+            chk.set_pitch(i, p);
+        }
+    }
+    chk
+}
+
+/// Tells the attached observer the fault that stopped the launch, if any, then the findings,
+/// each as a mark at its element.
+fn tell_marks(
+    o: &mut dyn observe::Observer,
+    result: &Result<(), fault::Located>,
+    kept: &[finding::Kept],
+    launched: &observe::Launched<'_>,
+) {
+    let fault = result
+        .as_ref()
+        .err()
+        .and_then(|f| watch::fault_mark(f, launched));
+    let found = kept.iter().filter_map(|k| watch::finding_mark(k, launched));
+    fault
+        .into_iter()
+        .chain(found)
+        .for_each(|mark| o.mark(&mark));
+}
+
+/// What the diagnostics need from the launch to name its buffers.
+struct Naming<'a> {
+    job: &'a Job,
+    prog: &'a ptx::ir::Program,
+    buffers: &'a [String],
+}
+
+/// Into `out`: the fault's diagnostic, if the launch stopped, then the checks' findings as
+/// diagnostics; after a launch that finished, the output buffers as floats.
+fn report(
+    out: &mut RunOutput,
+    result: Result<(), fault::Located>,
+    m: &machine::Machine<'_>,
+    naming: &Naming<'_>,
+) {
+    let Naming { job, prog, buffers } = *naming;
+    let l = job.launch;
     let pitches: Vec<_> = (0..buffers.len())
         .map(|i| job.args.get(i).and_then(Arg::pitch))
         .collect();
@@ -294,8 +367,8 @@ fn run_inner(
         .collect();
     let names = explain::Names {
         pitches: &pitches,
-        prog: &prog,
-        buffers: &buffers,
+        prog,
+        buffers,
         copies: &copies,
         grid: l.grid,
         block: l.block,
@@ -307,7 +380,7 @@ fn run_inner(
         .map(|k| explain::finding_diagnostic(k, &names));
     match result {
         Err(f) => {
-            out.diagnostics.push(f.diagnostic(&prog));
+            out.diagnostics.push(f.diagnostic(prog));
             out.diagnostics.extend(found);
         }
         Ok(()) => {
@@ -324,8 +397,4 @@ fn run_inner(
             }
         }
     }
-    out
 }
-
-/// Shared memory a block may use (227 KiB, as on the H100).
-pub(crate) const MAX_SHARED: u64 = 227 * 1024;

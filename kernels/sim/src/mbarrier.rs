@@ -37,10 +37,73 @@ use crate::sync::{Mbar, Spin};
 pub use ptx::ir::MbarOp;
 use ptx::ir::*;
 
+/// The most an mbarrier's counts hold: its expected arrivals, and its transaction count either
+/// way (2^20 - 1).
+const MAX_COUNT: u32 = (1 << 20) - 1;
+
+/// A lane's misuse of an mbarrier object, as the sentence after the instruction's text says it
+/// (`Machine::misuse`).
+#[derive(Clone, Debug, thiserror::Error)]
+pub(super) enum Misuse {
+    #[error(
+        "is given address {0:#x}, which is not in shared memory: an mbarrier object lives in shared memory"
+    )]
+    NotShared(u64),
+    #[error(
+        "is given shared byte {byte}, but an mbarrier object is 8 bytes, 8-aligned, inside the block's {shared} bytes of shared memory"
+    )]
+    Misplaced { byte: u64, shared: usize },
+    #[error(
+        "uses the mbarrier at shared byte {0}, which no `mbarrier.init` has initialized (or which `mbarrier.inval` invalidated): initialize it once, then make the initialization visible (`__syncthreads()`) before any thread uses it"
+    )]
+    Uninitialized(u32),
+    #[error(
+        "arrives {k} time(s) on the mbarrier at shared byte {a}, but its current phase {phase} has only {pending} of its {expected} expected arrivals left: more arrivals than it was initialized for"
+    )]
+    OverArrival {
+        k: u32,
+        a: u32,
+        phase: u32,
+        pending: u32,
+        expected: u32,
+    },
+    #[error(
+        "is a `noComplete` arrival but completes the current phase {phase} of the mbarrier at shared byte {a}"
+    )]
+    Completes { phase: u32, a: u32 },
+    #[error(
+        "takes the transaction count of the mbarrier at shared byte {a} to {tx} bytes, outside the -(2^20 - 1) to 2^20 - 1 an mbarrier holds: split the copies over more phases"
+    )]
+    TxRange { a: u32, tx: i64 },
+}
+
 fn uninitialized(a: u32) -> String {
-    format!(
-        "uses the mbarrier at shared byte {a}, which no `mbarrier.init` has initialized (or which `mbarrier.inval` invalidated): initialize it once, then make the initialization visible (`__syncthreads()`) before any thread uses it"
-    )
+    Misuse::Uninitialized(a).to_string()
+}
+
+/// The object each lane of `exec` names: the address `addr` in `space` (generic or shared) as
+/// an offset into the block's `shared` bytes, or why it cannot hold an object.
+fn addresses(
+    w: &mut Warp,
+    exec: u32,
+    shared: usize,
+    addr: Addr,
+    space: Space,
+) -> [Result<u32, Misuse>; 32] {
+    let cx = w.ctx(exec, 0);
+    let base = addr.base.map_or([0; 32], |b| cx.get(Src::Reg(b)));
+    std::array::from_fn(|l| {
+        let a = base[l].wrapping_add(addr.off as u64);
+        let a = match space {
+            Space::Shared => a,
+            _ if a >> REGION_SHIFT == SHARED_REGION => a & ((1 << REGION_SHIFT) - 1),
+            _ => return Err(Misuse::NotShared(a)),
+        };
+        if a % 8 != 0 || a + 8 > shared as u64 {
+            return Err(Misuse::Misplaced { byte: a, shared });
+        }
+        Ok(a as u32)
+    })
 }
 
 impl Machine<'_> {
@@ -53,87 +116,28 @@ impl Machine<'_> {
         pc: usize,
         op: &MbarOp,
     ) -> Result<(), Located> {
-        let wi = (w.first_tid / 32) as usize;
-        let at = |addr: Addr, space: Space, w: &mut Warp| -> [Result<u32, String>; 32] {
-            let cx = w.ctx(exec, 0);
-            let base = addr.base.map_or([0; 32], |b| cx.get(Src::Reg(b)));
-            std::array::from_fn(|l| {
-                let a = base[l].wrapping_add(addr.off as u64);
-                let a = match space {
-                    Space::Shared => a,
-                    _ if a >> REGION_SHIFT == SHARED_REGION => a & ((1 << REGION_SHIFT) - 1),
-                    _ => {
-                        return Err(format!(
-                            "is given address {a:#x}, which is not in shared memory: an mbarrier object lives in shared memory"
-                        ));
-                    }
-                };
-                if a % 8 != 0 || a + 8 > shared.len() as u64 {
-                    return Err(format!(
-                        "is given shared byte {a}, but an mbarrier object is 8 bytes, 8-aligned, inside the block's {} bytes of shared memory",
-                        shared.len()
-                    ));
-                }
-                Ok(a as u32)
-            })
-        };
+        let at =
+            |addr: Addr, space: Space, w: &mut Warp| addresses(w, exec, shared.len(), addr, space);
         let lanes: Vec<usize> = (0..32).filter(|l| exec >> l & 1 == 1).collect();
-        let fail = |m: &Self, w: &Warp, l: usize, why: String| m.misuse(pc, w, Some(l), &why);
         if !matches!(op, MbarOp::Wait { .. } | MbarOp::PendingCount { .. }) {
             self.sync.mbars.generation += 1;
         }
-        let on = self.chk.on;
         match *op {
             MbarOp::Init { addr, space, count } => {
                 let (ats, n) = (at(addr, space, w), w.ctx(exec, 0).get(count));
-                for &l in &lanes {
-                    let a = ats[l].clone().map_err(|e| fail(self, w, l, e))?;
-                    let n = n[l] as u32;
-                    if n == 0 || n >= 1 << 20 {
-                        return Err(fail(
-                            self,
-                            w,
-                            l,
-                            format!("sets an expected count of {n}, but it must be 1 to 2^20 - 1"),
-                        ));
-                    }
-                    if let Some(m) = self.sync.mbars.objs.get(&a)
-                        && m.valid
-                        && (m.phase > 0 || m.pending != m.expected || m.tx != 0)
-                    {
-                        return Err(fail(
-                            self,
-                            w,
-                            l,
-                            format!(
-                                "initializes the mbarrier at shared byte {a} again while it is in use (phase {}, {} of {} arrivals pending): `mbarrier.inval` it first, once no thread uses it",
-                                m.phase, m.pending, m.expected
-                            ),
-                        ));
-                    }
-                    self.sync.mbars.objs.insert(
-                        a,
-                        Mbar {
-                            expected: n,
-                            pending: n,
-                            valid: true,
-                            ..Mbar::default()
-                        },
-                    );
-                    if !self.chk.mbar_bytes.contains(&(a, a + 8)) {
-                        self.chk.mbar_bytes.push((a, a + 8));
-                    }
-                }
+                self.mbar_init(w, pc, &lanes, &ats, n)?;
             }
             MbarOp::Inval { addr, space } => {
                 let ats = at(addr, space, w);
                 for &l in &lanes {
-                    let a = ats[l].clone().map_err(|e| fail(self, w, l, e))?;
+                    let a = ats[l]
+                        .clone()
+                        .map_err(|e| self.misuse(pc, w, Some(l), &e.to_string()))?;
                     match self.sync.mbars.objs.get_mut(&a) {
                         Some(m) if m.valid => m.valid = false,
-                        _ => return Err(fail(self, w, l, uninitialized(a))),
+                        _ => return Err(self.misuse(pc, w, Some(l), &uninitialized(a))),
                     }
-                    self.chk.mbar_bytes.retain(|r| r.0 != a);
+                    self.chk.mbar.inval(a);
                 }
             }
             MbarOp::PendingCount { d, state } => {
@@ -184,58 +188,125 @@ impl Machine<'_> {
             } => {
                 let ats = at(addr, space, w);
                 let t = w.ctx(exec, 0).get(token);
-                let (mut ok, mut spin, mut saw) = (0u32, None, vec![]);
-                let bulk = on && self.chk.flight.bulk_any();
-                for &l in &lanes {
-                    let a = ats[l].clone().map_err(|e| fail(self, w, l, e))?;
-                    let Some(m) = self.sync.mbars.objs.get(&a).filter(|m| m.valid) else {
-                        return Err(fail(self, w, l, uninitialized(a)));
-                    };
-                    let done = if parity {
-                        u64::from(m.phase & 1) != t[l] & 1
-                    } else {
-                        u64::from(m.phase) > t[l] >> 32
-                    };
-                    if done {
-                        ok |= 1 << l;
-                        // The phase seen complete: the one before the current (`.parity`), or
-                        // the token's.
-                        let seen = if parity {
-                            m.phase.checked_sub(1)
-                        } else {
-                            Some((t[l] >> 32) as u32)
-                        };
-                        if let Some(q) = seen.filter(|_| bulk) {
-                            saw.push((1u32 << l, a, q));
-                        }
-                        if on {
-                            self.chk.order.acquire(wi, &m.done);
-                        }
-                    } else {
-                        spin.get_or_insert(a);
-                    }
-                }
-                if ok != 0 {
-                    self.chk.syncwarp(w.first_tid, ok);
-                }
-                for (lane, a, q) in saw {
-                    self.chk.bulk_waited(w.first_tid, lane, (a, q));
-                }
-                let v = w.preds[p as usize];
-                w.preds[p as usize] = v & !exec | ok;
-                let failed = exec & !ok;
-                if let Some(a) = spin {
-                    w.active &= !failed;
-                    self.sync.spinners.push(Spin {
-                        warp: wi,
-                        pc: pc as u32,
-                        lanes: failed,
-                        at: a,
-                    });
-                }
+                self.mbar_wait(w, (exec, pc), &ats, (p, parity), t)?;
             }
         }
         w.pc += 1;
+        Ok(())
+    }
+
+    /// `mbarrier.init` by `lanes`, each of its object at `ats[l]` with the expected count `n[l]`.
+    fn mbar_init(
+        &mut self,
+        w: &Warp,
+        pc: usize,
+        lanes: &[usize],
+        ats: &[Result<u32, Misuse>; 32],
+        n: [u64; 32],
+    ) -> Result<(), Located> {
+        let fail = |m: &Self, l: usize, why: String| m.misuse(pc, w, Some(l), &why);
+        for &l in lanes {
+            let a = ats[l].clone().map_err(|e| fail(self, l, e.to_string()))?;
+            let n = n[l] as u32;
+            if n == 0 || n > MAX_COUNT {
+                return Err(fail(
+                    self,
+                    l,
+                    format!("sets an expected count of {n}, but it must be 1 to 2^20 - 1"),
+                ));
+            }
+            if let Some(m) = self.sync.mbars.objs.get(&a)
+                && m.valid
+                && (m.phase > 0 || m.pending != m.expected || m.tx != 0)
+            {
+                return Err(fail(
+                    self,
+                    l,
+                    format!(
+                        "initializes the mbarrier at shared byte {a} again while it is in use (phase {}, {} of {} arrivals pending): `mbarrier.inval` it first, once no thread uses it",
+                        m.phase, m.pending, m.expected
+                    ),
+                ));
+            }
+            self.sync.mbars.objs.insert(
+                a,
+                Mbar {
+                    expected: n,
+                    pending: n,
+                    valid: true,
+                    ..Mbar::default()
+                },
+            );
+            self.chk.mbar.init(a);
+        }
+        Ok(())
+    }
+
+    /// `mbarrier.test_wait`/`try_wait` (`parity`: on a phase's parity, else on the state token
+    /// `t[l]`) by the lanes `exec` at `pc` into predicate `p`: the lanes whose phase completed are
+    /// ordered after it (and its bulk copies); the others park until the block has nothing
+    /// else to run (`sched`).
+    fn mbar_wait(
+        &mut self,
+        w: &mut Warp,
+        (exec, pc): (u32, usize),
+        ats: &[Result<u32, Misuse>; 32],
+        (p, parity): (PSlot, bool),
+        t: [u64; 32],
+    ) -> Result<(), Located> {
+        let wi = (w.first_tid / 32) as usize;
+        let on = self.chk.on;
+        let (mut ok, mut spin, mut saw) = (0u32, None, vec![]);
+        let bulk = on && self.chk.flight.bulk_any();
+        for l in (0..32).filter(|l| exec >> l & 1 == 1) {
+            let a = ats[l]
+                .clone()
+                .map_err(|e| self.misuse(pc, w, Some(l), &e.to_string()))?;
+            let Some(m) = self.sync.mbars.objs.get(&a).filter(|m| m.valid) else {
+                return Err(self.misuse(pc, w, Some(l), &uninitialized(a)));
+            };
+            let done = if parity {
+                u64::from(m.phase & 1) != t[l] & 1
+            } else {
+                u64::from(m.phase) > t[l] >> 32
+            };
+            if done {
+                ok |= 1 << l;
+                // The phase seen complete: the one before the current (`.parity`), or
+                // the token's.
+                let seen = if parity {
+                    m.phase.checked_sub(1)
+                } else {
+                    Some((t[l] >> 32) as u32)
+                };
+                if let Some(q) = seen.filter(|_| bulk) {
+                    saw.push((1u32 << l, a, q));
+                }
+                if on {
+                    self.chk.order.acquire(wi, &m.done);
+                }
+            } else {
+                spin.get_or_insert(a);
+            }
+        }
+        if ok != 0 {
+            self.chk.syncwarp(w.first_tid, ok);
+        }
+        for (lane, a, q) in saw {
+            self.chk.bulk_waited(w.first_tid, lane, (a, q));
+        }
+        let v = w.preds[p as usize];
+        w.preds[p as usize] = v & !exec | ok;
+        let failed = exec & !ok;
+        if let Some(a) = spin {
+            w.active &= !failed;
+            self.sync.spinners.push(Spin {
+                warp: wi,
+                pc: pc as u32,
+                lanes: failed,
+                at: a,
+            });
+        }
         Ok(())
     }
 
@@ -248,7 +319,7 @@ impl Machine<'_> {
         w: &Warp,
         exec: u32,
         pc: usize,
-        ats: [Result<u32, String>; 32],
+        ats: [Result<u32, Misuse>; 32],
         k: [u32; 32],
         no_complete: bool,
     ) -> Result<[u64; 32], Located> {
@@ -259,7 +330,7 @@ impl Machine<'_> {
         let mut tokens = [0u64; 32];
         let mut completed: Vec<(u32, usize)> = vec![];
         for l in (0..32).filter(|l| exec >> l & 1 == 1) {
-            let a = ats[l].clone().map_err(|e| fail(self, l, e))?;
+            let a = ats[l].clone().map_err(|e| fail(self, l, e.to_string()))?;
             if let Some(&(_, first)) = completed.iter().find(|c| c.0 == a) {
                 let why = format!(
                     "arrives on the mbarrier at shared byte {a} after thread {}'s arrival in the same instruction completed its phase: more arrivals than it was initialized for (should only one thread arrive, e.g. `if (lane == 0)`?)",
@@ -270,7 +341,7 @@ impl Machine<'_> {
             let phase = self.sync.mbars.objs.get(&a).map(|m| m.phase);
             tokens[l] = self
                 .arrive(a, k[l], no_complete, wi)
-                .map_err(|e| fail(self, l, e.unwrap_or_else(|| uninitialized(a))))?;
+                .map_err(|e| fail(self, l, e.to_string()))?;
             if self.sync.mbars.objs.get(&a).map(|m| m.phase) != phase {
                 completed.push((a, l));
             }
@@ -278,23 +349,19 @@ impl Machine<'_> {
         Ok(tokens)
     }
 
-    /// `k` arrivals on the object at `a` by warp `wi`; the state token. `Err(None)`: not
-    /// initialized; `Err(Some(why))`: misuse.
-    fn arrive(
-        &mut self,
-        a: u32,
-        k: u32,
-        no_complete: bool,
-        wi: usize,
-    ) -> Result<u64, Option<String>> {
+    /// `k` arrivals on the object at `a` by warp `wi`; the state token.
+    fn arrive(&mut self, a: u32, k: u32, no_complete: bool, wi: usize) -> Result<u64, Misuse> {
         let Some(m) = self.sync.mbars.objs.get_mut(&a).filter(|m| m.valid) else {
-            return Err(None);
+            return Err(Misuse::Uninitialized(a));
         };
         if k > m.pending {
-            return Err(Some(format!(
-                "arrives {k} time(s) on the mbarrier at shared byte {a}, but its current phase {} has only {} of its {} expected arrivals left: more arrivals than it was initialized for",
-                m.phase, m.pending, m.expected
-            )));
+            return Err(Misuse::OverArrival {
+                k,
+                a,
+                phase: m.phase,
+                pending: m.pending,
+                expected: m.expected,
+            });
         }
         if self.chk.on {
             self.chk.order.release(wi, &mut m.clock);
@@ -304,10 +371,7 @@ impl Machine<'_> {
         m.pending -= k;
         if m.pending == 0 && m.tx == 0 {
             if no_complete {
-                return Err(Some(format!(
-                    "is a `noComplete` arrival but completes the current phase {} of the mbarrier at shared byte {a}",
-                    m.phase
-                )));
+                return Err(Misuse::Completes { phase: m.phase, a });
             }
             m.complete();
         }
@@ -321,7 +385,7 @@ impl Machine<'_> {
         w: &Warp,
         pc: usize,
         lanes: &[usize],
-        ats: &[Result<u32, String>; 32],
+        ats: &[Result<u32, Misuse>; 32],
         bytes: [u64; 32],
         expect: bool,
     ) -> Result<(), Located> {
@@ -329,30 +393,26 @@ impl Machine<'_> {
         for &l in lanes {
             let a = ats[l]
                 .clone()
-                .map_err(|e| self.misuse(pc, w, Some(l), &e))?;
+                .map_err(|e| self.misuse(pc, w, Some(l), &e.to_string()))?;
             let n = i64::from(bytes[l] as u32);
-            self.tx(a, if expect { n } else { -n }, wi).map_err(|e| {
-                let why = e.unwrap_or_else(|| uninitialized(a));
-                self.misuse(pc, w, Some(l), &why)
-            })?;
+            self.tx(a, if expect { n } else { -n }, wi)
+                .map_err(|e| self.misuse(pc, w, Some(l), &e.to_string()))?;
         }
         Ok(())
     }
 
     /// `bytes` added to (announced: positive) or taken off (come: negative) the transaction
     /// count of the object at `a`, by warp `wi`: the phase completes if nothing else is
-    /// pending. `Err(None)`: not initialized; `Err(Some(why))`: misuse.
-    pub(super) fn tx(&mut self, a: u32, bytes: i64, wi: usize) -> Result<(), Option<String>> {
+    /// pending.
+    pub(super) fn tx(&mut self, a: u32, bytes: i64, wi: usize) -> Result<(), Misuse> {
         let Some(m) = self.sync.mbars.objs.get_mut(&a).filter(|m| m.valid) else {
-            return Err(None);
+            return Err(Misuse::Uninitialized(a));
         };
         self.sync.mbars.generation += 1;
-        const LIMIT: i64 = (1 << 20) - 1;
+        const LIMIT: i64 = MAX_COUNT as i64;
         let tx = m.tx + bytes;
         if !(-LIMIT..=LIMIT).contains(&tx) {
-            return Err(Some(format!(
-                "takes the transaction count of the mbarrier at shared byte {a} to {tx} bytes, outside the -(2^20 - 1) to 2^20 - 1 an mbarrier holds: split the copies over more phases"
-            )));
+            return Err(Misuse::TxRange { a, tx });
         }
         if self.chk.on {
             self.chk.order.release(wi, &mut m.clock);
@@ -366,7 +426,7 @@ impl Machine<'_> {
 
     /// The diagnostic of an ordinary load or store of an `mbarrier` object's bytes.
     pub(super) fn mbar_touched(&mut self, w: &Warp) -> Located {
-        let (inst, tid, write) = self.chk.mbar_touch.take().unwrap_or_default();
+        let (inst, tid, write) = self.chk.mbar.touch.take().unwrap_or_default();
         let detail = format!(
             "an ordinary {} the 8 bytes of an initialized mbarrier object: its state is read and changed only by `mbarrier.*` instructions (is a pointer off, or is the object's memory reused without `mbarrier.inval`?)",
             if write { "store writes" } else { "load reads" }

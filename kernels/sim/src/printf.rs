@@ -82,6 +82,9 @@ impl Spec {
     }
 }
 
+/// The characters of a format string still to read.
+type Chars<'f> = std::iter::Peekable<std::str::CharIndices<'f>>;
+
 /// Formats `fmt` as C's printf, taking each argument from `next` by the kind its conversion reads.
 /// A conversion it does not know ends the text there, with the rest of the format as it is.
 fn format<E>(fmt: &str, mut next: impl FnMut(Arg) -> Result<Value, E>) -> Result<(String, u64), E> {
@@ -101,129 +104,153 @@ fn format<E>(fmt: &str, mut next: impl FnMut(Arg) -> Result<Value, E>) -> Result
             out.push('%');
             continue;
         }
-        let mut s = Spec::default();
-        while let Some((_, f)) = it.next_if(|&(_, c)| "-+ #0".contains(c)) {
-            match f {
-                '-' => s.left = true,
-                '+' => s.plus = true,
-                ' ' => s.space = true,
-                '#' => s.alt = true,
-                _ => s.zero = true,
-            }
-        }
-        let number = |it: &mut std::iter::Peekable<std::str::CharIndices<'_>>| {
-            let mut n = 0usize;
-            while let Some((_, d)) = it.next_if(|&(_, c)| c.is_ascii_digit()) {
-                n = n
-                    .saturating_mul(10)
-                    .saturating_add(d as usize - '0' as usize);
-            }
-            n
+        let (s, long) = spec(&mut it, &mut take)?;
+        let text = match it.next() {
+            Some((_, conv)) => convert(conv, s, long, &mut take)?,
+            None => None,
         };
-        if it.next_if(|&(_, c)| c == '*').is_some() {
-            let w = bits(take(Arg::I32)?) as u32 as i32;
-            s.left |= w < 0;
-            s.width = w.unsigned_abs() as usize;
-        } else {
-            s.width = number(&mut it);
-        }
-        if it.next_if(|&(_, c)| c == '.').is_some() {
-            s.prec = if it.next_if(|&(_, c)| c == '*').is_some() {
-                let p = bits(take(Arg::I32)?) as u32 as i32;
-                usize::try_from(p).ok()
-            } else {
-                Some(number(&mut it))
-            };
-        }
-        s.width = s.width.min(MAX_STRING);
-        s.prec = s.prec.map(|p| p.min(MAX_STRING));
-        let mut long = false;
-        while let Some((_, m)) = it.next_if(|&(_, c)| "hlLqjzt".contains(c)) {
-            long |= m != 'h';
-        }
-        let Some((_, conv)) = it.next() else {
-            out.push_str(&fmt[start..]);
-            break;
-        };
-        let int = |s: &Spec, negative: bool, digits: String, prefix: &str| {
-            let digits = match s.prec {
-                Some(0) if digits == "0" => String::new(),
-                Some(p) => format!("{}{digits}", "0".repeat(p.saturating_sub(digits.len()))),
-                None => digits,
-            };
-            s.pad(
-                &format!("{}{prefix}", s.sign(negative)),
-                &digits,
-                s.prec.is_none(),
-            )
-        };
-        let text = match conv {
-            'd' | 'i' => {
-                let v = bits(take(if long { Arg::I64 } else { Arg::I32 })?);
-                let v = if long {
-                    v as i64
-                } else {
-                    i64::from(v as u32 as i32)
-                };
-                int(&s, v < 0, v.unsigned_abs().to_string(), "")
-            }
-            'u' | 'o' | 'x' | 'X' => {
-                let v = bits(take(if long { Arg::U64 } else { Arg::U32 })?);
-                let v = if long { v } else { v & 0xffff_ffff };
-                let s = Spec {
-                    plus: false,
-                    space: false,
-                    ..s
-                };
-                match conv {
-                    'u' => int(&s, false, v.to_string(), ""),
-                    'o' if s.alt && v != 0 => int(&s, false, format!("0{v:o}"), ""),
-                    'o' => int(&s, false, format!("{v:o}"), ""),
-                    'x' => int(
-                        &s,
-                        false,
-                        format!("{v:x}"),
-                        if s.alt && v != 0 { "0x" } else { "" },
-                    ),
-                    _ => int(
-                        &s,
-                        false,
-                        format!("{v:X}"),
-                        if s.alt && v != 0 { "0X" } else { "" },
-                    ),
-                }
-            }
-            'p' => {
-                let v = bits(take(Arg::U64)?);
-                s.pad("", &format!("0x{v:x}"), false)
-            }
-            'c' => {
-                let v = bits(take(Arg::Char)?);
-                s.pad("", &char::from(v as u8).to_string(), false)
-            }
-            's' => {
-                let text = match take(Arg::Str)? {
-                    Value::Str(t) => t,
-                    Value::Bits(_) => "(null)".to_string(),
-                };
-                let text: String = match s.prec {
-                    Some(p) => text.chars().take(p).collect(),
-                    None => text,
-                };
-                s.pad("", &text, false)
-            }
-            'f' | 'F' | 'e' | 'E' | 'g' | 'G' | 'a' | 'A' => {
-                let v = f64::from_bits(bits(take(Arg::F64)?));
-                float(&s, conv, v)
-            }
-            _ => {
+        match text {
+            Some(text) => out.push_str(&text),
+            None => {
                 out.push_str(&fmt[start..]);
                 break;
             }
-        };
-        out.push_str(&text);
+        }
     }
     Ok((out, taken))
+}
+
+/// One conversion's flags, width, precision (an `int` taken for each `*`) and whether a length
+/// modifier makes it 64-bit, read from after its `%` up to its conversion character.
+fn spec<E>(
+    it: &mut Chars<'_>,
+    take: &mut impl FnMut(Arg) -> Result<Value, E>,
+) -> Result<(Spec, bool), E> {
+    let mut s = Spec::default();
+    while let Some((_, f)) = it.next_if(|&(_, c)| "-+ #0".contains(c)) {
+        match f {
+            '-' => s.left = true,
+            '+' => s.plus = true,
+            ' ' => s.space = true,
+            '#' => s.alt = true,
+            _ => s.zero = true,
+        }
+    }
+    let number = |it: &mut Chars<'_>| {
+        let mut n = 0usize;
+        while let Some((_, d)) = it.next_if(|&(_, c)| c.is_ascii_digit()) {
+            n = n
+                .saturating_mul(10)
+                .saturating_add(d as usize - '0' as usize);
+        }
+        n
+    };
+    if it.next_if(|&(_, c)| c == '*').is_some() {
+        let w = bits(take(Arg::I32)?) as u32 as i32;
+        s.left |= w < 0;
+        s.width = w.unsigned_abs() as usize;
+    } else {
+        s.width = number(it);
+    }
+    if it.next_if(|&(_, c)| c == '.').is_some() {
+        s.prec = if it.next_if(|&(_, c)| c == '*').is_some() {
+            let p = bits(take(Arg::I32)?) as u32 as i32;
+            usize::try_from(p).ok()
+        } else {
+            Some(number(it))
+        };
+    }
+    s.width = s.width.min(MAX_STRING);
+    s.prec = s.prec.map(|p| p.min(MAX_STRING));
+    let mut long = false;
+    while let Some((_, m)) = it.next_if(|&(_, c)| "hlLqjzt".contains(c)) {
+        long |= m != 'h';
+    }
+    Ok((s, long))
+}
+
+/// The text of conversion `conv` under `s` (`long`: a 64-bit integer), its argument taken;
+/// `None` for a conversion this does not know.
+fn convert<E>(
+    conv: char,
+    s: Spec,
+    long: bool,
+    take: &mut impl FnMut(Arg) -> Result<Value, E>,
+) -> Result<Option<String>, E> {
+    let int = |s: &Spec, negative: bool, digits: String, prefix: &str| {
+        let digits = match s.prec {
+            Some(0) if digits == "0" => String::new(),
+            Some(p) => format!("{}{digits}", "0".repeat(p.saturating_sub(digits.len()))),
+            None => digits,
+        };
+        s.pad(
+            &format!("{}{prefix}", s.sign(negative)),
+            &digits,
+            s.prec.is_none(),
+        )
+    };
+    let text = match conv {
+        'd' | 'i' => {
+            let v = bits(take(if long { Arg::I64 } else { Arg::I32 })?);
+            let v = if long {
+                v as i64
+            } else {
+                i64::from(v as u32 as i32)
+            };
+            int(&s, v < 0, v.unsigned_abs().to_string(), "")
+        }
+        'u' | 'o' | 'x' | 'X' => {
+            let v = bits(take(if long { Arg::U64 } else { Arg::U32 })?);
+            let v = if long { v } else { v & 0xffff_ffff };
+            let s = Spec {
+                plus: false,
+                space: false,
+                ..s
+            };
+            match conv {
+                'u' => int(&s, false, v.to_string(), ""),
+                'o' if s.alt && v != 0 => int(&s, false, format!("0{v:o}"), ""),
+                'o' => int(&s, false, format!("{v:o}"), ""),
+                'x' => int(
+                    &s,
+                    false,
+                    format!("{v:x}"),
+                    if s.alt && v != 0 { "0x" } else { "" },
+                ),
+                _ => int(
+                    &s,
+                    false,
+                    format!("{v:X}"),
+                    if s.alt && v != 0 { "0X" } else { "" },
+                ),
+            }
+        }
+        'p' => {
+            let v = bits(take(Arg::U64)?);
+            s.pad("", &format!("0x{v:x}"), false)
+        }
+        'c' => {
+            let v = bits(take(Arg::Char)?);
+            s.pad("", &char::from(v as u8).to_string(), false)
+        }
+        's' => {
+            let text = match take(Arg::Str)? {
+                Value::Str(t) => t,
+                Value::Bits(_) => "(null)".to_string(),
+            };
+            let text: String = match s.prec {
+                Some(p) => text.chars().take(p).collect(),
+                None => text,
+            };
+            s.pad("", &text, false)
+        }
+        'f' | 'F' | 'e' | 'E' | 'g' | 'G' | 'a' | 'A' => {
+            let v = f64::from_bits(bits(take(Arg::F64)?));
+            float(&s, conv, v)
+        }
+        _ => return Ok(None),
+    };
+    Ok(Some(text))
 }
 
 fn bits(v: Value) -> u64 {

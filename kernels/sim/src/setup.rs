@@ -3,30 +3,33 @@
 //! constant banks, the tensor maps the kernel declares, outputs poisoned with NaN, a pitched
 //! output's padding with its sentinel).
 
-use crate::MAX_SHARED;
 use crate::memory::{Buffer, Memory, global_base};
 use ptx::ir;
 use spec::diag::{Diagnostic, Kind};
 use spec::job::{Arg, Job};
+use spec::shape::MAX_SHARED_BYTES;
+
+/// A program no GPU would launch (and that would exhaust the host's memory here).
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum TooLarge {
+    #[error("the kernel declares {0} registers; the simulator allows 65536")]
+    Registers(u32),
+    #[error("the kernel needs {0} bytes of local memory per thread, more than 512 KiB")]
+    Local(u64),
+    #[error("the kernel's parameters or static shared arrays are larger than a GPU allows")]
+    Params,
+}
 
 /// Rejects programs no GPU would launch (and that would exhaust the host's memory here).
-pub(crate) fn limits(prog: &ir::Program) -> Result<(), String> {
+pub(crate) fn limits(prog: &ir::Program) -> Result<(), TooLarge> {
     if prog.nregs > 1 << 16 {
-        return Err(format!(
-            "the kernel declares {} registers; the simulator allows 65536",
-            prog.nregs
-        ));
+        return Err(TooLarge::Registers(prog.nregs));
     }
     if prog.local_bytes > 512 * 1024 {
-        return Err(format!(
-            "the kernel needs {} bytes of local memory per thread, more than 512 KiB",
-            prog.local_bytes
-        ));
+        return Err(TooLarge::Local(prog.local_bytes));
     }
-    if prog.param_bytes > 32 * 1024 || prog.static_shared > MAX_SHARED {
-        return Err(
-            "the kernel's parameters or static shared arrays are larger than a GPU allows".into(),
-        );
+    if prog.param_bytes > 32 * 1024 || prog.static_shared > u64::from(MAX_SHARED_BYTES) {
+        return Err(TooLarge::Params);
     }
     Ok(())
 }
@@ -99,7 +102,10 @@ pub(crate) fn memory_for(prog: &ir::Program, job: &Job) -> Result<Memory, Box<Di
     if let Err(why) =
         crate::host_maps::write(&job.tensor_maps, &mut mem.globals, &mut mem.host_maps)
     {
-        return Err(Box::new(Diagnostic::new(Kind::BadLaunchShape, why)));
+        return Err(Box::new(Diagnostic::new(
+            Kind::BadLaunchShape,
+            why.to_string(),
+        )));
     }
     for c in &job.constants {
         let Some(sym) = prog.consts.iter().find(|s| s.name == c.symbol) else {

@@ -3,10 +3,14 @@
 //! Operands are fetched once as 32-lane arrays, the operation is chosen once per instruction
 //! (hot integer and f32 forms have their own loops; the rest go through the per-lane tables of
 //! `ops` and `convert`), and results are written back only to executing lanes. Memory accesses
-//! go lane by lane in lane order, which also fixes the order of atomics.
+//! (`ld`, `st`, `atom`/`red`) go lane by lane in lane order, which also fixes the order of
+//! atomics; each is seen by the checks through `Spaces`. The warp collectives' results are
+//! `exchange`'s, the tensor cores' `mma_step`'s and `wmma`'s.
 
+use crate::check::Acc;
 use crate::convert::cmp;
-use crate::lanes::{Ctx, Lanes, StepResult, WarpRegs};
+use crate::exchange;
+use crate::lanes::{Ctx, Lanes, StepResult, WarpRegs, oob};
 use crate::machine::to_generic;
 use crate::memory::{Spaces, window_base};
 use crate::ops::{bf32, f32b};
@@ -240,7 +244,7 @@ pub(super) fn step(
         | Op::Match { .. }
         | Op::Redux { .. }
         | Op::BarWarp { .. }
-        | Op::Activemask { .. } => return crate::step_mem::step_mem(op, &mut cx, sp),
+        | Op::Activemask { .. } => return memory(op, &mut cx, sp),
         Op::Mma(ref m) => {
             return match **m {
                 ptx::ir::MmaOp::WmmaLoad { .. }
@@ -268,6 +272,108 @@ pub(super) fn step(
         | Op::AssertFail { .. }
         | Op::Wgmma(_)
         | Op::Unsupported { .. } => {}
+    }
+    Ok(())
+}
+
+/// The memory and warp instructions: `ld`, `st`, `atom`/`red` lane by lane in lane order
+/// (which also fixes the order of atomics), each access seen by the checks through `Spaces` (an
+/// atomic as one read-modify-write); the collectives' exchange (`exchange`), and `activemask`.
+/// Inlined into [`step`]: as an out-of-line call it costs the unchecked simulator about 40%.
+#[inline(always)]
+fn memory(op: &Op, cx: &mut Ctx<'_>, sp: &mut Spaces<'_>) -> StepResult {
+    match *op {
+        Op::Ld {
+            space,
+            ty,
+            ref ds,
+            addr,
+            unused,
+        } => {
+            let n = ty.bytes() as usize;
+            let base = addr.base.map_or([0; 32], |b| cx.get(Src::Reg(b)));
+            for (i, &dd) in ds.iter().enumerate() {
+                if unused >> i & 1 != 0 {
+                    continue;
+                }
+                let mut r = [0u64; 32];
+                let global4 = n == 4 && space == Space::Global;
+                for l in cx.lanes() {
+                    let at = base[l]
+                        .wrapping_add(addr.off as u64)
+                        .wrapping_add((i * n) as u64);
+                    let v = if global4 {
+                        sp.load_global4(at, l)
+                    } else {
+                        sp.load(space, at, n, l)
+                    };
+                    let v = v.map_err(|e| oob(false)((e, l)))?;
+                    r[l] = if ty.signed() {
+                        crate::ops::sext(v, ty.bits()) as u64
+                    } else {
+                        v
+                    };
+                }
+                cx.put(dd, &r);
+            }
+        }
+        Op::St {
+            space,
+            ty,
+            ref srcs,
+            addr,
+        } => {
+            let n = ty.bytes() as usize;
+            let base = addr.base.map_or([0; 32], |b| cx.get(Src::Reg(b)));
+            for (i, &s) in srcs.iter().enumerate() {
+                let v = cx.get(s);
+                for l in cx.lanes() {
+                    let at = base[l]
+                        .wrapping_add(addr.off as u64)
+                        .wrapping_add((i * n) as u64);
+                    sp.store(space, at, n, v[l], l)
+                        .map_err(|e| oob(true)((e, l)))?;
+                }
+            }
+        }
+        Op::Atom {
+            space,
+            op,
+            ty,
+            d,
+            addr,
+            b,
+            c,
+        } => {
+            let n = ty.bytes() as usize;
+            let base = addr.base.map_or([0; 32], |r| cx.get(Src::Reg(r)));
+            let (bv, cv) = (cx.get(b), c.map_or([0; 32], |c| cx.get(c)));
+            let mut old = [0u64; 32];
+            for l in cx.lanes() {
+                let at = base[l].wrapping_add(addr.off as u64);
+                let o = sp
+                    .load_as(space, at, n, l, Acc::Atomic)
+                    .map_err(|e| oob(false)((e, l)))?;
+                let new = crate::atom::apply(op, ty, o, bv[l], cv[l]);
+                sp.store_as(space, at, n, new, l, Acc::Quiet)
+                    .map_err(|e| oob(true)((e, l)))?;
+                old[l] = o;
+            }
+            if let Some(d) = d {
+                cx.put(d, &old);
+            }
+        }
+        Op::Shfl { .. }
+        | Op::Vote { .. }
+        | Op::Match { .. }
+        | Op::Redux { .. }
+        | Op::BarWarp { .. } => {
+            let (v, p) = exchange::contribution(op, cx);
+            let exec = cx.exec;
+            exchange::exchange(op, cx, sp, &v, p, exec);
+        }
+        Op::Activemask { d } => cx.map1(d, Src::Imm(u64::from(cx.exec)), |x| x),
+        _ => {}
     }
     Ok(())
 }

@@ -48,59 +48,89 @@ pub(super) struct Map {
     pub swizzle: u64,
 }
 
+/// Why a map's bytes make no map a tiled copy can use: one the GPU refuses too (its illegal
+/// instruction), or one the simulator does not copy. The text follows "a tensor map that".
+#[derive(Debug, thiserror::Error)]
+enum Unusable {
+    #[error(
+        "has rank {rank} where the copy gives {coords} coordinates (`tensormap.replace.tile.rank` takes the rank less one)"
+    )]
+    Rank { rank: usize, coords: usize },
+    #[error("has swizzle mode {0} (0 none, 1 32 bytes, 2 64 bytes, 3 128 bytes)")]
+    SwizzleMode(u64),
+    #[error("has global address {0:#x}, which is not 16-byte aligned")]
+    Address(u64),
+    #[error("has a box of {size} elements in dimension {dim} (at most 256)")]
+    Box { size: u64, dim: usize },
+    #[error("has a stride of {stride} bytes for dimension {dim} (a positive multiple of 16)")]
+    Stride { stride: u64, dim: usize },
+    #[error("has a box row of {0} bytes (a multiple of 16)")]
+    Row(u64),
+    #[error(
+        "has box rows of {row} bytes under a {swizzle}-byte swizzle (rows at most the swizzle's width)"
+    )]
+    SwizzleRow { row: u64, swizzle: u64 },
+    /// What the simulator does not copy (a GPU may).
+    #[error("{0}")]
+    Unsupported(NotSimulated),
+}
+
+/// A map the simulator does not copy.
+#[derive(Debug, thiserror::Error)]
+enum NotSimulated {
+    #[error("has element type {0}, which the simulator does not copy")]
+    ElemType(u64),
+    #[error("is interleaved, which the simulator does not copy")]
+    Interleaved,
+    #[error(
+        "fills elements outside the tensor with NaN, which the simulator does not do (it fills zeros)"
+    )]
+    NanFill,
+    #[error("has an element stride other than 1, which the simulator does not copy")]
+    ElementStride,
+    #[error(
+        "has box rows of {row} bytes under a {swizzle}-byte swizzle; the simulator copies swizzled boxes whose rows are the swizzle's width"
+    )]
+    NarrowSwizzleRow { row: u64, swizzle: u64 },
+}
+
 impl Map {
-    /// Reads the object's bytes; `Err((unsupported, why))`.
-    fn decode(b: &[u8; MAP_BYTES as usize], coords: usize) -> Result<Map, (bool, String)> {
+    /// Reads the object's bytes, for a copy that gives `coords` coordinates.
+    fn decode(b: &[u8; MAP_BYTES as usize], coords: usize) -> Result<Map, Unusable> {
         let at = |f: Field, ord: u64| {
             let (o, n) = f.slot(ord);
             let mut v = [0u8; 8];
             v[..n].copy_from_slice(&b[o as usize..o as usize + n]);
             u64::from_le_bytes(v)
         };
-        let bad = |why: String| Err((false, why));
+        let unsupported = |n: NotSimulated| Err(Unusable::Unsupported(n));
         let rank = at(Field::Rank, 0) as usize + 1;
         if rank != coords {
-            return bad(format!(
-                "has rank {rank} where the copy gives {coords} coordinates (`tensormap.replace.tile.rank` takes the rank less one)"
-            ));
+            return Err(Unusable::Rank { rank, coords });
         }
         let elem = match at(Field::ElemType, 0) {
             0 => 1,
             1 | 6 | 10 => 2,
             2 | 3 | 7 | 8 | 11 | 12 => 4,
             4 | 5 | 9 => 8,
-            t => {
-                return Err((
-                    true,
-                    format!("has element type {t}, which the simulator does not copy"),
-                ));
-            }
+            t => return unsupported(NotSimulated::ElemType(t)),
         };
         if at(Field::Interleave, 0) != 0 {
-            return Err((
-                true,
-                "is interleaved, which the simulator does not copy".into(),
-            ));
+            return unsupported(NotSimulated::Interleaved);
         }
         if at(Field::Fill, 0) != 0 {
-            return Err((true, "fills elements outside the tensor with NaN, which the simulator does not do (it fills zeros)".into()));
+            return unsupported(NotSimulated::NanFill);
         }
         let swizzle = match at(Field::Swizzle, 0) {
             0 => 0,
             1 => 1,
             2 => 3,
             3 => 7,
-            s => {
-                return bad(format!(
-                    "has swizzle mode {s} (0 none, 1 32 bytes, 2 64 bytes, 3 128 bytes)"
-                ));
-            }
+            s => return Err(Unusable::SwizzleMode(s)),
         };
         let addr = at(Field::Address, 0);
         if addr % 16 != 0 {
-            return bad(format!(
-                "has global address {addr:#x}, which is not 16-byte aligned"
-            ));
+            return Err(Unusable::Address(addr));
         }
         let mut m = Map {
             addr,
@@ -116,45 +146,38 @@ impl Map {
             m.dims[i] = (at(Field::GlobalDim, ord) as u32 as u64) + 1;
             m.boxes[i] = (at(Field::BoxDim, ord) as u32 as u64) + 1;
             if at(Field::ElementStride, ord) as u32 != 0 {
-                return Err((
-                    true,
-                    "has an element stride other than 1, which the simulator does not copy".into(),
-                ));
+                return unsupported(NotSimulated::ElementStride);
             }
             if m.boxes[i] > 256 {
-                return bad(format!(
-                    "has a box of {} elements in dimension {i} (at most 256)",
-                    m.boxes[i]
-                ));
+                return Err(Unusable::Box {
+                    size: m.boxes[i],
+                    dim: i,
+                });
             }
             if i > 0 {
                 let s = at(Field::GlobalStride, ord - 1);
                 if s % 16 != 0 || s == 0 {
-                    return bad(format!(
-                        "has a stride of {s} bytes for dimension {i} (a positive multiple of 16)"
-                    ));
+                    return Err(Unusable::Stride { stride: s, dim: i });
                 }
                 m.strides[i] = s;
             }
         }
         let row = m.boxes[0] * elem;
         if !row.is_multiple_of(16) {
-            return bad(format!("has a box row of {row} bytes (a multiple of 16)"));
+            return Err(Unusable::Row(row));
         }
-        if swizzle != 0 && row > 16 * (swizzle + 1) {
-            return bad(format!(
-                "has box rows of {row} bytes under a {}-byte swizzle (rows at most the swizzle's width)",
-                16 * (swizzle + 1)
-            ));
+        let width = 16 * (swizzle + 1);
+        if swizzle != 0 && row > width {
+            return Err(Unusable::SwizzleRow {
+                row,
+                swizzle: width,
+            });
         }
-        if swizzle != 0 && row != 16 * (swizzle + 1) {
-            return Err((
-                true,
-                format!(
-                    "has box rows of {row} bytes under a {}-byte swizzle; the simulator copies swizzled boxes whose rows are the swizzle's width",
-                    16 * (swizzle + 1)
-                ),
-            ));
+        if swizzle != 0 && row != width {
+            return unsupported(NotSimulated::NarrowSwizzleRow {
+                row,
+                swizzle: width,
+            });
         }
         Ok(m)
     }
@@ -315,12 +338,12 @@ impl Machine<'_> {
         }
         let map = match Map::decode(&b, coords) {
             Ok(m) => m,
-            Err((true, why)) => {
+            Err(Unusable::Unsupported(why)) => {
                 let text = &self.prog.texts[self.prog.insts[pc].text as usize];
                 let what = format!("`{text}` (its tensor map {why})");
                 return Err(self.fault(Fault::Unsupported { what }, Some(pc), Some(w), Some(l)));
             }
-            Err((false, why)) => return Err(bad(self, w, why)),
+            Err(why) => return Err(bad(self, w, why.to_string())),
         };
         Ok(map)
     }

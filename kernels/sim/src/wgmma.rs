@@ -161,8 +161,11 @@ impl Machine<'_> {
                 ));
             }
         }
-        if self.chk.count_products {
-            self.chk.tensor(ptx::ir::wgmma_warp_macs(elem, n));
+        if self.chk.budgets.products.on {
+            self.chk
+                .budgets
+                .products
+                .tensor(ptx::ir::wgmma_warp_macs(elem, n));
         }
         let k = elem.k() as usize;
         let n = n as usize;

@@ -47,7 +47,7 @@ fn offset(row: bool, r: usize, c: usize, ld: u64) -> u64 {
 
 /// The default stride: the matrix's width (row-major) or height (column-major).
 fn default_ld(frag: Frag, elem: Elem, row: bool) -> u64 {
-    let k = if elem == Elem::Tf32 { 8 } else { 16 };
+    let k = u64::from(elem.k());
     match (frag, row) {
         (Frag::A, true) | (Frag::B, false) => k,
         _ => 16,
@@ -64,103 +64,129 @@ pub(super) fn step_wmma(op: &MmaOp, cx: &mut Lanes32<'_>, sp: &mut Spaces<'_>) -
             ref ds,
             addr,
             stride,
-        } => {
-            whole_warp(cx, "wmma.load")?;
-            let base = addr.base.map_or([0; 32], |r| cx.get(Src::Reg(r)));
-            let ld = stride.map(|s| cx.get(s));
-            let bytes = if frag == Frag::C {
-                4
-            } else {
-                elem.bits() as usize / 8
-            };
-            let per = per_reg(frag, elem);
-            let mut regs = vec![[0u64; 32]; ds.len()];
-            for l in 0..32 {
-                let ld = ld.map_or(default_ld(frag, elem, row), |s| s[l] & 0xffff_ffff);
-                for i in 0..count(frag, elem) {
-                    let (r, c) = coord(frag, elem, l, i);
-                    let at = base[l]
-                        .wrapping_add(addr.off as u64)
-                        .wrapping_add(offset(row, r, c, ld) * bytes as u64);
-                    let v = sp
-                        .load(space, at, bytes, l)
-                        .map_err(|e| oob(false)((e, l)))?;
-                    regs[i / per][l] |= v << (16 * (i % per));
-                }
-            }
-            for (d, v) in ds.iter().zip(&regs) {
-                cx.put(*d, v);
-            }
-        }
+        } => load(cx, sp, (frag, elem, row), (space, addr, stride), ds),
         MmaOp::WmmaStore {
             row,
             space,
             ref srcs,
             addr,
             stride,
-        } => {
-            whole_warp(cx, "wmma.store")?;
-            let base = addr.base.map_or([0; 32], |r| cx.get(Src::Reg(r)));
-            let ld = stride.map(|s| cx.get(s));
-            let vals: Vec<[u64; 32]> = srcs.iter().map(|s| cx.get(*s)).collect();
-            for l in 0..32 {
-                let ld = ld.map_or(16, |s| s[l] & 0xffff_ffff);
-                for (i, v) in vals.iter().enumerate() {
-                    let (r, c) = coord(Frag::C, Elem::Tf32, l, i);
-                    let at = base[l]
-                        .wrapping_add(addr.off as u64)
-                        .wrapping_add(offset(row, r, c, ld) * 4);
-                    sp.store(space, at, 4, v[l] & 0xffff_ffff, l)
-                        .map_err(|e| oob(true)((e, l)))?;
-                }
-            }
-        }
+        } => store(cx, sp, row, (space, addr, stride), srcs),
         MmaOp::WmmaMma {
             elem,
             ref d,
             ref a,
             ref b,
             ref c,
-        } => {
-            whole_warp(cx, "wmma.mma")?;
-            let k = if elem == Elem::Tf32 { 8 } else { 16 };
-            let gather = |cx: &Lanes32<'_>, frag: Frag, regs: &[Src], rows: usize, cols: usize| {
-                let vals: Vec<[u64; 32]> = regs.iter().map(|s| cx.get(*s)).collect();
-                let per = per_reg(frag, elem);
-                let mut m = vec![0u64; rows * cols];
-                // f16 fragments repeat elements 0..7 as 8..15; the first copy is the one used.
-                for i in 0..count(frag, elem).min(8) {
-                    for (l, w) in vals[i / per].iter().enumerate() {
-                        let (r, col) = coord(frag, elem, l, i);
-                        let w = w >> (16 * (i % per));
-                        m[r * cols + col] = if per == 2 {
-                            w & 0xffff
-                        } else {
-                            w & 0xffff_ffff
-                        };
-                    }
-                }
-                m
-            };
-            let am = gather(cx, Frag::A, a, 16, k);
-            let bm = gather(cx, Frag::B, b, k, 16);
-            let cm = gather(cx, Frag::C, c, 16, 16);
-            let val = |w: u64| elem.value(w as u32);
-            let mut out = vec![[0u64; 32]; 8];
-            for l in 0..32 {
-                for (i, o) in out.iter_mut().enumerate() {
-                    let (r, n) = coord(Frag::C, elem, l, i);
-                    let arow: Vec<f64> = (0..k).map(|j| val(am[r * k + j])).collect();
-                    let bcol: Vec<f64> = (0..k).map(|j| val(bm[j * 16 + n])).collect();
-                    let acc = f32::from_bits(cm[r * 16 + n] as u32);
-                    o[l] = u64::from(wmma_dot(&arow, &bcol, acc, elem).to_bits());
-                }
-            }
-            for (dd, v) in d.iter().zip(&out) {
-                cx.put(*dd, v);
+        } => mma(cx, elem, d, [a.as_slice(), b.as_slice(), c.as_slice()]),
+        _ => Ok(()),
+    }
+}
+
+/// `wmma.load` of a `frag` fragment of `elem`s (`row`: row-major) from `addr` in `space`, with
+/// the stride register if any, into the registers `ds`.
+fn load(
+    cx: &mut Lanes32<'_>,
+    sp: &mut Spaces<'_>,
+    (frag, elem, row): (Frag, Elem, bool),
+    (space, addr, stride): (Space, Addr, Option<Src>),
+    ds: &[Slot],
+) -> StepResult {
+    whole_warp(cx, "wmma.load")?;
+    let base = addr.base.map_or([0; 32], |r| cx.get(Src::Reg(r)));
+    let ld = stride.map(|s| cx.get(s));
+    let bytes = if frag == Frag::C {
+        4
+    } else {
+        elem.bits() as usize / 8
+    };
+    let per = per_reg(frag, elem);
+    let mut regs = vec![[0u64; 32]; ds.len()];
+    for l in 0..32 {
+        let ld = ld.map_or(default_ld(frag, elem, row), |s| s[l] & 0xffff_ffff);
+        for i in 0..count(frag, elem) {
+            let (r, c) = coord(frag, elem, l, i);
+            let at = base[l]
+                .wrapping_add(addr.off as u64)
+                .wrapping_add(offset(row, r, c, ld) * bytes as u64);
+            let v = sp
+                .load(space, at, bytes, l)
+                .map_err(|e| oob(false)((e, l)))?;
+            regs[i / per][l] |= v << (16 * (i % per));
+        }
+    }
+    for (d, v) in ds.iter().zip(&regs) {
+        cx.put(*d, v);
+    }
+    Ok(())
+}
+
+/// `wmma.store` of the accumulator registers `srcs` (`row`: row-major) to `addr` in `space`,
+/// with the stride register if any.
+fn store(
+    cx: &mut Lanes32<'_>,
+    sp: &mut Spaces<'_>,
+    row: bool,
+    (space, addr, stride): (Space, Addr, Option<Src>),
+    srcs: &[Src],
+) -> StepResult {
+    whole_warp(cx, "wmma.store")?;
+    let base = addr.base.map_or([0; 32], |r| cx.get(Src::Reg(r)));
+    let ld = stride.map(|s| cx.get(s));
+    let vals: Vec<[u64; 32]> = srcs.iter().map(|s| cx.get(*s)).collect();
+    for l in 0..32 {
+        let ld = ld.map_or(16, |s| s[l] & 0xffff_ffff);
+        for (i, v) in vals.iter().enumerate() {
+            let (r, c) = coord(Frag::C, Elem::Tf32, l, i);
+            let at = base[l]
+                .wrapping_add(addr.off as u64)
+                .wrapping_add(offset(row, r, c, ld) * 4);
+            sp.store(space, at, 4, v[l] & 0xffff_ffff, l)
+                .map_err(|e| oob(true)((e, l)))?;
+        }
+    }
+    Ok(())
+}
+
+/// `wmma.mma` of `elem` fragments: D = A x B + C over the whole warp, each element of D a dot
+/// product as the tensor cores round it (`wmma_dot`).
+fn mma(cx: &mut Lanes32<'_>, elem: Elem, d: &[Slot], [a, b, c]: [&[Src]; 3]) -> StepResult {
+    whole_warp(cx, "wmma.mma")?;
+    let k = elem.k() as usize;
+    let gather = |cx: &Lanes32<'_>, frag: Frag, regs: &[Src], rows: usize, cols: usize| {
+        let vals: Vec<[u64; 32]> = regs.iter().map(|s| cx.get(*s)).collect();
+        let per = per_reg(frag, elem);
+        let mut m = vec![0u64; rows * cols];
+        // f16 fragments repeat elements 0..7 as 8..15; the first copy is the one used.
+        for i in 0..count(frag, elem).min(8) {
+            for (l, w) in vals[i / per].iter().enumerate() {
+                let (r, col) = coord(frag, elem, l, i);
+                let w = w >> (16 * (i % per));
+                m[r * cols + col] = if per == 2 {
+                    w & 0xffff
+                } else {
+                    w & 0xffff_ffff
+                };
             }
         }
-        _ => {}
+        m
+    };
+    let am = gather(cx, Frag::A, a, 16, k);
+    let bm = gather(cx, Frag::B, b, k, 16);
+    let cm = gather(cx, Frag::C, c, 16, 16);
+    let val = |w: u64| elem.value(w as u32);
+    let mut out = vec![[0u64; 32]; 8];
+    for l in 0..32 {
+        for (i, o) in out.iter_mut().enumerate() {
+            let (r, n) = coord(Frag::C, elem, l, i);
+            let arow: Vec<f64> = (0..k).map(|j| val(am[r * k + j])).collect();
+            let bcol: Vec<f64> = (0..k).map(|j| val(bm[j * 16 + n])).collect();
+            let acc = f32::from_bits(cm[r * 16 + n] as u32);
+            o[l] = u64::from(wmma_dot(&arow, &bcol, acc, elem).to_bits());
+        }
+    }
+    for (dd, v) in d.iter().zip(&out) {
+        cx.put(*dd, v);
     }
     Ok(())
 }

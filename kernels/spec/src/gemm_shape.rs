@@ -11,7 +11,10 @@
 
 use crate::diag::Diagnostic;
 use crate::job::{Job, Launch};
-use crate::shape::{MAX_SHARED_BYTES, MAX_THREADS, braces, declared_array, impossible, refused};
+use crate::shape::{
+    MAX_GRID_X, MAX_GRID_Y, MAX_SHARED_BYTES, MAX_THREADS, Unlaunchable, braces, declared_array,
+    impossible, refused,
+};
 
 /// Threads, tile and shared bytes of an implicit-GEMM declared launch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,10 +24,6 @@ pub struct GemmShape {
     pub block_n: u32,
     pub shared_bytes: u32,
 }
-
-/// Blocks a grid may have along x and along y.
-const MAX_GRID_X: u64 = (1 << 31) - 1;
-const MAX_GRID_Y: u64 = 65_535;
 
 impl GemmShape {
     pub const FIELDS: [&'static str; 4] = ["THREADS", "BLOCK_M", "BLOCK_N", "SHARED_BYTES"];
@@ -50,21 +49,15 @@ impl GemmShape {
     }
 
     /// Checks what does not depend on the case.
-    pub fn check(self) -> Result<Self, String> {
+    pub fn check(self) -> Result<Self, Unlaunchable> {
         if self.threads == 0 || self.threads > MAX_THREADS {
-            return Err(format!(
-                "THREADS is {}; a block has 1 to {MAX_THREADS} threads",
-                self.threads
-            ));
+            return Err(Unlaunchable::GemmThreads(self.threads));
         }
         if self.block_m == 0 || self.block_n == 0 {
-            return Err("BLOCK_M and BLOCK_N must be at least 1".into());
+            return Err(Unlaunchable::EmptyGemmTile);
         }
         if self.shared_bytes > MAX_SHARED_BYTES {
-            return Err(format!(
-                "SHARED_BYTES = {} is past the limit of {MAX_SHARED_BYTES} bytes (227 KiB) of shared memory a block may have",
-                self.shared_bytes
-            ));
+            return Err(Unlaunchable::TooMuchShared(self.shared_bytes));
         }
         Ok(self)
     }

@@ -249,6 +249,9 @@ impl Budget {
     }
 }
 
+/// Bytes of a tensor map's element (f32).
+pub const ELEM_BYTES: u64 = 4;
+
 /// A tensor map the kernel declares, resolved for one case (by `tensor_maps`, which also checks
 /// it): what `cuTensorMapEncodeTiled` takes, with f32 elements. A map without dims is one the
 /// kernel declares for other cases (its `when` fails here): the backends zero its global.

@@ -23,6 +23,7 @@ pub mod tensor_maps;
 pub mod tile_shape;
 
 pub use diag::{Diagnostic, Kind};
+pub use encoder_limits::EncoderRefusal;
 pub use job::{Arg, Budget, ConstUpload, Job, Launch, RunOutput, TENSOR_CORE_BUDGET, TileReads};
 pub use refcache::cache_dir;
 
@@ -269,7 +270,7 @@ impl Puzzle {
         let maps = tensor_maps::declared(ptx, file)?.unwrap_or_default();
         for case in cases.iter_mut() {
             case.job.tensor_maps = tensor_maps::resolve(&maps, &case.job, &case.macros)
-                .map_err(|why| shape::impossible(file, why))?;
+                .map_err(|why| shape::impossible(file, why.to_string()))?;
         }
         // Whole blocks run, so the instruction budget scales from the outputs they cover.
         let rescale = |case: &mut Case, covered: u64| {

@@ -22,8 +22,39 @@ use crate::job::Launch;
 
 /// Threads a block may have on every CUDA GPU.
 pub const MAX_THREADS: u32 = 1024;
+/// Blocks a grid may have along x and along y.
+pub const MAX_GRID_X: u64 = (1 << 31) - 1;
+pub const MAX_GRID_Y: u64 = 65_535;
 /// Dynamic shared memory a block may ask for on sm_90 (227 KiB); the runner opts in past 48 KiB.
 pub const MAX_SHARED_BYTES: u32 = 227 * 1024;
+
+/// Why a declared launch shape is one no GPU launches, whatever the case (`LaunchShape`,
+/// `TileShape` and `GemmShape`'s `check`); its text is the reason a `bad_launch_shape`
+/// diagnostic gives.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Unlaunchable {
+    #[error("THREADS is 0; a block needs at least 1 thread")]
+    NoThreads,
+    #[error("THREADS = {0} is past the limit of {max} threads a block may have", max = MAX_THREADS)]
+    TooManyThreads(u32),
+    #[error("OUTPUTS_PER_BLOCK is 0; each block must compute at least 1 output")]
+    NoOutputs,
+    #[error(
+        "SHARED_BYTES = {0} is past the limit of {max} bytes (227 KiB) of shared memory a block may have",
+        max = MAX_SHARED_BYTES
+    )]
+    TooMuchShared(u32),
+    /// Puzzle 11's `THREADS` out of range.
+    #[error("THREADS is {0}; a block has 1 to {max} threads", max = MAX_THREADS)]
+    GemmThreads(u32),
+    #[error("BLOCK_M and BLOCK_N must be at least 1")]
+    EmptyGemmTile,
+    /// Puzzle 10's `BLOCK_X * BLOCK_Y` out of range.
+    #[error("BLOCK_X * BLOCK_Y is {0} threads; a block has 1 to {max}", max = MAX_THREADS)]
+    BlockThreads(u64),
+    #[error("TILE_ROWS and TILE_COLS must be at least 1")]
+    EmptyTile,
+}
 
 /// The launch a kernel declares: block size, outputs each block computes, dynamic shared bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,24 +82,18 @@ impl LaunchShape {
     }
 
     /// Checks the shape against what every sm_90 GPU can launch.
-    pub fn check(self) -> Result<Self, String> {
+    pub fn check(self) -> Result<Self, Unlaunchable> {
         if self.threads == 0 {
-            return Err("THREADS is 0; a block needs at least 1 thread".into());
+            return Err(Unlaunchable::NoThreads);
         }
         if self.threads > MAX_THREADS {
-            return Err(format!(
-                "THREADS = {} is past the limit of {MAX_THREADS} threads a block may have",
-                self.threads
-            ));
+            return Err(Unlaunchable::TooManyThreads(self.threads));
         }
         if self.outputs_per_block == 0 {
-            return Err("OUTPUTS_PER_BLOCK is 0; each block must compute at least 1 output".into());
+            return Err(Unlaunchable::NoOutputs);
         }
         if self.shared_bytes > MAX_SHARED_BYTES {
-            return Err(format!(
-                "SHARED_BYTES = {} is past the limit of {MAX_SHARED_BYTES} bytes (227 KiB) of shared memory a block may have",
-                self.shared_bytes
-            ));
+            return Err(Unlaunchable::TooMuchShared(self.shared_bytes));
         }
         Ok(self)
     }
@@ -99,7 +124,7 @@ pub fn declared_array<const N: usize>(
 }
 
 /// A `bad_launch_shape` for the declared `words` of `symbol`, saying `why` no GPU launches them.
-pub fn refused(file: &str, symbol: &str, words: &[u32], why: &str) -> Diagnostic {
+pub fn refused(file: &str, symbol: &str, words: &[u32], why: &Unlaunchable) -> Diagnostic {
     impossible(file, format!("`{symbol}` = {}: {why}", braces(words)))
 }
 

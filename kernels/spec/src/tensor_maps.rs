@@ -35,11 +35,10 @@ use std::collections::HashMap;
 
 /// The string a kernel declares its maps in.
 pub const SYMBOL: &str = "tensor_maps";
-/// Bytes of a tensor map, and the alignment its global needs.
-pub const MAP_BYTES: usize = 128;
+/// Bytes of a tensor map (the IR's fact), and the alignment its global needs.
+pub use ptx::ir::MAP_BYTES;
 pub const MAP_ALIGN: u32 = 64;
-/// Bytes of an element (f32).
-pub const ELEM_BYTES: u64 = 4;
+pub use crate::job::ELEM_BYTES;
 
 /// The declaration a learner writes, for messages.
 const WANTED: &str = "extern \"C\" __device__ const char tensor_maps[] = \"NAME: TENSOR, dims {D0, D1}, box {B0, B1}, swizzle 128;\";";
@@ -188,7 +187,7 @@ pub fn declared(ptx: &str, file: &str) -> Result<Option<Vec<Declared>>, crate::D
         let global = ptx::module_array(ptx, &m.symbol);
         let fits = global
             .as_ref()
-            .is_some_and(|g| g.bytes.len() >= MAP_BYTES && g.align >= MAP_ALIGN);
+            .is_some_and(|g| g.bytes.len() as u64 >= MAP_BYTES && g.align >= MAP_ALIGN);
         if !fits {
             return Err(impossible(
                 file,
@@ -202,13 +201,45 @@ pub fn declared(ptx: &str, file: &str) -> Result<Option<Vec<Declared>>, crate::D
     Ok(Some(maps))
 }
 
+/// Why a declared map cannot be made for a case: the map (its symbol) and what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("`{}`: map `{symbol}`: {why}", SYMBOL)]
+pub struct Unresolved {
+    pub symbol: String,
+    pub why: Unresolvable,
+}
+
+/// What is wrong with a declared map for a case.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Unresolvable {
+    #[error(
+        "when `{0}` is not a condition the runner reads: comparisons (== != < <= > >=) of integer expressions, joined by &&"
+    )]
+    Condition(String),
+    #[error(
+        "covers `{tensor}`, which is not a buffer argument of the kernel (its buffers: {buffers})"
+    )]
+    NotABuffer { tensor: String, buffers: String },
+    #[error(
+        "{field}[{index}] = `{expr}` is not a non-negative integer expression of literals, the kernel's int arguments ({ints}), + - * / % and parentheses"
+    )]
+    NotAnInteger {
+        field: String,
+        index: usize,
+        expr: String,
+        ints: String,
+    },
+    #[error(transparent)]
+    Encoder(#[from] crate::encoder_limits::EncoderRefusal),
+}
+
 /// `maps` evaluated for `job` (integers: its int arguments, then `macros`), each checked;
 /// `Err` names the map and the field.
 pub fn resolve(
     maps: &[Declared],
     job: &Job,
     macros: &[(String, String)],
-) -> Result<Vec<TensorMap>, String> {
+) -> Result<Vec<TensorMap>, Unresolved> {
     let mut names: HashMap<String, i64> = macros
         .iter()
         .filter_map(|(k, v)| Some((k.clone(), v.parse().ok()?)))
@@ -221,11 +252,9 @@ pub fn resolve(
     let mut out = Vec::new();
     for d in maps {
         let wanted = match &d.when {
-            Some(cond) => holds(cond, &names).ok_or_else(|| {
-                format!(
-                    "`{SYMBOL}`: map `{}`: when `{cond}` is not a condition the runner reads: comparisons (== != < <= > >=) of integer expressions, joined by &&",
-                    d.symbol
-                )
+            Some(cond) => holds(cond, &names).ok_or_else(|| Unresolved {
+                symbol: d.symbol.clone(),
+                why: Unresolvable::Condition(cond.clone()),
             })?,
             None => true,
         };
@@ -270,8 +299,15 @@ fn holds(cond: &str, names: &HashMap<String, i64>) -> Option<bool> {
     Some(all)
 }
 
-fn resolve_one(d: &Declared, job: &Job, names: &HashMap<String, i64>) -> Result<TensorMap, String> {
-    let at = |why: String| format!("`{SYMBOL}`: map `{}`: {why}", d.symbol);
+fn resolve_one(
+    d: &Declared,
+    job: &Job,
+    names: &HashMap<String, i64>,
+) -> Result<TensorMap, Unresolved> {
+    let at = |why: Unresolvable| Unresolved {
+        symbol: d.symbol.clone(),
+        why,
+    };
     let buffers: Vec<&str> = job
         .args
         .iter()
@@ -283,13 +319,12 @@ fn resolve_one(d: &Declared, job: &Job, names: &HashMap<String, i64>) -> Result<
         .iter()
         .position(|a| a.name() == d.tensor && !matches!(a, Arg::I32 { .. }))
     else {
-        return Err(at(format!(
-            "covers `{}`, which is not a buffer argument of the kernel (its buffers: {})",
-            d.tensor,
-            buffers.join(", ")
-        )));
+        return Err(at(Unresolvable::NotABuffer {
+            tensor: d.tensor.clone(),
+            buffers: buffers.join(", "),
+        }));
     };
-    let eval = |field: &str, list: &[String]| -> Result<Vec<u64>, String> {
+    let eval = |field: &str, list: &[String]| -> Result<Vec<u64>, Unresolved> {
         let mut ints: Vec<&String> = names.keys().collect();
         ints.sort();
         list.iter()
@@ -297,10 +332,18 @@ fn resolve_one(d: &Declared, job: &Job, names: &HashMap<String, i64>) -> Result<
             .map(|(i, e)| {
                 ptx::declared::eval(e, names)
                     .and_then(|v| u64::try_from(v).ok())
-                    .ok_or_else(|| at(format!(
-                        "{field}[{i}] = `{e}` is not a non-negative integer expression of literals, the kernel's int arguments ({}), + - * / % and parentheses",
-                        ints.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
-                    )))
+                    .ok_or_else(|| {
+                        at(Unresolvable::NotAnInteger {
+                            field: field.to_string(),
+                            index: i,
+                            expr: e.clone(),
+                            ints: ints
+                                .iter()
+                                .map(|s| s.as_str())
+                                .collect::<Vec<_>>()
+                                .join(", "),
+                        })
+                    })
             })
             .collect()
     };
@@ -335,7 +378,7 @@ fn resolve_one(d: &Declared, job: &Job, names: &HashMap<String, i64>) -> Result<
         out => out.output_len(),
     };
     map.check(bytes.map(|n| n as u64 * ELEM_BYTES))
-        .map_err(at)?;
+        .map_err(|e| at(e.into()))?;
     Ok(map)
 }
 

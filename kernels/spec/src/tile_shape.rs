@@ -10,7 +10,10 @@
 
 use crate::diag::Diagnostic;
 use crate::job::{Job, Launch};
-use crate::shape::{MAX_SHARED_BYTES, MAX_THREADS, braces, declared_array, impossible, refused};
+use crate::shape::{
+    MAX_GRID_Y, MAX_SHARED_BYTES, MAX_THREADS, Unlaunchable, braces, declared_array, impossible,
+    refused,
+};
 
 /// Block and tile of a 2D declared launch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,9 +23,6 @@ pub struct TileShape {
     pub tile_rows: u32,
     pub tile_cols: u32,
 }
-
-/// Blocks a grid may have along y (x may have 2^31 - 1).
-const MAX_GRID_Y: u64 = 65_535;
 
 impl TileShape {
     pub const FIELDS: [&'static str; 4] = ["BLOCK_X", "BLOCK_Y", "TILE_ROWS", "TILE_COLS"];
@@ -47,15 +47,13 @@ impl TileShape {
     }
 
     /// Checks what does not depend on the case.
-    pub fn check(self) -> Result<Self, String> {
+    pub fn check(self) -> Result<Self, Unlaunchable> {
         let threads = u64::from(self.block_x) * u64::from(self.block_y);
         if threads == 0 || threads > u64::from(MAX_THREADS) {
-            return Err(format!(
-                "BLOCK_X * BLOCK_Y is {threads} threads; a block has 1 to {MAX_THREADS}"
-            ));
+            return Err(Unlaunchable::BlockThreads(threads));
         }
         if self.tile_rows == 0 || self.tile_cols == 0 {
-            return Err("TILE_ROWS and TILE_COLS must be at least 1".into());
+            return Err(Unlaunchable::EmptyTile);
         }
         Ok(self)
     }

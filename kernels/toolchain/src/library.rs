@@ -23,9 +23,21 @@ pub enum Error {
     )]
     Missing(String),
     #[error("NVRTC at {path} could not be loaded: {why}")]
-    Load { path: String, why: String },
+    Load { path: String, why: LoadFailure },
     #[error("NVRTC failed: {0}")]
     Nvrtc(String),
+}
+
+/// Why NVRTC or its builtins could not be opened (kept for the process: `load` answers the
+/// first result to every later call, hence shared and cloneable).
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum LoadFailure {
+    /// The library's folder, listed for its builtins.
+    #[error("{0}")]
+    Folder(std::sync::Arc<std::io::Error>),
+    /// The dynamic loader's refusal of the library or a builtin.
+    #[error("{0}")]
+    Open(std::sync::Arc<libloading::Error>),
 }
 
 impl Error {
@@ -170,7 +182,7 @@ pub(crate) fn pip_install(wheels: &[&str], target: &Path) -> Result<(), Error> {
     std::fs::rename(&staging, target).map_err(|e| Error::Missing(e.to_string()))
 }
 
-static LOADED: OnceLock<Result<String, String>> = OnceLock::new();
+static LOADED: OnceLock<Result<String, LoadFailure>> = OnceLock::new();
 
 /// Loads NVRTC from `location` for the rest of the process, with its builtins, so that cudarc
 /// finds it. Returns a description of what was loaded. Later calls return the first result.
@@ -219,11 +231,11 @@ pub(crate) fn loaded_path() -> Option<PathBuf> {
     path.is_absolute().then_some(path)
 }
 
-fn open_global(path: &Path) -> Result<(), String> {
+fn open_global(path: &Path) -> Result<(), LoadFailure> {
     use libloading::os::unix::{Library, RTLD_GLOBAL, RTLD_NOW};
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut builtins: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| e.to_string())?
+        .map_err(|e| LoadFailure::Folder(e.into()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| {
             let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
@@ -236,7 +248,7 @@ fn open_global(path: &Path) -> Result<(), String> {
         // NVRTC must stay loaded for the life of the process, and cudarc's later dlopen by soname
         // returns this same, already loaded, library.
         let handle = unsafe { Library::open(Some(lib), RTLD_NOW | RTLD_GLOBAL) };
-        std::mem::forget(handle.map_err(|e| e.to_string())?);
+        std::mem::forget(handle.map_err(|e| LoadFailure::Open(e.into()))?);
     }
     Ok(())
 }

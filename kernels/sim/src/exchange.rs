@@ -1,111 +1,13 @@
-//! Memory and warp instructions over a warp's executing lanes: `ld`, `st`, `atom`/`red`, and
-//! the collectives `shfl.sync`, `vote.sync` and `activemask`. Accesses go lane by lane in lane
-//! order, which also fixes the order of atomics; each is seen by the checks through `Spaces`
-//! (an atomic as one read-modify-write). `step` hands these operations here.
+//! What the warp collectives compute once their lanes have arrived (`collective` parks and
+//! releases them): the value or predicate each executing lane gives ([`contribution`]), the
+//! member mask a lane names ([`member_mask`]), and each lane's result from what every lane taking
+//! part gave ([`exchange`]): `shfl.sync`, `vote.sync`, `match.sync`, `redux.sync` and
+//! `bar.warp.sync` (a `__syncwarp()`, seen by the checks).
 
-use crate::check::Acc;
+use crate::lanes::Ctx;
 use crate::lanes::Lanes;
-use crate::lanes::{Ctx, StepResult, oob};
 use crate::memory::Spaces;
 use ptx::ir::*;
-
-#[inline(always)]
-pub(super) fn step_mem(op: &Op, cx: &mut Ctx<'_>, sp: &mut Spaces<'_>) -> StepResult {
-    match *op {
-        Op::Ld {
-            space,
-            ty,
-            ref ds,
-            addr,
-            unused,
-        } => {
-            let n = ty.bytes() as usize;
-            let base = addr.base.map_or([0; 32], |b| cx.get(Src::Reg(b)));
-            for (i, &dd) in ds.iter().enumerate() {
-                if unused >> i & 1 != 0 {
-                    continue;
-                }
-                let mut r = [0u64; 32];
-                let global4 = n == 4 && space == Space::Global;
-                for l in cx.lanes() {
-                    let at = base[l]
-                        .wrapping_add(addr.off as u64)
-                        .wrapping_add((i * n) as u64);
-                    let v = if global4 {
-                        sp.load_global4(at, l)
-                    } else {
-                        sp.load(space, at, n, l)
-                    };
-                    let v = v.map_err(|e| oob(false)((e, l)))?;
-                    r[l] = if ty.signed() {
-                        crate::ops::sext(v, ty.bits()) as u64
-                    } else {
-                        v
-                    };
-                }
-                cx.put(dd, &r);
-            }
-        }
-        Op::St {
-            space,
-            ty,
-            ref srcs,
-            addr,
-        } => {
-            let n = ty.bytes() as usize;
-            let base = addr.base.map_or([0; 32], |b| cx.get(Src::Reg(b)));
-            for (i, &s) in srcs.iter().enumerate() {
-                let v = cx.get(s);
-                for l in cx.lanes() {
-                    let at = base[l]
-                        .wrapping_add(addr.off as u64)
-                        .wrapping_add((i * n) as u64);
-                    sp.store(space, at, n, v[l], l)
-                        .map_err(|e| oob(true)((e, l)))?;
-                }
-            }
-        }
-        Op::Atom {
-            space,
-            op,
-            ty,
-            d,
-            addr,
-            b,
-            c,
-        } => {
-            let n = ty.bytes() as usize;
-            let base = addr.base.map_or([0; 32], |r| cx.get(Src::Reg(r)));
-            let (bv, cv) = (cx.get(b), c.map_or([0; 32], |c| cx.get(c)));
-            let mut old = [0u64; 32];
-            for l in cx.lanes() {
-                let at = base[l].wrapping_add(addr.off as u64);
-                let o = sp
-                    .load_as(space, at, n, l, Acc::Atomic)
-                    .map_err(|e| oob(false)((e, l)))?;
-                let new = crate::atom::apply(op, ty, o, bv[l], cv[l]);
-                sp.store_as(space, at, n, new, l, Acc::Quiet)
-                    .map_err(|e| oob(true)((e, l)))?;
-                old[l] = o;
-            }
-            if let Some(d) = d {
-                cx.put(d, &old);
-            }
-        }
-        Op::Shfl { .. }
-        | Op::Vote { .. }
-        | Op::Match { .. }
-        | Op::Redux { .. }
-        | Op::BarWarp { .. } => {
-            let (v, p) = contribution(op, cx);
-            let exec = cx.exec;
-            exchange(op, cx, sp, &v, p, exec);
-        }
-        Op::Activemask { d } => cx.map1(d, Src::Imm(u64::from(cx.exec)), |x| x),
-        _ => {}
-    }
-    Ok(())
-}
 
 /// What the executing lanes of a warp collective give to the others: the value of `a` (a
 /// shuffle, a match) or the predicate (a vote, as a lane mask).
