@@ -19,6 +19,7 @@ use crate::occupancy::{self, Occupancy};
 use crate::profile::{Counts, Profiler};
 use sim::SimOptions;
 use spec::{Arg, Scale};
+use std::borrow::Cow;
 use std::process::ExitCode;
 
 #[derive(Debug, clap::Args)]
@@ -288,9 +289,10 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
 }
 
 /// What `profile` counted and predicted for one case of a kernel.
-pub struct Profiled {
-    /// The case as launched (a declared launch resolved).
-    pub case: spec::Case,
+pub struct Profiled<'a> {
+    /// The case as launched (a declared launch resolved; the case given, not a copy, where the
+    /// puzzle declares none: a full case's inputs are megabytes).
+    pub case: Cow<'a, spec::Case>,
     pub prof: Profiler,
     /// The simulator's diagnostics (where the counts stop).
     pub diagnostics: Vec<spec::Diagnostic>,
@@ -311,15 +313,18 @@ pub struct Profiled {
 
 /// Profiles `case` of `code` (shown as `file`), a full-scale one by a sample of `sample`
 /// blocks, and predicts its time on an H100.
-pub fn profiled(
+pub fn profiled<'a>(
     puzzle: &spec::Puzzle,
     code: &str,
     file: &str,
-    case: &spec::Case,
+    case: &'a spec::Case,
     sample: u64,
-) -> Result<Profiled, spec::Diagnostic> {
+) -> Result<Profiled<'a>, spec::Diagnostic> {
     let sampled = case.scale == Scale::Full;
-    let case = engine::with_declared_launch(puzzle, code, file, case)?;
+    let case = match puzzle.declared_launch {
+        Some(_) => Cow::Owned(engine::with_declared_launch(puzzle, code, file, case)?),
+        None => Cow::Borrowed(case),
+    };
     let ptx = engine::ptx(code, file, &case.macros)?;
     let job = &case.job;
     let gpu = model::H100;
