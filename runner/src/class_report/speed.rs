@@ -5,7 +5,7 @@
 //! bench_seconds`): the reference solution is measured the same way, and the floor is `bench`'s,
 //! from the device's peaks where `runner bench` has measured and cached them. Without a GPU,
 //! the passing submissions' times are `runner profile`'s prediction for an H100
-//! (`cmd::profile::profiled`, a sample of 2 blocks of the full case each; a failing submission
+//! (`profile::profiled`, a sample of 2 blocks of the full case each; a failing submission
 //! is not predicted), the reference solution's likewise, and the floor is the model's: the bytes
 //! at its DRAM bandwidth, or the multiply-adds at its FP32 lanes' rate (its tensor cores' on
 //! puzzles 11 and 12), whichever is longer.
@@ -21,8 +21,8 @@ use super::Submitted;
 use super::aggregate::{Floor, SpeedFrame};
 use crate::cmd::timing;
 use crate::engine::{Backend, Outcome};
-use crate::model::H100;
 use crate::{engine, workbook};
+use ::profile::H100;
 use spec::{Case, Puzzle};
 use std::collections::HashMap;
 use std::path::Path;
@@ -127,7 +127,7 @@ pub fn times(puzzle: &Puzzle, subs: &mut [Submitted], predictor: &Predictor) -> 
 /// on `case`.
 fn predict(puzzle: &Puzzle, code: &str, file: &str, shown: &str, case: &Case) -> Option<f64> {
     let _phase = gpu::trace::phase_of(|| format!("grade: predict the time of {shown}"));
-    let profiled = crate::cmd::profile::profiled(puzzle, code, file, case, SAMPLE).ok()?;
+    let profiled = crate::profile::profiled(puzzle, code, file, case, SAMPLE).ok()?;
     profiled
         .diagnostics
         .is_empty()
