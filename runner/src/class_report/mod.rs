@@ -5,8 +5,9 @@
 //! - [`facts`]: what the report needs of each submission, taken from `grade`'s outcomes before
 //!   they are turned into rows: its text, every diagnostic with its line, and, for a budget
 //!   refusal, what was counted against what was allowed (from the failing case's counts and its
-//!   budget, not from the message's words). [`write`] adds each row's cases and measured time,
-//!   and `profile`'s predicted time for those that passed where nothing was measured (`speed`).
+//!   budget, not from the message's words), and `profile`'s predicted time for one that passed
+//!   without a GPU, made while grading ([`Predictor`]). [`write`] adds each row's cases and
+//!   measured time, and takes the predicted times where nothing was measured (`speed`).
 //! - `aggregate`: the class's aggregates, pure, from those facts: the pass rate and the cases
 //!   passed, the diagnostic kinds and the lesson's steps where their lines fall (`steps`), the
 //!   lessons skipped, the times, and what the instructor should look at (refusals, timeouts,
@@ -27,6 +28,7 @@ use anyhow::Context as _;
 use serde::Serialize;
 use spec::job::AccessStats;
 use spec::{Budget, Diagnostic, Kind, Puzzle, Scale};
+pub use speed::Predictor;
 use std::path::{Path, PathBuf};
 
 /// What the report knows of one submission.
@@ -49,6 +51,8 @@ pub struct Submitted {
     pub overrun: Option<Overrun>,
     /// Its time on the full case, measured or predicted, where it passed.
     pub seconds: Option<f64>,
+    /// `profile`'s predicted time, made while grading, where it passed without a GPU.
+    pub predicted: Option<f64>,
 }
 
 impl Submitted {
@@ -77,12 +81,13 @@ pub struct Overrun {
     pub message: String,
 }
 
-/// What the report needs of `grade`'s outcomes of `files` (in the same order), taken before they
-/// become rows ([`write`] names each after its row).
+/// What the report needs of `grade`'s outcomes of `files` and their predicted times (in the
+/// same order), taken before they become rows ([`write`] names each after its row).
 pub fn facts(
     puzzle: &Puzzle,
     files: &[PathBuf],
     graded: &[anyhow::Result<Outcome>],
+    predicted: &[Option<f64>],
 ) -> Vec<Submitted> {
     let small = (puzzle.cases)(Scale::Small);
     let budget_of = |case: &str| {
@@ -92,12 +97,14 @@ pub fn facts(
     files
         .iter()
         .zip(graded)
-        .map(|(path, graded)| {
+        .zip(predicted)
+        .map(|((path, graded), &predicted)| {
             let shown_as = crate::workbook::display(path);
             let text = crate::source_text::read(path, &shown_as).ok().map(|t| t.0);
             let mut s = Submitted {
                 shown_as,
                 text,
+                predicted,
                 ..Submitted::default()
             };
             match graded {
@@ -206,15 +213,16 @@ pub fn over(stats: AccessStats, budget: Budget) -> Option<(&'static str, f64, f6
     None
 }
 
-/// The report of one puzzle's class: each row's grade joined to its facts, the times predicted
-/// where none was measured, aggregated; `report.html` written into `out_dir`. The aggregates,
-/// for grade.json.
+/// The report of one puzzle's class: each row's grade joined to its facts, the times
+/// `predictor` predicted while grading taken where none was measured, aggregated; `report.html`
+/// written into `out_dir`. The aggregates, for grade.json.
 pub fn write(
     out_dir: &Path,
     puzzle: &Puzzle,
     mut facts: Vec<Submitted>,
     rows: &[Row],
     skipped: &[(String, String)],
+    predictor: &Predictor,
 ) -> anyhow::Result<Class> {
     for (s, row) in facts.iter_mut().zip(rows) {
         s.file = row.file.clone();
@@ -227,7 +235,7 @@ pub fn write(
         s.seconds = row.bench_seconds;
     }
     let predicting = gpu::trace::phase("grade: the report's times (predicted where not measured)");
-    let frame = speed::times(puzzle, &mut facts);
+    let frame = speed::times(puzzle, &mut facts, predictor);
     drop(predicting);
     let _report = gpu::trace::phase("grade: aggregate and write report.html");
     let root = crate::workbook::root();
@@ -284,6 +292,7 @@ mod tests {
                         message: "over".into(),
                     }),
                     seconds: kind.is_none().then(|| 1e-4 * (1.0 + i as f64 / n as f64)),
+                    predicted: None,
                     refused: None,
                 }
             })

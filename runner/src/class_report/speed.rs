@@ -5,63 +5,129 @@
 //! bench_seconds`): the reference solution is measured the same way, and the floor is `bench`'s,
 //! from the device's peaks where `runner bench` has measured and cached them. Without a GPU,
 //! the passing submissions' times are `runner profile`'s prediction for an H100
-//! (`cmd::profile::profiled`, a sample of 2 blocks of the full case each; a failing submission
+//! (`profile::profiled`, a sample of 2 blocks of the full case each; a failing submission
 //! is not predicted), the reference solution's likewise, and the floor is the model's: the bytes
 //! at its DRAM bandwidth, or the multiply-adds at its FP32 lanes' rate (its tensor cores' on
-//! puzzles 11 and 12), whichever is longer. The predictions run one per core.
+//! puzzles 11 and 12), whichever is longer.
+//!
+//! The predictions are part of grading, not of the report: `grade` asks a [`Predictor`] for each
+//! submission as soon as its check has passed, on the thread that checked it, where its PTX is
+//! already compiled (the prediction compiles the same private copy, so NVRTC's memo answers).
+//! The predictor builds the full case once for the whole class, simulates each distinct text
+//! once (identical submissions share one prediction) and predicts the reference solution once,
+//! beside the first submission; the report then only reads what it holds.
 
 use super::Submitted;
 use super::aggregate::{Floor, SpeedFrame};
 use crate::cmd::timing;
-use crate::model::H100;
+use crate::engine::{Backend, Outcome};
 use crate::{engine, workbook};
+use ::profile::H100;
 use spec::{Case, Puzzle};
+use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Blocks of the full case a prediction simulates (`runner profile` takes 6 by default): the
 /// grade of a class predicts every passing submission.
 const SAMPLE: u64 = 2;
 
-/// Fills in the passing submissions' predicted times where nothing was measured, and says how
-/// the times were had; `None` when no submission passed.
-pub fn times(puzzle: &Puzzle, subs: &mut [Submitted]) -> Option<SpeedFrame> {
+/// `profile`'s predictions for one grade of a class, made while it grades; shared by the
+/// threads that check the submissions.
+pub struct Predictor {
+    puzzle: Puzzle,
+    /// The full case, built once, when first needed (`None` where the puzzle has none).
+    case: OnceLock<Option<Case>>,
+    /// Each distinct kernel text's prediction, made once: a second thread with the same text
+    /// waits for the first's.
+    by_text: Mutex<HashMap<String, Arc<OnceLock<Option<f64>>>>>,
+    reference: OnceLock<Option<f64>>,
+}
+
+impl Predictor {
+    pub fn new(puzzle: Puzzle) -> Self {
+        Predictor {
+            puzzle,
+            case: OnceLock::new(),
+            by_text: Mutex::new(HashMap::new()),
+            reference: OnceLock::new(),
+        }
+    }
+
+    /// The full case the predictions run (the last full-scale one, as `bench` times).
+    pub fn case(&self) -> Option<&Case> {
+        self.case
+            .get_or_init(|| {
+                let _building = gpu::trace::phase("grade: build the full case to predict");
+                timing::full_case(&self.puzzle).ok()
+            })
+            .as_ref()
+    }
+
+    /// The predicted seconds of a submission whose check came out as `outcome`, checked from
+    /// `file` (its private copy) and submitted as `shown`: only one that passed without a GPU
+    /// (one that passed on a GPU is measured instead). The reference solution is predicted
+    /// beside the first.
+    pub fn submission(&self, outcome: &Outcome, file: &Path, shown: &str) -> Option<f64> {
+        if !outcome.passed || outcome.backends.contains(&Backend::Gpu) {
+            return None;
+        }
+        let compiled_as = workbook::display(file);
+        let (text, _) = crate::source_text::read(file, &compiled_as).ok()?;
+        let slot = {
+            let mut by_text = self.by_text.lock().ok()?;
+            Arc::clone(by_text.entry(text.clone()).or_default())
+        };
+        let seconds = *slot.get_or_init(|| {
+            let case = self.case()?;
+            predict(&self.puzzle, &text, &compiled_as, shown, case)
+        });
+        self.reference();
+        seconds
+    }
+
+    /// The reference solution's predicted seconds, where the workbook has its solutions.
+    pub fn reference(&self) -> Option<f64> {
+        *self.reference.get_or_init(|| {
+            let path = solution(&self.puzzle)?;
+            let text = std::fs::read_to_string(&path).ok()?;
+            let file = workbook::display(&path);
+            predict(&self.puzzle, &text, &file, &file, self.case()?)
+        })
+    }
+}
+
+/// The reference solution's path, where the workbook has its solutions.
+fn solution(puzzle: &Puzzle) -> Option<std::path::PathBuf> {
+    workbook::has_solutions().then(|| workbook::root().join(puzzle.solution_path()))
+}
+
+/// The passing submissions' times where nothing was measured (their predictions, made while
+/// grading), and how the times were had; `None` when no submission passed.
+pub fn times(puzzle: &Puzzle, subs: &mut [Submitted], predictor: &Predictor) -> Option<SpeedFrame> {
     if !subs.iter().any(|s| s.passed) {
         return None;
     }
-    let building = gpu::trace::phase("grade: build the full case to predict");
-    let case = timing::full_case(puzzle).ok()?;
-    drop(building);
-    let solution = workbook::has_solutions().then(|| workbook::root().join(puzzle.solution_path()));
+    let case = predictor.case()?;
     if subs.iter().any(|s| s.seconds.is_some()) {
-        return Some(measured(puzzle, &case, solution.as_deref()));
+        return Some(measured(puzzle, case, solution(puzzle).as_deref()));
     }
-    let predicted = in_parallel(subs.len(), |i| {
-        let s = &subs[i];
-        (s.passed)
-            .then(|| predict(puzzle, s.text.as_deref()?, &s.shown_as, &case))
-            .flatten()
-    });
-    for (s, seconds) in subs.iter_mut().zip(predicted) {
-        s.seconds = seconds;
+    for s in subs.iter_mut() {
+        s.seconds = s.predicted.filter(|_| s.passed);
     }
-    let reference = solution.and_then(|path| {
-        let text = std::fs::read_to_string(&path).ok()?;
-        predict(puzzle, &text, &workbook::display(&path), &case)
-    });
     Some(SpeedFrame {
         measured: false,
         on: format!("{} (predicted by runner profile's model)", H100.name),
-        reference_seconds: reference,
-        floor: Some(model_floor(puzzle, &case)),
+        reference_seconds: predictor.reference(),
+        floor: Some(model_floor(puzzle, case)),
     })
 }
 
-/// `profile`'s predicted seconds for `code` on `case`.
-fn predict(puzzle: &Puzzle, code: &str, file: &str, case: &Case) -> Option<f64> {
-    let _phase = gpu::trace::phase_of(|| format!("grade: predict the time of {file}"));
-    let profiled = crate::cmd::profile::profiled(puzzle, code, file, case, SAMPLE).ok()?;
+/// `profile`'s predicted seconds for `code` (compiled as `file`, named `shown` in the trace)
+/// on `case`.
+fn predict(puzzle: &Puzzle, code: &str, file: &str, shown: &str, case: &Case) -> Option<f64> {
+    let _phase = gpu::trace::phase_of(|| format!("grade: predict the time of {shown}"));
+    let profiled = crate::profile::profiled(puzzle, code, file, case, SAMPLE).ok()?;
     profiled
         .diagnostics
         .is_empty()
@@ -128,29 +194,4 @@ fn measured(puzzle: &Puzzle, case: &Case, solution: Option<&Path>) -> SpeedFrame
         reference_seconds: reference,
         floor,
     }
-}
-
-/// `work(i)` for every `i < n`, one thread per core, the answers in order (`None` where a
-/// thread panicked).
-fn in_parallel(n: usize, work: impl Fn(usize) -> Option<f64> + Sync) -> Vec<Option<f64>> {
-    let next = AtomicUsize::new(0);
-    let done = Mutex::new(vec![None; n]);
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    std::thread::scope(|s| {
-        for _ in 0..threads.min(n) {
-            s.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= n {
-                        return;
-                    }
-                    let answer = work(i);
-                    if let Ok(mut done) = done.lock() {
-                        done[i] = answer;
-                    }
-                }
-            });
-        }
-    });
-    done.into_inner().unwrap_or_else(|e| e.into_inner())
 }

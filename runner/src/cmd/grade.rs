@@ -179,19 +179,31 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     let workers: Vec<Mutex<Worker>> = (0..jobs.clamp(1, files.len().max(1)))
         .map(|_| Mutex::new(engine::gpu_worker()))
         .collect();
+    // `profile`'s predicted times, made here where nothing will be measured: the report only
+    // reads them.
+    let predictor = crate::class_report::Predictor::new(puzzle);
     let checking = gpu::trace::phase("grade: check every submission (the GPU's small cases)");
-    let (mut graded, privates): (Vec<_>, Vec<_>) =
+    let (checked, predicted): (Vec<_>, Vec<_>) =
         in_parallel(&workers, &found.submissions, |submission, gpu| {
             let file = &submission.path;
-            bar.set_message(workbook::display(file));
-            let _small =
+            let shown = workbook::display(file);
+            bar.set_message(shown.clone());
+            let small =
                 gpu::trace::phase_of(|| format!("grade: small cases of {}", file.display()));
             let checked = check_alone(&args, puzzle, file, &submission.name, gpu);
+            drop(small);
+            let predicted = match &checked {
+                (Ok(outcome), Some(private)) => {
+                    predictor.submission(outcome, &private.file, &shown)
+                }
+                _ => None,
+            };
             bar.inc(1);
-            checked
+            (checked, predicted)
         })
         .into_iter()
         .unzip();
+    let (mut graded, privates): (Vec<_>, Vec<_>) = checked.into_iter().unzip();
     drop(checking);
     // Every submission's small cases are done: no fault of one can wait for another's long
     // full case now. The full cases run one submission after another, on one worker (`later`),
@@ -238,7 +250,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     drop(gpu);
-    let facts = crate::class_report::facts(&puzzle, &files, &graded);
+    let facts = crate::class_report::facts(&puzzle, &files, &graded, &predicted);
     let mut rows = vec![];
     let small_cases = puzzle.graded_cases(spec::Scale::Small).len();
     for ((submission, graded), bench_seconds) in found.submissions.iter().zip(graded).zip(bench) {
@@ -279,7 +291,8 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     bar.finish_and_clear();
     print!("{}", table(&rows));
     print!("{}", super::grade_files::skipped_lines(&found.skipped));
-    let class = crate::class_report::write(&out_dir, &puzzle, facts, &rows, &found.skipped)?;
+    let class =
+        crate::class_report::write(&out_dir, &puzzle, facts, &rows, &found.skipped, &predictor)?;
     let csv_path = out_dir.join("grade.csv");
     let json_path = out_dir.join("grade.json");
     std::fs::write(&csv_path, csv(&rows))

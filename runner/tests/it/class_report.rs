@@ -14,9 +14,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-/// The class's folder, graded once for every test: (folder, grade.json).
-fn graded() -> &'static (PathBuf, Value) {
-    static CLASS: OnceLock<(PathBuf, Value)> = OnceLock::new();
+/// The class's folder, graded once for every test, with `CONV_WORKBOOK_TRACE`'s phases:
+/// (folder, grade.json, what grade wrote on standard error).
+fn graded() -> &'static (PathBuf, Value, String) {
+    static CLASS: OnceLock<(PathBuf, Value, String)> = OnceLock::new();
     CLASS.get_or_init(|| {
         let dir = std::env::temp_dir().join(format!("class-report-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
@@ -44,7 +45,7 @@ fn graded() -> &'static (PathBuf, Value) {
             .collect();
         std::fs::write(dir.join("same-respaced.cu"), respaced).unwrap();
         std::os::unix::fs::symlink("solution.cu", dir.join("link.cu")).unwrap();
-        let out = run(&[
+        let out = common::command(&[
             "grade",
             "puzzle-04",
             dir.to_str().unwrap(),
@@ -53,7 +54,10 @@ fn graded() -> &'static (PathBuf, Value) {
             // Fixed, so that the fresh cases, and every count below, are the same each run.
             "--seed",
             "1",
-        ]);
+        ])
+        .env("CONV_WORKBOOK_TRACE", "1")
+        .output()
+        .expect("runner runs");
         assert!(
             out.status.success(),
             "{}{}",
@@ -61,7 +65,8 @@ fn graded() -> &'static (PathBuf, Value) {
             String::from_utf8_lossy(&out.stderr)
         );
         let json = std::fs::read_to_string(dir.join("grade.json")).unwrap();
-        (dir, serde_json::from_str(&json).unwrap())
+        let trace = String::from_utf8_lossy(&out.stderr).to_string();
+        (dir, serde_json::from_str(&json).unwrap(), trace)
     })
 }
 
@@ -87,7 +92,7 @@ fn correct(file: &str) -> bool {
 
 #[test]
 fn the_class_aggregates_as_its_files_say() {
-    let (_, json) = graded();
+    let (_, json, _) = graded();
     let report = &json["report"];
     let rows = json["submissions"].as_array().unwrap();
     let files: Vec<&str> = rows.iter().map(|r| r["file"].as_str().unwrap()).collect();
@@ -206,7 +211,7 @@ fn the_class_aggregates_as_its_files_say() {
 
 #[test]
 fn grade_json_follows_its_schema() {
-    let (_, json) = graded();
+    let (_, json, _) = graded();
     let text = std::fs::read_to_string(repo().join("graders/grade.schema.json")).unwrap();
     let schema = jsonschema::validator_for(&serde_json::from_str(&text).unwrap()).unwrap();
     let errors: Vec<String> = schema
@@ -218,6 +223,65 @@ fn grade_json_follows_its_schema() {
     let mut extra = json.clone();
     extra["report"]["unknown"] = Value::Bool(true);
     assert!(!schema.is_valid(&extra));
+}
+
+/// The time `runner profile ARGS --blocks 2` predicts (2 blocks: what grade samples), as it
+/// prints it: "957.0 us".
+fn profile_predicts(args: &[&str]) -> String {
+    let text = common::profile(&[args, &["--blocks", "2"]].concat());
+    let line = (text.lines())
+        .find_map(|l| l.strip_prefix("predicted on an "))
+        .unwrap_or_else(|| panic!("no prediction in {text}"));
+    let (_, after) = line.split_once(": ").unwrap();
+    after.split(',').next().unwrap().to_string()
+}
+
+#[test]
+fn a_predicted_time_is_the_one_runner_profile_prints() {
+    let (dir, json, _) = graded();
+    let speed = &json["report"]["speed"];
+    let us = |seconds: &Value| format!("{:.1} us", seconds.as_f64().unwrap() * 1e6);
+    let times = speed["times"].as_array().unwrap();
+    for file in ["correct-2-fmaf.cu", "same-respaced.cu"] {
+        let t = (times.iter().find(|t| t["file"] == file)).unwrap_or_else(|| panic!("{file}"));
+        let kernel = dir.join(file);
+        let printed = profile_predicts(&["puzzle-04", "--kernel", kernel.to_str().unwrap()]);
+        assert_eq!(us(&t["seconds"]), printed, "{file}");
+    }
+    let reference = profile_predicts(&["puzzle-04", "--solution"]);
+    assert_eq!(us(&speed["reference_seconds"]), reference);
+}
+
+/// The work the report's times cost, bounded (a clock is no test): the full case is built once
+/// for the class, each distinct passing text is simulated once and the reference solution once,
+/// all while grading, none after it (a phase is traced when it ends).
+#[test]
+fn predictions_run_while_grading_once_per_distinct_text() {
+    let (dir, json, trace) = graded();
+    let lines: Vec<&str> = trace.lines().collect();
+    let built = lines
+        .iter()
+        .filter(|l| l.contains("grade: build the full case to predict"));
+    assert_eq!(built.count(), 1, "{trace}");
+    let predicted: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i].contains("grade: predict the time of"))
+        .collect();
+    let rows = json["submissions"].as_array().unwrap();
+    let mut texts: Vec<String> = rows
+        .iter()
+        .filter(|r| r["passed"] == true)
+        .map(|r| std::fs::read_to_string(dir.join(r["file"].as_str().unwrap())).unwrap())
+        .collect();
+    let passing = texts.len();
+    texts.sort();
+    texts.dedup();
+    // solution.cu and same-solution.cu are one text.
+    assert_eq!(texts.len(), passing - 1);
+    assert_eq!(predicted.len(), texts.len() + 1, "{trace}");
+    let graded_at = (lines.iter())
+        .position(|l| l.contains("grade: check every submission"))
+        .unwrap();
+    assert!(predicted.iter().all(|&i| i < graded_at), "{trace}");
 }
 
 /// The browser, if one is installed.
@@ -264,7 +328,7 @@ fn report_html_loads_in_headless_chromium_with_every_chart_and_no_request() {
         );
         return;
     };
-    let (dir, _) = graded();
+    let (dir, _, _) = graded();
     // The probe first: a page with the report's policy and one request, which the browser must
     // refuse and log, so that a silent log below means no request and no error.
     let html = std::fs::read_to_string(dir.join("report.html")).unwrap();

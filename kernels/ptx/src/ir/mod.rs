@@ -9,12 +9,16 @@
 
 mod bulk;
 mod mbarrier;
+mod mix;
+mod operands;
 mod special;
 mod tensor;
 mod types;
 
 pub use bulk::*;
 pub use mbarrier::MbarOp;
+pub use mix::Mix;
+pub use operands::Operands;
 pub use special::Special;
 pub use tensor::*;
 pub use types::*;

@@ -35,13 +35,18 @@ pub fn runner() -> PathBuf {
 
 /// Runs the runner in the workbook with `args`, colors off and no learner state.
 pub fn run(args: &[&str]) -> Output {
-    Command::new(runner())
+    command(args).output().expect("runner runs")
+}
+
+/// The runner in the workbook with `args`, colors off and no learner state, to run.
+pub fn command(args: &[&str]) -> Command {
+    let mut command = Command::new(runner());
+    command
         .args(args)
         .current_dir(repo())
         .env("NO_COLOR", "1")
-        .env("WORKBOOK_STATE", "/nonexistent/state.json")
-        .output()
-        .expect("runner runs")
+        .env("WORKBOOK_STATE", "/nonexistent/state.json");
+    command
 }
 
 /// `runner profile --color never ARGS` in the workbook, which must succeed: what it printed.

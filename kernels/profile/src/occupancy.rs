@@ -1,15 +1,13 @@
 //! How many blocks of a kernel one SM holds at once (occupancy), from the registers a thread
-//! takes (`toolchain::cubin`, as `ptxas` allotted them), the block's shared memory and its
-//! threads, and which of these limits it; `runner profile` prints it and `model` turns the warps
-//! it leaves each scheduler into a latency bound.
+//! takes (as `ptxas` allotted them: the runner reads them from the kernel's CUBIN), the block's
+//! shared memory and its threads, and which of these limits it; `runner profile` prints it and
+//! `model` turns the warps it leaves each scheduler into a latency bound.
 //!
 //! The limits of compute capability 9.0 (the CUDA C++ Programming Guide's table of technical
 //! specifications per compute capability, and its occupancy calculator's allocation rules):
 //! 32 blocks, 64 warps and 65,536 32-bit registers per SM; registers are allotted per warp in
 //! units of 256 (a thread's count rounded up to a multiple of 8); 228 KB of shared memory per
 //! SM, of which each block takes 1 KB more than it asks for (reserved for the system).
-
-use toolchain::source::{Compiled, Source, Target};
 
 /// One SM's limits.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -23,16 +21,6 @@ pub struct SmLimits {
     /// Shared memory each block takes beyond its own.
     pub shared_reserved: u32,
 }
-
-/// Compute capability 9.0 (H100).
-pub const SM_90: SmLimits = SmLimits {
-    blocks: 32,
-    warps: 64,
-    registers: 65_536,
-    register_unit: 256,
-    shared_bytes: 228 * 1024,
-    shared_reserved: 1024,
-};
 
 /// Blocks resident per SM and what limits them.
 #[derive(Clone, Debug, PartialEq)]
@@ -74,43 +62,6 @@ pub fn occupancy(sm: &SmLimits, threads: u32, registers: u32, shared: u32) -> Oc
     }
 }
 
-/// The registers a thread of the kernel takes on an H100, from the CUBIN NVRTC makes for sm_90
-/// (`toolchain::cubin`); `None` where it cannot be compiled or read.
-pub fn registers(code: &str, file: &str, macros: &[(String, String)], ptx: &str) -> Option<u32> {
-    let kernel = *toolchain::cubin::entries(ptx).first()?;
-    let source = Source { code, file, macros };
-    match toolchain::nvrtc::compile(&source, &Target::Cubin { major: 9, minor: 0 }) {
-        Ok(Compiled::Cubin(bytes)) => toolchain::cubin::registers(&bytes, kernel).ok(),
-        _ => None,
-    }
-}
-
-/// What the occupancy is and what limits it, or why it is not known.
-pub fn line(o: &Option<(u32, Occupancy)>, shared: usize, per_sm: u64) -> String {
-    let Some((registers, o)) = o else {
-        return "occupancy: not known (no register count from the CUBIN for sm_90), so no latency bound\n".into();
-    };
-    let mut line = format!(
-        "occupancy on an H100: {registers} registers a thread (ptxas, sm_90) and {:.1} KB of shared memory a block: {} block{} of {} warps per SM (limited by {}), {} warps, {:.1} per scheduler",
-        shared as f64 / 1024.0,
-        o.blocks,
-        if o.blocks == 1 { "" } else { "s" },
-        o.warps_per_block,
-        o.limited_by.join(" and "),
-        o.warps(),
-        f64::from(o.warps()) / 4.0
-    );
-    if per_sm < u64::from(o.blocks) {
-        let warps = per_sm * u64::from(o.warps_per_block);
-        line += &format!(
-            "; the grid gives each SM {per_sm} block{}: {warps} warps, {:.1} per scheduler",
-            if per_sm == 1 { "" } else { "s" },
-            warps as f64 / 4.0
-        );
-    }
-    line + "\n"
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -122,7 +73,7 @@ mod tests {
     #[test]
     fn registers_limit_the_learners_wmma_kernel_to_7_blocks() {
         // 128 threads, 72 registers, 20,480 bytes of shared memory.
-        let o = occupancy(&SM_90, 128, 72, 20_480);
+        let o = occupancy(&crate::H100.sm, 128, 72, 20_480);
         assert_eq!((o.blocks, o.warps()), (7, 28));
         assert_eq!(o.limited_by, vec!["registers"]);
     }
@@ -130,18 +81,18 @@ mod tests {
     #[test]
     fn registers_and_warps_allow_8_blocks_of_a_naive_kernel() {
         // 256 threads and 31 registers (allotted as 32): 8 blocks by registers and by warps.
-        let o = occupancy(&SM_90, 256, 31, 0);
+        let o = occupancy(&crate::H100.sm, 256, 31, 0);
         assert_eq!((o.blocks, o.warps()), (8, 64));
         assert_eq!(o.limited_by, vec!["registers", "warps"]);
     }
 
     #[test]
     fn puzzle_11s_solution_holds_two_blocks_of_its_221_registers() {
-        let o = occupancy(&SM_90, 128, 221, 76_288);
+        let o = occupancy(&crate::H100.sm, 128, 221, 76_288);
         assert_eq!((o.blocks, o.warps()), (2, 8));
         assert_eq!(o.limited_by, vec!["registers"]);
         // The learner's staged split-tf32 kernel: 44 registers allow 10, its shared memory 6.
-        let o = occupancy(&SM_90, 128, 44, 37_360);
+        let o = occupancy(&crate::H100.sm, 128, 44, 37_360);
         assert_eq!((o.blocks, o.limited_by), (6, vec!["shared memory"]));
     }
 }

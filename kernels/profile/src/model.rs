@@ -8,7 +8,7 @@
 //! - issue: warp-instructions over the SMs' schedulers, 4 per SM, one warp-instruction per clock
 //!   each. The counts are PTX instructions; `ptxas` folds some address arithmetic and unrolls,
 //!   so this is the PTX's view, not SASS's, except for integer division, which the SASS spells
-//!   out in about twenty instructions (`mix::sass_extra`).
+//!   out in about twenty instructions (`ptx::ir::Op::sass_extra`).
 //! - A kernel that uses the tensor cores runs at a lower SM clock (`Gpu::tensor_clock_ghz`,
 //!   measured): its issue, shared and constant bounds count their clocks at that one.
 //! - shared (L1 data path): the SM's L1 and shared memory process one wavefront per clock:
@@ -56,7 +56,7 @@
 //! Work is spread over the SMs in whole blocks: the busiest SM runs `ceil(blocks / SMs)` of them,
 //! so a grid of 133 blocks costs two blocks' time, as on the device.
 
-pub use crate::h100::{Gpu, H100};
+use crate::h100::Gpu;
 use crate::{constcache, queueing};
 
 /// The kernel's work per block (average of the sampled blocks) and the launch.
@@ -227,6 +227,7 @@ pub fn predict(gpu: &Gpu, load: &Load) -> Prediction {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::H100;
 
     #[test]
     fn the_largest_bound_wins_and_whole_blocks_go_to_each_sm() {

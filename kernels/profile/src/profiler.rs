@@ -8,14 +8,15 @@
 //! - shared memory: requests and wavefronts, as many as the most distinct 4-byte words one bank
 //!   holds (bank conflicts); constant memory: requests, the distinct addresses each reads
 //!   (serialized on a GPU), and the constant cache lines read (`constcache::Lines`);
-//! - where `cmd::profile` asks, each sampled warp's critical path (`critical`), fed the same hooks.
+//! - where the runner asks (`runner/src/profile/`), each sampled warp's critical path
+//!   (`critical`), fed the same hooks.
 //!
 //! The accesses of one instruction arrive together, so a request ends when an access of another
-//! instruction or space arrives. `cmd::profile` makes the counts a table, `model` a time.
+//! instruction or space arrives. The runner makes the counts a table, `model` a time.
 
 use crate::constcache::Lines;
 use crate::critical::Critical;
-use crate::mix::{self, Class};
+use ptx::ir::Mix;
 use ptx::ir::{Space, TensorPipe};
 use sim::observe::{Acc, Issue, Launched, Observer, Touch};
 
@@ -69,10 +70,10 @@ struct Pending {
 pub struct Profiler {
     pub per_inst: Vec<Counts>,
     pub lines: Vec<u32>,
-    pub classes: Vec<Class>,
+    pub classes: Vec<Mix>,
     /// Each instruction's tensor-core work per warp issue (`Op::tensor_work`).
     tensor: Vec<Option<(TensorPipe, u64)>>,
-    /// Each instruction's SASS instructions beyond its own (`mix::sass_extra`).
+    /// Each instruction's SASS instructions beyond its own (`ptx::ir::Op::sass_extra`).
     sass_extra: Vec<u64>,
     pub sample: Option<Vec<[u32; 3]>>,
     /// Sampled blocks start only while fewer thread-instructions than this have run (a profile
@@ -174,7 +175,7 @@ impl Profiler {
         work
     }
 
-    /// Warp-instructions issued as SASS counts them: the PTX's, plus `mix::sass_extra`.
+    /// Warp-instructions issued as SASS counts them: the PTX's, plus `ptx::ir::Op::sass_extra`.
     pub fn sass_issued(&self) -> u64 {
         let extra: u64 = (self.per_inst.iter().zip(&self.sass_extra))
             .map(|(c, x)| c.issued * x)
@@ -182,7 +183,7 @@ impl Profiler {
         self.total().issued + extra
     }
 
-    /// Warp-instructions issued that `ptxas` expands into many (`mix::sass_extra`).
+    /// Warp-instructions issued that `ptxas` expands into many (`ptx::ir::Op::sass_extra`).
     pub fn expanded(&self) -> u64 {
         (self.per_inst.iter().zip(&self.sass_extra))
             .filter(|(_, x)| **x > 0)
@@ -191,8 +192,8 @@ impl Profiler {
     }
 
     /// Warp-instructions issued per class.
-    pub fn mix(&self) -> Vec<(Class, u64)> {
-        Class::ALL
+    pub fn mix(&self) -> Vec<(Mix, u64)> {
+        Mix::ALL
             .iter()
             .map(|&k| {
                 let n = (0..self.per_inst.len())
@@ -210,14 +211,9 @@ impl Observer for Profiler {
         self.per_inst = vec![Counts::default(); l.prog.insts.len()];
         self.shared_bytes = l.shared_bytes;
         self.lines = l.prog.insts.iter().map(|i| i.line).collect();
-        self.classes = l.prog.insts.iter().map(|i| Class::of(&i.op)).collect();
+        self.classes = l.prog.insts.iter().map(|i| i.op.mix()).collect();
         self.tensor = l.prog.insts.iter().map(|i| i.op.tensor_work()).collect();
-        self.sass_extra = l
-            .prog
-            .insts
-            .iter()
-            .map(|i| mix::sass_extra(&i.op))
-            .collect();
+        self.sass_extra = l.prog.insts.iter().map(|i| i.op.sass_extra()).collect();
         self.critical.iter_mut().for_each(|k| k.start(l.prog));
     }
 
@@ -333,7 +329,7 @@ mod tests {
     fn counts(space: Space, byte: impl Fn(usize) -> usize) -> Counts {
         let mut p = Profiler::new(None);
         p.per_inst = vec![Counts::default(); 2];
-        p.classes = vec![Class::Other; 2];
+        p.classes = vec![Mix::Other; 2];
         request(&mut p, 0, space, byte);
         p.end_block();
         p.per_inst[0]
@@ -373,7 +369,7 @@ mod tests {
     fn each_instruction_is_its_own_request_and_divergence_shows_in_lanes() {
         let mut p = Profiler::new(None);
         p.per_inst = vec![Counts::default(); 2];
-        p.classes = vec![Class::Other; 2];
+        p.classes = vec![Mix::Other; 2];
         request(&mut p, 0, Space::Global, |l| 4 * l);
         request(&mut p, 1, Space::Global, |l| 4 * l);
         p.issue(Issue {

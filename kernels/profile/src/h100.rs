@@ -3,6 +3,8 @@
 //! paper, or a measurement on the device recorded in `bench/`), and what the model leaves out
 //! (`bench/PROFILE.md` has the arithmetic against the device's numbers).
 
+use crate::occupancy::SmLimits;
+
 /// One GPU's constants.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Gpu {
@@ -38,6 +40,8 @@ pub struct Gpu {
     /// run at twice the rate), through `mma.sync` and through `wgmma`.
     pub mma_sync_flop_per_sm: f64,
     pub wgmma_flop_per_sm: f64,
+    /// What one SM holds at once (`occupancy`).
+    pub sm: SmLimits,
 }
 
 impl Gpu {
@@ -146,4 +150,13 @@ pub const H100: Gpu = Gpu {
     dram_bytes_per_s: 2.822e12,
     mma_sync_flop_per_sm: 4.0 * 2048.0 / 7.8,
     wgmma_flop_per_sm: 480e12 / (132.0 * 1.98e9),
+    // Compute capability 9.0's limits (`occupancy`).
+    sm: SmLimits {
+        blocks: 32,
+        warps: 64,
+        registers: 65_536,
+        register_unit: 256,
+        shared_bytes: 228 * 1024,
+        shared_reserved: 1024,
+    },
 };

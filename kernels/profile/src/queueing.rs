@@ -89,7 +89,8 @@ mod tests {
 
     #[test]
     fn a_kernel_at_the_knee_is_predicted_above_its_issue_bound_and_its_path() {
-        use crate::model::{H100, Load, predict};
+        use crate::H100;
+        use crate::model::{Load, predict};
         // Puzzle 09's one thread per output at 3x3, in round figures: 62 waves of 8 blocks of 8
         // warps (16 a scheduler), each warp issuing 128 instructions, a block's path 2,000 clocks:
         // the issue bound (2,048 clocks a wave) and the chain nearly equal.

@@ -1,10 +1,10 @@
 //! Each sampled warp's critical path, for `runner profile`'s latency bound: the clocks a warp
 //! would take if it ran alone on its scheduler, following its registers through the instructions
-//! it issues (`operands`).
+//! it issues (`ptx::ir::Inst::operands`).
 //!
 //! An instruction issues one clock after the warp's previous one (as many more as `ptxas` spells
-//! it in, `mix::sass_extra`) and no earlier than the registers and predicates it reads are ready.
-//! What it writes is ready after its latency (`Latencies`, from `model::Gpu`): the arithmetic's
+//! it in, `ptx::ir::Op::sass_extra`) and no earlier than the registers and predicates it reads are ready.
+//! What it writes is ready after its latency (`Latencies`, from `Gpu`): the arithmetic's
 //! dependent-issue latency (a division's SASS sequence counted as a chain of as many), a shared
 //! load's, and a global load's by where its lines are: an L1 hit where the warp itself touched
 //! every line of the request before, else a miss, timed twice, at the L2 hit latency and at DRAM's
@@ -12,9 +12,7 @@
 //! with its group, which `cp.async.wait_group` waits for; a `__syncthreads()` releases every warp
 //! of the block at the latest one's clock. A block's path is its longest warp's.
 
-use crate::mix;
-use crate::operands::{Operands, operands};
-use ptx::ir::{Op, Program, Space};
+use ptx::ir::{Op, Operands, Program, Space};
 use std::collections::HashSet;
 
 /// Clocks from an instruction's issue to its result.
@@ -127,7 +125,7 @@ impl Critical {
 
     pub fn start(&mut self, prog: &Program) {
         self.insts = (prog.insts.iter())
-            .map(|i| (operands(i), Wait::of(&i.op), mix::sass_extra(&i.op) as f64))
+            .map(|i| (i.operands(), Wait::of(&i.op), i.op.sass_extra() as f64))
             .collect();
         (self.regs, self.preds) = (prog.nregs as usize, prog.npreds as usize);
     }
@@ -289,7 +287,6 @@ pub fn block_path(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::operands::tests::inst;
     use ptx::ir::{Addr, Bin, FMods, Inst, Rnd, Src, Ty};
 
     const LAT: Latencies = Latencies {
@@ -302,19 +299,16 @@ mod tests {
 
     /// `ld.global.f32 d, [base + off]`.
     fn ld(d: u32, base: u32, off: i64) -> Inst {
-        inst(
-            Op::Ld {
-                space: Space::Global,
-                ty: Ty::F32,
-                ds: vec![d],
-                addr: Addr {
-                    base: Some(base),
-                    off,
-                },
-                unused: 0,
+        Inst::new(Op::Ld {
+            space: Space::Global,
+            ty: Ty::F32,
+            ds: vec![d],
+            addr: Addr {
+                base: Some(base),
+                off,
             },
-            None,
-        )
+            unused: 0,
+        })
     }
 
     fn add(d: u32, a: u32, b: u32) -> Inst {
@@ -324,17 +318,14 @@ mod tests {
             sat: false,
             approx: false,
         };
-        inst(
-            Op::Bin {
-                op: Bin::Add,
-                ty: Ty::F32,
-                m,
-                d,
-                a: Src::Reg(a),
-                b: Src::Reg(b),
-            },
-            None,
-        )
+        Inst::new(Op::Bin {
+            op: Bin::Add,
+            ty: Ty::F32,
+            m,
+            d,
+            a: Src::Reg(a),
+            b: Src::Reg(b),
+        })
     }
 
     /// Runs one warp of one block through `insts`, the `i`th's request on line `lines[i]`.

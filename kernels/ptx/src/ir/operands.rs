@@ -6,8 +6,7 @@
 //! their warp's order, and what waits on them is not seen (their work is the tensor and memory
 //! bounds').
 
-use ptx::ir::MmaOp;
-use ptx::ir::{Addr, Inst, Op, PSlot, PSrc, Slot, Src};
+use super::{Addr, Inst, MmaOp, Op, PSlot, PSrc, Slot, Src};
 
 /// What one instruction reads and writes.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -41,8 +40,30 @@ impl Operands {
     }
 }
 
+impl Inst {
+    /// An instruction of `op`, unguarded, at no source line.
+    pub fn new(op: Op) -> Inst {
+        Inst {
+            guard: None,
+            op,
+            file: 0,
+            line: 0,
+            call: 0,
+            call_file: 0,
+            via: 0,
+            text: 0,
+            wgmma_sync: false,
+        }
+    }
+
+    /// What this instruction reads and writes.
+    pub fn operands(&self) -> Operands {
+        operands(self)
+    }
+}
+
 /// The operands of `inst`.
-pub fn operands(inst: &Inst) -> Operands {
+fn operands(inst: &Inst) -> Operands {
     let mut o = Operands::default();
     o.pred_reads.extend(inst.guard.map(|(p, _)| p));
     match &inst.op {
@@ -206,21 +227,14 @@ fn mma(m: &MmaOp, o: &mut Operands) {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
-    use ptx::ir::{Space, Tern, Ty};
+    use crate::ir::{Space, Tern, Ty};
 
-    pub(crate) fn inst(op: Op, guard: Option<PSlot>) -> Inst {
+    fn inst(op: Op, guard: Option<PSlot>) -> Inst {
         Inst {
             guard: guard.map(|p| (p, true)),
-            op,
-            file: 0,
-            line: 0,
-            call: 0,
-            call_file: 0,
-            via: 0,
-            text: 0,
-            wgmma_sync: false,
+            ..Inst::new(op)
         }
     }
 
@@ -241,8 +255,8 @@ pub(crate) mod tests {
         let fma = Op::Tern {
             op: Tern::Fma,
             ty: Ty::F32,
-            m: ptx::ir::FMods {
-                rnd: ptx::ir::Rnd::Rn,
+            m: crate::ir::FMods {
+                rnd: crate::ir::Rnd::Rn,
                 ftz: false,
                 sat: false,
                 approx: false,

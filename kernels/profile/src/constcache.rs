@@ -1,7 +1,7 @@
 //! The SM's constant cache in `runner profile`'s model: which constants a kernel reads (`Lines`,
 //! collected by the profiler from the simulator's accesses) and which of its constant requests
 //! miss the first-level constant cache (`misses`), each miss costing the SM's constant path
-//! `model::Gpu::const_miss_cycles` on top of the constant bound's clock per address.
+//! `Gpu::const_miss_cycles` on top of the constant bound's clock per address.
 
 use ptx::ir::Space;
 use std::collections::BTreeSet;
