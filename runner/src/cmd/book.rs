@@ -2,7 +2,8 @@
 //! the address of the puzzle's chapter (or of the book's first page); `--open` opens it with the
 //! system's opener when there is one. The learner needs no separate mdBook install.
 
-use crate::{book, registry, workbook};
+use crate::classroom::book;
+use crate::workbook::{self, registry};
 use anyhow::anyhow;
 use std::process::{Command, ExitCode, Stdio};
 

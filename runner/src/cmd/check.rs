@@ -5,9 +5,10 @@
 //! the puzzle solved for `runner list`.
 
 use super::KernelChoice;
-use crate::engine::{self, BackendChoice};
-use crate::gradescope::{self, Visibility};
-use crate::{json, report, workbook};
+use crate::check::{self, BackendChoice};
+use crate::report::gradescope::{self, Scoring};
+use crate::report::{self, json};
+use crate::workbook;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -53,42 +54,13 @@ pub struct Args {
     scoring: Scoring,
 }
 
-/// How a check scores in Gradescope's results.
-#[derive(Debug, clap::Args)]
-pub struct Scoring {
-    /// The puzzle's points in Gradescope's results, shared equally among its cases.
-    #[arg(long, default_value_t = 10.0, value_name = "POINTS")]
-    pub points: f64,
-    /// Who sees each test's result in Gradescope, and when.
-    #[arg(long, value_enum, default_value_t = Visibility::Visible)]
-    pub visibility: Visibility,
-}
-
-impl Scoring {
-    /// The results of a file that could not be checked at all (missing, unreadable).
-    pub fn not_checked(&self, puzzle: &str, why: &str) -> gradescope::Results {
-        gradescope::failed(puzzle, "submitted", why, self.points, self.visibility)
-    }
-
-    /// Gradescope's results for `outcome`. The report is the student's: the commands it names
-    /// are the ones they run in their own copy (`runner check puzzle-NN`), not the grader's.
-    pub fn results(&self, outcome: &engine::Outcome) -> gradescope::Results {
-        let theirs = engine::Outcome {
-            rerun: format!("runner check {}", outcome.puzzle),
-            ..outcome.clone()
-        };
-        let report = workbook::as_student(|| gradescope::plain(|| report::human(&theirs)));
-        gradescope::results(outcome, &report, self.points, self.visibility)
-    }
-}
-
 pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     let (puzzle, file) = args.target.resolve()?;
     let puzzle = args.seed.map_or(puzzle, |seed| puzzle.drawn(seed));
     let own_file = args.target.is_own();
     // The text checked, recorded with a pass (a save during the check must not count as passing).
     let text = std::fs::read(&file).unwrap_or_default();
-    let req = engine::Request {
+    let req = check::Request {
         puzzle,
         file,
         backend: args.backend,
@@ -98,7 +70,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         full_later: false,
     };
     let evaluate = gpu::trace::phase("evaluate (every phase above)");
-    let outcome = match engine::evaluate(&req, &mut engine::gpu_worker()) {
+    let outcome = match check::evaluate(&req, &mut check::gpu_worker()) {
         Ok(outcome) => outcome,
         Err(e) => {
             // An autograder still gets its results: the file it could not check scores nothing.

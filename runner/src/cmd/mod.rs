@@ -3,22 +3,19 @@
 
 pub mod autograder;
 pub mod bench;
-pub mod bench2d;
 pub mod book;
 pub mod check;
 pub mod fuzz;
 pub mod grade;
-pub mod grade_files;
 pub mod hint;
 pub mod list;
 pub mod profile;
 pub mod release;
 pub mod show;
-pub mod timing;
 pub mod validate;
 pub mod watch;
 
-use crate::{registry, workbook};
+use crate::workbook::{self, registry};
 use spec::Puzzle;
 use std::path::PathBuf;
 

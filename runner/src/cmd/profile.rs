@@ -11,12 +11,12 @@
 //! predicted time from `model`, with the bound that sets it.
 
 use super::KernelChoice;
+use crate::check;
 use crate::critical::{self, Critical};
-use crate::engine;
-use crate::install;
 use crate::model::{self, Load};
 use crate::occupancy::{self, Occupancy};
 use crate::profile::{Counts, Profiler};
+use crate::workbook::install;
 use sim::SimOptions;
 use spec::{Arg, Scale};
 use std::process::ExitCode;
@@ -70,7 +70,7 @@ fn row(label: &str, c: &Counts, scale: f64, source: &str) -> String {
 pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     let (puzzle, path) = args.target.resolve()?;
     let file = crate::workbook::display(&path);
-    let (code, warning) = crate::source_text::read(&path, &file)?;
+    let (code, warning) = crate::workbook::source_text::read(&path, &file)?;
     warning.iter().for_each(|w| eprintln!("{w}"));
     if let Err(d) = install::ensure_nvrtc() {
         println!("{}: {}", d.kind.name(), d.message);
@@ -319,8 +319,8 @@ pub fn profiled(
     sample: u64,
 ) -> Result<Profiled, spec::Diagnostic> {
     let sampled = case.scale == Scale::Full;
-    let case = engine::with_declared_launch(puzzle, code, file, case)?;
-    let ptx = engine::ptx(code, file, &case.macros)?;
+    let case = check::with_declared_launch(puzzle, code, file, case)?;
+    let ptx = check::ptx(code, file, &case.macros)?;
     let job = &case.job;
     let gpu = model::H100;
     // A kernel that reads %nsmid is told the H100's SMs. A persistent one gives work to the first

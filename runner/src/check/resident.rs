@@ -6,9 +6,9 @@
 //! draw; only a summary (`remote::summary`) goes back. Verdicts and messages are therefore the
 //! same either way (`same_verdicts_and_messages_as_the_host_path` below checks it on every case).
 
-use crate::engine;
+use crate::check;
 use crate::judge::judge_with;
-use crate::outcome::Backend;
+use crate::judge::outcome::Backend;
 use gpu::resident::{FullRun, Hooks};
 use spec::{Case, Puzzle, RunOutput};
 
@@ -16,7 +16,7 @@ use spec::{Case, Puzzle, RunOutput};
 pub const HOOKS: Hooks = Hooks {
     puzzle: |wire| {
         let (id, seed) = Puzzle::from_wire(wire);
-        let puzzle = crate::registry::find(id).ok()?;
+        let puzzle = crate::workbook::registry::find(id).ok()?;
         Some(seed.map_or(puzzle, |s| puzzle.drawn(s)))
     },
     judge: judge_full,
@@ -33,8 +33,7 @@ fn judge_full(
     let judging = gpu::trace::phase("judge");
     let (mut result, diagnostics) = judge_with(puzzle, case, Backend::Gpu, out, false);
     drop(judging);
-    let mut on_gpu = |c: &Case| match engine::with_declared_launch(puzzle, &run.code, &run.file, c)
-    {
+    let mut on_gpu = |c: &Case| match check::with_declared_launch(puzzle, &run.code, &run.file, c) {
         Ok(own) => {
             let source = toolchain::nvrtc::Source {
                 code: &run.code,
@@ -46,29 +45,29 @@ fn judge_full(
         Err(d) => (RunOutput::failed(d), c.clone()),
     };
     let shrinking = gpu::trace::phase("shrink");
-    let shrunk = (run.shrink && crate::shrink::shrinkable(case, &result, &diagnostics))
-        .then(|| crate::shrink::shrink_failure(puzzle, case, Backend::Gpu, &mut on_gpu))
+    let shrunk = (run.shrink && crate::check::shrink::shrinkable(case, &result, &diagnostics))
+        .then(|| crate::check::shrink::shrink_failure(puzzle, case, Backend::Gpu, &mut on_gpu))
         .flatten();
     drop(shrinking);
     // The diff reads the reference, lent for it.
     let diff = gpu::trace::phase("diff");
     result.expected = std::mem::take(&mut case.expected);
-    result.diff = crate::report::diff_of(&result, &puzzle.tolerance);
+    result.diff = crate::judge::diff::diff_of(&result, &puzzle.tolerance);
     case.expected = std::mem::take(&mut result.expected);
     drop(diff);
     let _summary = gpu::trace::phase("summary");
     // The output's memory waits for the next full case's output (`gpu::scratch`).
     gpu::scratch::give(std::mem::take(&mut result.output));
     result.expected = vec![];
-    crate::remote::summary((result, diagnostics), shrunk)
+    crate::check::remote::summary((result, diagnostics), shrunk)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::remote::read;
     use crate::judge::judge;
-    use crate::outcome::CaseResult;
-    use crate::remote::read;
+    use crate::judge::outcome::CaseResult;
     use spec::Diagnostic;
 
     /// Outputs a kernel might give for `case`: the reference rounded to float, the same with a
@@ -109,7 +108,7 @@ mod tests {
     fn same_verdicts_and_messages_as_the_host_path() {
         colored::control::set_override(false);
         let mut compared = 0;
-        for puzzle in crate::registry::all() {
+        for puzzle in crate::workbook::registry::all() {
             for case in (puzzle.cases)(spec::Scale::Small) {
                 for output in outputs(&case) {
                     let (sent, output_len) = (output.clone(), output.len());
@@ -159,7 +158,7 @@ mod tests {
                     }
                     assert!(remote.output.is_empty() && remote.expected.is_empty());
                     let human = |r: CaseResult, d: Vec<Diagnostic>| {
-                        crate::report::human(&engine::Outcome::of_gpu(puzzle.id, vec![r], d))
+                        crate::report::human(&check::Outcome::of_gpu(puzzle.id, vec![r], d))
                     };
                     assert_eq!(human(remote, diags), human(host, host_diags), "{at}");
                     compared += 1;

@@ -3,7 +3,7 @@
 //!
 //! [`compare`] walks both files outside those regions, line by line (trailing whitespace aside), and
 //! reports the first difference with both files' line numbers.
-use crate::book;
+use crate::classroom::book;
 
 /// Where skeleton and solution first differ outside the learner's regions (1-based lines).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 //! The book is built into `book/build` (ignored by git; `CONV_WORKBOOK_BOOK_BUILD` names another
 //! folder, as the book's tests do) with `create-missing` forced off, so that a chapter listed in
 //! SUMMARY.md without its file is an error rather than a new empty file in the sources. Its GPU
-//! figures come from its table of measurements first ([`crate::figures`]). The include checker reads the raw markdown the way mdBook's link preprocessor does:
+//! figures come from its table of measurements first ([`crate::classroom::figures`]). The include checker reads the raw markdown the way mdBook's link preprocessor does:
 //! `{{#include path}}`, `{{#include path:anchor}}`, `{{#include path:N:M}}` (and `N`, `N:`, `:M`),
 //! the same for `{{#rustdoc_include}}`, and `{{#playground path}}`; paths are relative to the
 //! chapter's folder and `\{{#...}}` is an escaped, literal link.
@@ -29,7 +29,7 @@ pub fn build(root: &Path) -> anyhow::Result<PathBuf> {
     config.build.create_missing = false;
     let mut book = MDBook::load_with_config(&book_dir, config)
         .with_context(|| format!("cannot load the book in {}", book_dir.display()))?;
-    crate::figures::apply(&mut book)?;
+    crate::classroom::figures::apply(&mut book)?;
     book.build()
         .with_context(|| format!("mdBook could not build {}", book_dir.display()))?;
     Ok(out)

@@ -3,8 +3,8 @@
 //! solution and any second checked solution of the puzzle). Both commands import this module;
 //! it imports neither, so the two stay one-way (`bench` hands the 2D puzzles to `bench2d`).
 
-use crate::engine::{self, Backend};
-use crate::{registry, workbook};
+use crate::check::{self, Backend};
+use crate::workbook::{self, registry};
 use anyhow::anyhow;
 use colored::Colorize;
 use gpu::bench::Plan;
@@ -85,10 +85,11 @@ pub fn full_case(puzzle: &Puzzle) -> anyhow::Result<Case> {
 /// declares one) resolved.
 fn kernel_run(puzzle: &Puzzle, case: &Case, path: &Path) -> Result<(KernelRun, Case), String> {
     let file = workbook::display(path);
-    let (code, _) = crate::source_text::read(path, &file).map_err(|e| format!("{e:#}"))?;
+    let (code, _) =
+        crate::workbook::source_text::read(path, &file).map_err(|e| format!("{e:#}"))?;
     let case =
-        engine::with_declared_launch(puzzle, &code, &file, case).map_err(|d| d.to_string())?;
-    Ok((engine::kernel_run(&code, &file, &case), case))
+        check::with_declared_launch(puzzle, &code, &file, case).map_err(|d| d.to_string())?;
+    Ok((check::kernel_run(&code, &file, &case), case))
 }
 
 /// Launch times of `run` per `plan`, in milliseconds, sorted.

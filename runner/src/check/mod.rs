@@ -8,8 +8,15 @@
 //! timeout or a trap (`sequence`). A wrong case is cut to the smallest size that still fails,
 //! when the puzzle can shrink its cases.
 
-use crate::install;
+pub mod later;
+pub mod prerun;
+pub mod remote;
+pub mod resident;
+pub mod sequence;
+pub mod shrink;
+
 use crate::judge::agreement;
+use crate::workbook::install;
 use gpu::Device;
 use gpu::pool::Worker;
 use gpu::worker::{self, KernelRun};
@@ -18,9 +25,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 use toolchain::nvrtc::{self, Compiled, Source, Target};
 
-use crate::outcome::dedup;
-pub use crate::outcome::{Backend, BackendChoice, CaseResult, Outcome, QuickTiming};
-use crate::sequence::run_backend;
+use crate::check::sequence::run_backend;
+use crate::judge::outcome::dedup;
+pub use crate::judge::outcome::{Backend, BackendChoice, CaseResult, Outcome, QuickTiming};
 
 /// What to check and how.
 pub struct Request {
@@ -45,7 +52,7 @@ pub struct Request {
 /// A file that is not UTF-8 is read leniently, with a warning among the notes.
 pub fn evaluate(req: &Request, gpu: &mut Worker) -> anyhow::Result<Outcome> {
     let file = crate::workbook::display(&req.file);
-    let (code, warning) = crate::source_text::read(&req.file, &file)?;
+    let (code, warning) = crate::workbook::source_text::read(&req.file, &file)?;
     let mut outcome = evaluate_text(req, gpu, file, code)?;
     outcome.notes.splice(0..0, warning);
     Ok(outcome)
@@ -78,7 +85,7 @@ fn evaluate_text(
     let mut full = None;
     if let Some(only) = &req.only_case {
         if want_gpu && !cases.iter().any(|c| &c.name == only) {
-            full = Some(crate::remote::full_cases(puzzle, gpu));
+            full = Some(crate::check::remote::full_cases(puzzle, gpu));
             cases.extend(full.clone().into_iter().flatten());
         }
         let names: Vec<String> = cases.iter().map(|c| c.name.clone()).collect();
@@ -135,16 +142,24 @@ fn evaluate_text(
                 if req.only_case.is_none() {
                     cases.extend(
                         full.clone()
-                            .unwrap_or_else(|| crate::remote::full_cases(puzzle, gpu)),
+                            .unwrap_or_else(|| crate::check::remote::full_cases(puzzle, gpu)),
                     );
                 }
                 // The full cases' requests and the small ones' share the worker.
                 let gpu = std::cell::RefCell::new(gpu);
                 let mut remote = |case: &Case, shrink: bool| {
                     if req.full_later {
-                        return ((crate::outcome::waiting(case), vec![]), None);
+                        return ((crate::judge::outcome::waiting(case), vec![]), None);
                     }
-                    crate::remote::call(&gpu, puzzle, &code, &file, case, shrink, req.gpu_limit)
+                    crate::check::remote::call(
+                        &gpu,
+                        puzzle,
+                        &code,
+                        &file,
+                        case,
+                        shrink,
+                        req.gpu_limit,
+                    )
                 };
                 let mut run = |case: &Case| match with_declared_launch(puzzle, &code, &file, case) {
                     Ok(own) => {
@@ -156,7 +171,7 @@ fn evaluate_text(
                 let all = gpu::trace::phase("GPU: every case, run and judged");
                 let (r, mut d) =
                     run_backend(puzzle, Backend::Gpu, &cases, &mut run, Some(&mut remote));
-                crate::sequence::explain_printing_timeout(&mut d, &r, &cases);
+                crate::check::sequence::explain_printing_timeout(&mut d, &r, &cases);
                 let ran = (r, d);
                 drop(all);
                 Ok(Some((device, ran, cases)))
@@ -165,7 +180,7 @@ fn evaluate_text(
         let sim = on_sim.then(|| {
             let one = |case: &Case| run_on_sim(puzzle, &code, &file, case);
             let prerun = gpu::trace::phase("simulator: the small cases, on every core");
-            let mut ran = crate::prerun::prerun(&small, &one);
+            let mut ran = crate::check::prerun::prerun(&small, &one);
             drop(prerun);
             let _judged = gpu::trace::phase("simulator: judge (and shrink)");
             // A case run ahead is taken from there; a shrunk case, or one not run ahead, here.
@@ -199,7 +214,7 @@ fn evaluate_text(
             backends.push(Backend::Gpu);
             notes.push(format!("GPU: {} ({})", device.name, device.arch()));
             full_case = quick_timing(&device, &cases, &r);
-            later = crate::outcome::Later::of(&device, &cases, &r, &code);
+            later = crate::judge::outcome::Later::of(&device, &cases, &r, &code);
             results.extend(r);
             diagnostics.extend(d);
         }

@@ -7,9 +7,13 @@
 //! diagnostics (a fault, a race) make the case fail even when every value is right. 2D outputs
 //! (puzzles 09 and 10) are named by row and column and their padding judged bit for bit (`grid`).
 
-use crate::grid;
-use crate::outcome::{Agreement, Backend, CaseResult};
-use crate::scan::Mismatches;
+pub mod diff;
+pub mod grid;
+pub mod outcome;
+pub mod scan;
+
+use crate::judge::outcome::{Agreement, Backend, CaseResult};
+use crate::judge::scan::Mismatches;
 use spec::{Case, Diagnostic, Kind, Puzzle, RunOutput};
 
 /// Compares the sim and GPU outputs of every case both backends ran.
@@ -84,7 +88,7 @@ pub fn judge_with(
         None => f32::is_nan,
     };
     let (mismatches, max_abs_err) = if complete {
-        let (m, e) = crate::scan::scan(
+        let (m, e) = crate::judge::scan::scan(
             &output,
             &case.expected,
             pitch,
@@ -339,7 +343,7 @@ mod tests {
     /// is the runner's internal error, named, not a failed case with nothing said.
     #[test]
     fn an_output_and_a_reference_of_different_lengths_is_an_internal_error() {
-        let puzzle = crate::registry::find("puzzle-01").expect("puzzle 01");
+        let puzzle = crate::workbook::registry::find("puzzle-01").expect("puzzle 01");
         let mut case = (puzzle.cases)(spec::Scale::Small).remove(0);
         let output: Vec<f32> = case.expected.iter().map(|&e| e as f32).collect();
         case.expected.pop();

@@ -11,7 +11,7 @@
 //! or a file with other hard links (either could be another student's file or a grader's), is
 //! refused with the reason; so is a puzzle folder holding one.
 
-use crate::engine::Outcome;
+use crate::check::Outcome;
 use std::path::{Path, PathBuf};
 
 /// The most files of a puzzle's folder copied with its kernel.
@@ -82,7 +82,7 @@ fn private_dir(base: &Path) -> anyhow::Result<PathBuf> {
     for _ in 0..16 {
         let dir = base.join(format!(
             "runner-submission-{:016x}",
-            crate::cmd::grade::random_seed()
+            crate::classroom::grade::random_seed()
         ));
         let mut builder = std::fs::DirBuilder::new();
         #[cfg(unix)]
@@ -107,7 +107,7 @@ pub fn copy(file: &Path) -> anyhow::Result<Result<Private, String>> {
     }
     let name = file
         .file_name()
-        .map(|n| crate::cmd::grade_files::safe_component(&n.to_string_lossy()))
+        .map(|n| crate::classroom::grade_files::safe_component(&n.to_string_lossy()))
         .unwrap_or_else(|| "kernel.cu".into());
     let mut files: Vec<(PathBuf, String)> = vec![(file.to_path_buf(), name.clone())];
     if in_puzzle_folder(file)
@@ -132,7 +132,7 @@ pub fn copy(file: &Path) -> anyhow::Result<Result<Private, String>> {
             if files.len() >= MAX_FILES {
                 return Ok(Err(format!("its folder holds more than {MAX_FILES} files")));
             }
-            files.push((path, crate::cmd::grade_files::safe_component(&shown)));
+            files.push((path, crate::classroom::grade_files::safe_component(&shown)));
         }
     }
     let dir = private_dir(&std::env::temp_dir())?;

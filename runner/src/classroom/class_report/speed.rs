@@ -12,9 +12,9 @@
 
 use super::Submitted;
 use super::aggregate::{Floor, SpeedFrame};
-use crate::cmd::timing;
+use crate::bench::timing;
 use crate::model::H100;
-use crate::{engine, workbook};
+use crate::{check, workbook};
 use spec::{Case, Puzzle};
 use std::path::Path;
 use std::sync::Mutex;
@@ -97,15 +97,15 @@ fn model_floor(puzzle: &Puzzle, case: &Case) -> Floor {
 /// The reference solution measured on the GPU as `grade` measures a submission, and `bench`'s
 /// floor where the device's peaks are cached.
 fn measured(puzzle: &Puzzle, case: &Case, solution: Option<&Path>) -> SpeedFrame {
-    let mut gpu = engine::gpu_worker();
+    let mut gpu = check::gpu_worker();
     let device = gpu.device().ok().flatten();
     let reference = solution.and_then(|path| {
-        crate::cmd::bench::median_seconds(
+        crate::bench::median_seconds(
             &mut gpu,
             puzzle,
             case,
             path,
-            crate::cmd::grade::GRADE_PLAN,
+            crate::classroom::grade::GRADE_PLAN,
         )
     });
     let floor = device
@@ -118,7 +118,7 @@ fn measured(puzzle: &Puzzle, case: &Case, solution: Option<&Path>) -> SpeedFrame
                 .tensor_tflops()
                 .filter(|_| timing::on_tensor_cores(puzzle));
             Floor {
-                seconds: crate::cmd::bench::floor_us(flop, bytes, &peaks, tensor) * 1e-6,
+                seconds: crate::bench::floor_us(flop, bytes, &peaks, tensor) * 1e-6,
                 what: "the device's measured peaks (runner bench)".into(),
             }
         });

@@ -3,7 +3,7 @@
 //! result without its arrays, hundreds of megabytes; the diagnostics; the diff's text; the
 //! shrunk case whole, it is small). The report and `--json` read it as they read a case judged
 //! here. The worker's side, the judge it is lent, is `resident`.
-use crate::outcome::{Backend, CaseResult};
+use crate::judge::outcome::{Backend, CaseResult};
 use gpu::pool::Worker;
 use gpu::resident::FullRun;
 use gpu::worker;
@@ -53,7 +53,7 @@ struct Summary {
     shrunk: Option<Wire>,
 }
 
-/// A judged full case as [`engine`] takes it: the result and its diagnostics, and the shrunk one.
+/// A judged full case as [`check`](crate::check) takes it: the result and its diagnostics, and the shrunk one.
 pub type Judged = (
     (CaseResult, Vec<Diagnostic>),
     Option<(CaseResult, Vec<Diagnostic>)>,

@@ -4,7 +4,7 @@
 //! A check's simulator half is its slowest part on a machine without a GPU (puzzle 11's Hopper
 //! solution: 1.5 s of `wgmma` arithmetic over its fourteen small cases, one after another). The
 //! cases are independent, so [`prerun`] hands them to a few threads, each taking the next case in
-//! order; `engine::run_backend` then judges, shrinks and reports them exactly as before, taking
+//! order; `check::run_backend` then judges, shrinks and reports them exactly as before, taking
 //! each run from here. After a case times out no thread starts another (the engine stops its
 //! backend there): an endless loop still costs one limit, not one per case.
 
@@ -52,7 +52,8 @@ mod tests {
 
     fn case(name: &str) -> Case {
         let mut c =
-            (crate::registry::find("puzzle-01").unwrap().cases)(spec::Scale::Small).remove(0);
+            (crate::workbook::registry::find("puzzle-01").unwrap().cases)(spec::Scale::Small)
+                .remove(0);
         c.name = name.into();
         c
     }

@@ -1,5 +1,5 @@
 //! What a check found, as plain data: the backends, one result per case and backend, the
-//! whole outcome with its agreement between the simulator and the GPU. `engine` fills these,
+//! whole outcome with its agreement between the simulator and the GPU. `check` fills these,
 //! `judge` and `grid` read and write single results, and the reports (`check`, `validate`,
 //! `grade`, `--json`) print them. This module imports none of those: it sits below them all.
 
@@ -295,7 +295,7 @@ mod tests {
 
     #[test]
     fn only_the_full_cases_left_waiting_are_kept_for_later() {
-        let puzzle = crate::registry::find("puzzle-04").expect("puzzle 04");
+        let puzzle = crate::workbook::registry::find("puzzle-04").expect("puzzle 04");
         let small = (puzzle.cases)(spec::Scale::Small);
         let device = gpu::Device {
             name: "test".into(),

@@ -7,8 +7,8 @@
 //! at its left; a 2D buffer (one whose row length is known) is drawn row by row, as the image it
 //! holds. Every coordinate stays inside the `viewBox`, which is the image's size.
 
-use crate::picture::{MAX_ELEMENTS, sentences, symbol, who};
-use crate::touches::{Cell, Touches};
+use crate::show::picture::{MAX_ELEMENTS, sentences, symbol, who};
+use crate::show::touches::{Cell, Touches};
 use std::fmt::Write;
 
 /// Elements per row of a 1D buffer.

@@ -2,7 +2,7 @@
 //! one small failure (each puzzle's `shrink` gives the smaller cases to try).
 
 use crate::judge::judge;
-use crate::outcome::{Backend, CaseResult};
+use crate::judge::outcome::{Backend, CaseResult};
 use spec::{Case, Diagnostic, Kind, Puzzle, RunOutput};
 
 /// Whether a wrong case is cut smaller: only wrong values shrink usefully (an unwritten element is

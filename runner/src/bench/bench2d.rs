@@ -14,8 +14,8 @@
 //! the reference solution and, for puzzle 10, puzzle 09's solution.
 
 use super::timing::{self, full_cases, on_tensor_cores, time};
-use crate::registry;
 use crate::workbook;
+use crate::workbook::registry;
 use anyhow::anyhow;
 use colored::Colorize;
 use gpu::Device;
@@ -228,7 +228,7 @@ mod tests {
     /// and the FP32 units' time shown as no floor, with the speed-up over it.
     #[test]
     fn on_tensor_cores_the_fp32_time_is_no_floor_and_no_share_passes_100_percent() {
-        let peaks = crate::cmd::bench::tests::h100();
+        let peaks = crate::bench::tests::h100();
         let flop = 37.46e9;
         let tensor = flop / (peaks.tensor_tflops().unwrap() * 1e12) * 1e6;
         let fma = flop / (peaks.fma_tflops * 1e12) * 1e6;
@@ -244,7 +244,7 @@ mod tests {
         };
         let report = Report {
             puzzle: "puzzle-11".into(),
-            device: crate::cmd::bench::tests::h100_device(),
+            device: crate::bench::tests::h100_device(),
             peaks,
             shapes: vec![Shape {
                 case: "full-n8-128x128-ic128-oc128".into(),

@@ -12,7 +12,7 @@
 //! the output's rows landed `output_cols` apart (every element up to `rows * output_cols` written,
 //! none after), `padding_written` says the store's index ignores `output_stride`.
 
-use crate::outcome::CaseResult;
+use crate::judge::outcome::CaseResult;
 use colored::Colorize;
 use spec::job::{Arg, PADDING_SENTINEL, Pitch};
 use spec::{Case, Diagnostic, Kind, Tolerance};
@@ -252,7 +252,7 @@ mod tests {
         }
         let result = CaseResult {
             name: "c".into(),
-            backend: crate::outcome::Backend::Sim,
+            backend: crate::judge::outcome::Backend::Sim,
             passed: false,
             max_abs_err: None,
             params: Default::default(),

@@ -18,7 +18,8 @@
 //! Writing into a file that already holds results adds to it (tests appended, scores summed), so
 //! an autograder grades several puzzles of one submission into one `results.json`.
 
-use crate::engine::Outcome;
+use crate::judge::outcome::Outcome;
+use crate::workbook;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -258,6 +259,35 @@ pub fn plain<T>(f: impl FnOnce() -> T) -> T {
     let t = f();
     colored::control::unset_override();
     t
+}
+
+/// How a check scores in Gradescope's results.
+#[derive(Debug, clap::Args)]
+pub struct Scoring {
+    /// The puzzle's points in Gradescope's results, shared equally among its cases.
+    #[arg(long, default_value_t = 10.0, value_name = "POINTS")]
+    pub points: f64,
+    /// Who sees each test's result in Gradescope, and when.
+    #[arg(long, value_enum, default_value_t = Visibility::Visible)]
+    pub visibility: Visibility,
+}
+
+impl Scoring {
+    /// The results of a file that could not be checked at all (missing, unreadable).
+    pub fn not_checked(&self, puzzle: &str, why: &str) -> Results {
+        failed(puzzle, "submitted", why, self.points, self.visibility)
+    }
+
+    /// Gradescope's results for `outcome`. The report is the student's: the commands it names
+    /// are the ones they run in their own copy (`runner check puzzle-NN`), not the grader's.
+    pub fn results(&self, outcome: &Outcome) -> Results {
+        let theirs = Outcome {
+            rerun: format!("runner check {}", outcome.puzzle),
+            ..outcome.clone()
+        };
+        let report = workbook::as_student(|| plain(|| super::human(&theirs)));
+        results(outcome, &report, self.points, self.visibility)
+    }
 }
 
 #[cfg(test)]

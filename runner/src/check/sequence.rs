@@ -13,11 +13,11 @@
 //! puzzle's.
 
 use crate::judge::judge;
-use crate::outcome::{Backend, CaseResult, fold};
+use crate::judge::outcome::{Backend, CaseResult, fold};
 use spec::{Case, Diagnostic, Kind, Puzzle, RunOutput, Scale};
 
 /// Runs and judges a full case in the GPU worker (the bool: whether to cut it smaller).
-pub type Remote<'a> = &'a mut dyn FnMut(&Case, bool) -> crate::remote::Judged;
+pub type Remote<'a> = &'a mut dyn FnMut(&Case, bool) -> crate::check::remote::Judged;
 
 /// Runs `cases` on one backend, in order: judges each, cuts the first wrong one to its smallest
 /// failing size, and stops after a case that [`ends_the_run`], naming the cases it did not run
@@ -42,9 +42,10 @@ pub fn run_backend(
                 // it does.
                 let (out, ran) = run(case);
                 let (result, diags) = judge(puzzle, &ran, backend, out);
-                let smaller = (first_failure && crate::shrink::shrinkable(case, &result, &diags))
-                    .then(|| crate::shrink::shrink_failure(puzzle, case, backend, run))
-                    .flatten();
+                let smaller = (first_failure
+                    && crate::check::shrink::shrinkable(case, &result, &diags))
+                .then(|| crate::check::shrink::shrink_failure(puzzle, case, backend, run))
+                .flatten();
                 ((result, diags), smaller)
             }
         };
@@ -153,7 +154,7 @@ mod tests {
         backend: Backend,
         failure: RunOutput,
     ) -> (Vec<CaseResult>, Vec<Diagnostic>, usize) {
-        let puzzle = crate::registry::find("puzzle-04").expect("puzzle 04");
+        let puzzle = crate::workbook::registry::find("puzzle-04").expect("puzzle 04");
         let cases = (puzzle.cases)(Scale::Small);
         let mut ran = 0;
         let mut run = |case: &Case| {
@@ -228,7 +229,7 @@ mod tests {
     /// by the printing; a small case's timeout, or one of a kernel that never printed, is not.
     #[test]
     fn a_full_case_timing_out_after_printing_names_the_printf() {
-        let puzzle = crate::registry::find("puzzle-04").expect("puzzle 04");
+        let puzzle = crate::workbook::registry::find("puzzle-04").expect("puzzle 04");
         let small = (puzzle.cases)(Scale::Small);
         let full = Case {
             name: "full".into(),

@@ -9,8 +9,8 @@
 //! the puzzle rebuild it exactly; so are its `output` and `expected` unless `--full` (a failing
 //! 8192 x 8192 case made gigabytes of JSON, minutes to print and to read). `root` is the workbook's folder, absolute.
 
-use crate::engine::{Backend, CaseResult, Outcome};
-use crate::outcome::Agreement;
+use crate::judge::outcome::Agreement;
+use crate::judge::outcome::{Backend, CaseResult, Outcome};
 use serde::Serialize;
 use spec::{Arg, Case, Diagnostic, Puzzle, Scale};
 use std::collections::BTreeMap;

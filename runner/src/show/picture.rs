@@ -10,7 +10,7 @@
 //! A 2D buffer is drawn by image rows, each under its label, and a `__shared__` array of two or
 //! more dimensions by its rows, named as the learner indexes them (`sb[1][0]`).
 
-use crate::touches::{Cell, Placed, Touches};
+use crate::show::touches::{Cell, Placed, Touches};
 use colored::Colorize;
 use sim::observe::MarkKind;
 

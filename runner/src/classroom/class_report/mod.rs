@@ -20,8 +20,8 @@ pub mod render;
 mod speed;
 pub mod steps;
 
-use crate::cmd::grade::Row;
-use crate::engine::Outcome;
+use crate::check::Outcome;
+use crate::classroom::grade::Row;
 pub use aggregate::{Class, Context, aggregate};
 use anyhow::Context as _;
 use serde::Serialize;
@@ -94,7 +94,9 @@ pub fn facts(
         .zip(graded)
         .map(|(path, graded)| {
             let shown_as = crate::workbook::display(path);
-            let text = crate::source_text::read(path, &shown_as).ok().map(|t| t.0);
+            let text = crate::workbook::source_text::read(path, &shown_as)
+                .ok()
+                .map(|t| t.0);
             let mut s = Submitted {
                 shown_as,
                 text,

@@ -8,10 +8,10 @@
 //! empty. For the book as a whole: the other pages' links resolve and mdBook builds it. Every
 //! failure is one line that says what is wrong and what to do about it.
 
-use crate::book;
-use crate::drift::compare;
-use crate::engine::{self, BackendChoice, Outcome};
-use crate::{registry, workbook};
+use crate::check::{self, BackendChoice, Outcome};
+use crate::classroom::book;
+use crate::classroom::drift::compare;
+use crate::workbook::{self, registry};
 use spec::{Kind, Puzzle};
 use std::path::Path;
 use std::time::Duration;
@@ -123,7 +123,7 @@ fn check_command(p: &Puzzle, flag: &str) -> String {
 
 thread_local! {
     /// One warm GPU worker for every check of a validation (started only where there is a GPU).
-    static GPU: std::cell::RefCell<gpu::pool::Worker> = std::cell::RefCell::new(engine::gpu_worker());
+    static GPU: std::cell::RefCell<gpu::pool::Worker> = std::cell::RefCell::new(check::gpu_worker());
 }
 
 fn evaluate(
@@ -132,7 +132,7 @@ fn evaluate(
     file: &str,
     backend: BackendChoice,
 ) -> Result<Outcome, String> {
-    let req = engine::Request {
+    let req = check::Request {
         puzzle: *p,
         file: root.join(file),
         backend,
@@ -141,7 +141,7 @@ fn evaluate(
         only_case: None,
         full_later: false,
     };
-    GPU.with_borrow_mut(|gpu| engine::evaluate(&req, gpu))
+    GPU.with_borrow_mut(|gpu| check::evaluate(&req, gpu))
         .map_err(|e| format!("{file}: {e:#}"))
 }
 
@@ -338,14 +338,14 @@ mod tests {
     #[test]
     fn the_real_skeletons_agree_with_their_solutions() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-        for p in crate::registry::all() {
+        for p in crate::workbook::registry::all() {
             assert_eq!(in_sync(root, &p), Ok(()), "{}", p.id);
         }
     }
 
     #[test]
     fn hints_need_two_non_empty() {
-        let mut p = crate::registry::all()[0];
+        let mut p = crate::workbook::registry::all()[0];
         assert_eq!(hints(&p), Ok(()));
         p.hints = &["only one"];
         assert!(hints(&p).is_err());

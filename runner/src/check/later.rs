@@ -5,7 +5,7 @@
 //! comes while another submission's full case runs to its 10 s limit (a `printf` flood) waits for
 //! that kernel, and its row reads `timeout` as well (`bench/RESULTS.md`). Faults come in the
 //! small cases, which every submission runs first; so `grade` checks each submission with its
-//! GPU full cases left waiting (`outcome::waiting`, `engine::Request::full_later`), and runs them,
+//! GPU full cases left waiting (`outcome::waiting`, `check::Request::full_later`), and runs them,
 //! every submission's, only when every submission's small cases are done ([`finish`]). The
 //! verdicts, messages and scores are those of one check that runs all its cases in order: the
 //! full cases run in the same sequence (`sequence::run_backend`), with the small cases' first
@@ -18,16 +18,16 @@
 //! full cases one submission after another on one worker: the flood runs to its limit alone, and
 //! every other full case, a few milliseconds on the device, keeps its time.
 
-use crate::engine::{self, Request};
+use crate::check::sequence::{explain_printing_timeout, run_backend};
+use crate::check::{self, Request};
 use crate::judge::agreement;
-use crate::outcome::{Backend, Outcome, dedup, is_waiting};
-use crate::sequence::{explain_printing_timeout, run_backend};
+use crate::judge::outcome::{Backend, Outcome, dedup, is_waiting};
 use gpu::pool::Worker;
 use spec::{Case, RunOutput};
 use std::cell::RefCell;
 
 /// Runs the full cases `outcome` left waiting on `gpu` and puts their results, diagnostics and
-/// timing where one check would have: the outcome is then the same as `engine::evaluate` without
+/// timing where one check would have: the outcome is then the same as `check::evaluate` without
 /// [`Request::full_later`] gives.
 pub fn finish(req: &Request, gpu: &mut Worker, outcome: &mut Outcome) {
     let Some(later) = outcome.later.take() else {
@@ -38,7 +38,7 @@ pub fn finish(req: &Request, gpu: &mut Worker, outcome: &mut Outcome) {
     let gpu = RefCell::new(gpu);
     let mut remote = |case: &Case, first_failure: bool| {
         let shrink = first_failure && !later.failed_before;
-        crate::remote::call(
+        crate::check::remote::call(
             &gpu,
             puzzle,
             &later.code,
@@ -61,11 +61,11 @@ pub fn finish(req: &Request, gpu: &mut Worker, outcome: &mut Outcome) {
     outcome.cases.retain(|r| !is_waiting(r));
     let so_far = outcome.cases.iter().chain(&results);
     explain_printing_timeout(&mut diagnostics, so_far, &later.cases);
-    outcome.full_case = engine::quick_timing(&later.device, &later.cases, &results);
+    outcome.full_case = check::quick_timing(&later.device, &later.cases, &results);
     outcome.cases.extend(results);
     let located = diagnostics
         .into_iter()
-        .map(|d| engine::located(puzzle, &later.code, d));
+        .map(|d| check::located(puzzle, &later.code, d));
     outcome.diagnostics.extend(located);
     dedup(&mut outcome.diagnostics);
     outcome.backend_agreement = agreement(&outcome.cases);

@@ -9,6 +9,10 @@
 //! already shown, a hash of each kernel that passed) lives in `.workbook-state.json` at the root,
 //! ignored by git; a missing or unreadable state file is an empty state, never an error.
 
+pub mod install;
+pub mod registry;
+pub mod source_text;
+
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
