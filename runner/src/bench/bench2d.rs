@@ -16,7 +16,6 @@
 use super::timing::{self, full_cases, on_tensor_cores, time};
 use crate::workbook;
 use crate::workbook::registry;
-use anyhow::anyhow;
 use colored::Colorize;
 use gpu::Device;
 use gpu::bench::{Peaks, Plan};
@@ -82,7 +81,7 @@ pub fn execute(gpu: &mut Worker, s: Setup) -> anyhow::Result<ExitCode> {
     // A student's copy has no solutions (the note is bench's): no reference rows.
     let references = workbook::has_solutions();
     if s.puzzle.id != "puzzle-09" && !on_tensor_cores(&s.puzzle) && references {
-        let tile = registry::find("puzzle-09").map_err(|e| anyhow!(e))?;
+        let tile = registry::find("puzzle-09")?;
         lineup.push((
             "puzzle-09 solution".into(),
             tile,

@@ -13,6 +13,9 @@
 //! (puzzle-08's for puzzle 12, puzzle-04's on the rest of the valid contract, puzzle-01's on the
 //! classic one). The 2D puzzles,
 //! with three full-scale shapes each, are timed by `bench2d`.
+//!
+//! May import `check`, `judge` and `workbook`; never `report`, `show`, `classroom` or `cmd`.
+//! `cmd::bench` resolves the arguments and calls [`run`]; `grade` times with `timing`.
 
 pub mod bench2d;
 pub mod timing;
@@ -151,7 +154,7 @@ pub fn run(o: Options) -> anyhow::Result<ExitCode> {
         };
         return bench2d::execute(&mut gpu, setup);
     }
-    let baseline = registry::find(baseline(&puzzle)).map_err(|e| anyhow!(e))?;
+    let baseline = registry::find(baseline(&puzzle))?;
     let mut lineup = timing::lineup(puzzle, &file, o.solution, &arch);
     let references = workbook::has_solutions();
     if !references {

@@ -83,21 +83,21 @@ pub fn full_case(puzzle: &Puzzle) -> anyhow::Result<Case> {
 
 /// The worker's run of `path` on `case`, and the case with the launch the kernel declares (if it
 /// declares one) resolved.
-fn kernel_run(puzzle: &Puzzle, case: &Case, path: &Path) -> Result<(KernelRun, Case), String> {
+fn kernel_run(puzzle: &Puzzle, case: &Case, path: &Path) -> anyhow::Result<(KernelRun, Case)> {
     let file = workbook::display(path);
     let (code, _) =
-        crate::workbook::source_text::read(path, &file).map_err(|e| format!("{e:#}"))?;
+        crate::workbook::source_text::read(path, &file).map_err(|e| anyhow!("{e:#}"))?;
     let case =
-        check::with_declared_launch(puzzle, &code, &file, case).map_err(|d| d.to_string())?;
+        check::with_declared_launch(puzzle, &code, &file, case).map_err(|d| anyhow!("{d}"))?;
     Ok((check::kernel_run(&code, &file, &case), case))
 }
 
 /// Launch times of `run` per `plan`, in milliseconds, sorted.
-pub fn timings(gpu: &mut Worker, run: KernelRun, plan: Plan) -> Result<Vec<f64>, String> {
+pub fn timings(gpu: &mut Worker, run: KernelRun, plan: Plan) -> anyhow::Result<Vec<f64>> {
     let reply = gpu.call(&Request::Bench(run, plan), LIMIT);
     let timing = reply.timing.ok_or_else(|| {
         let why = reply.output.diagnostics.first().map(|d| d.message.clone());
-        why.unwrap_or_else(|| "no timing came back".into())
+        anyhow!(why.unwrap_or_else(|| "no timing came back".into()))
     })?;
     let mut times: Vec<f64> = timing.times_ms.iter().map(|&t| f64::from(t)).collect();
     times.sort_by(f64::total_cmp);

@@ -3,7 +3,7 @@
 //! result without its arrays, hundreds of megabytes; the diagnostics; the diff's text; the
 //! shrunk case whole, it is small). The report and `--json` read it as they read a case judged
 //! here. The worker's side, the judge it is lent, is `resident`.
-use crate::judge::outcome::{Backend, CaseResult};
+use crate::judge::outcome::{Backend, CaseResult, Judged, Verdict};
 use gpu::pool::Worker;
 use gpu::resident::FullRun;
 use gpu::worker;
@@ -25,7 +25,12 @@ struct Wire {
 }
 
 impl Wire {
-    fn new(result: CaseResult, diagnostics: Vec<Diagnostic>) -> Wire {
+    fn new(
+        Verdict {
+            result,
+            diagnostics,
+        }: Verdict,
+    ) -> Wire {
         Wire {
             first_mismatch: result.first_mismatch,
             pitch: result.pitch,
@@ -36,13 +41,16 @@ impl Wire {
         }
     }
 
-    fn back(self) -> (CaseResult, Vec<Diagnostic>) {
+    fn back(self) -> Verdict {
         let mut result = self.result;
         result.first_mismatch = self.first_mismatch;
         result.pitch = self.pitch;
         result.nhwc = self.nhwc;
         result.diff = self.diff;
-        (result, self.diagnostics)
+        Verdict {
+            result,
+            diagnostics: self.diagnostics,
+        }
     }
 }
 
@@ -53,28 +61,22 @@ struct Summary {
     shrunk: Option<Wire>,
 }
 
-/// A judged full case as [`check`](crate::check) takes it: the result and its diagnostics, and the shrunk one.
-pub type Judged = (
-    (CaseResult, Vec<Diagnostic>),
-    Option<(CaseResult, Vec<Diagnostic>)>,
-);
-
 /// The worker's summary of a judged full case (the result's arrays left out by the caller).
-pub fn summary(
-    case: (CaseResult, Vec<Diagnostic>),
-    shrunk: Option<(CaseResult, Vec<Diagnostic>)>,
-) -> serde_json::Value {
+pub fn summary(judged: Judged) -> serde_json::Value {
     let summary = Summary {
-        case: Wire::new(case.0, case.1),
-        shrunk: shrunk.map(|(r, d)| Wire::new(r, d)),
+        case: Wire::new(judged.case),
+        shrunk: judged.shrunk.map(Wire::new),
     };
     serde_json::to_value(summary).expect("a summary serializes")
 }
 
 /// Reads the worker's summary.
-pub fn read(value: serde_json::Value) -> Result<Judged, String> {
-    let s: Summary = serde_json::from_value(value).map_err(|e| e.to_string())?;
-    Ok((s.case.back(), s.shrunk.map(Wire::back)))
+pub fn read(value: serde_json::Value) -> Result<Judged, serde_json::Error> {
+    let s: Summary = serde_json::from_value(value)?;
+    Ok(Judged {
+        case: s.case.back(),
+        shrunk: s.shrunk.map(Wire::back),
+    })
 }
 
 /// Runs and judges full case `case` of `puzzle` in the GPU worker (`shrink`: cut it smaller
@@ -100,25 +102,25 @@ pub fn call(
     let reply = gpu.borrow_mut().call(&request, limit);
     let lost = reply.output.context_lost;
     match reply.judged.map(read) {
-        Some(Ok(((mut result, diagnostics), shrunk))) => {
+        Some(Ok(mut judged)) => {
             // The summary's result leaves the flag behind (it is not part of the report).
-            result.context_lost = lost;
-            ((result, diagnostics), shrunk)
+            judged.case.result.context_lost = lost;
+            judged
         }
         Some(Err(e)) => {
             let d = Diagnostic::new(
                 spec::Kind::LaunchError,
                 format!("bad summary from the GPU worker: {e}"),
             );
-            (
-                crate::judge::judge(puzzle, case, Backend::Gpu, RunOutput::failed(d)),
-                None,
-            )
+            let (result, diagnostics) =
+                crate::judge::judge(puzzle, case, Backend::Gpu, RunOutput::failed(d));
+            Judged::alone(result, diagnostics)
         }
-        None => (
-            crate::judge::judge(puzzle, case, Backend::Gpu, reply.output),
-            None,
-        ),
+        None => {
+            let (result, diagnostics) =
+                crate::judge::judge(puzzle, case, Backend::Gpu, reply.output);
+            Judged::alone(result, diagnostics)
+        }
     }
 }
 

@@ -8,7 +8,7 @@
 
 use crate::check;
 use crate::judge::judge_with;
-use crate::judge::outcome::Backend;
+use crate::judge::outcome::{Backend, Judged, Verdict};
 use gpu::resident::{FullRun, Hooks};
 use spec::{Case, Puzzle, RunOutput};
 
@@ -59,7 +59,13 @@ fn judge_full(
     // The output's memory waits for the next full case's output (`gpu::scratch`).
     gpu::scratch::give(std::mem::take(&mut result.output));
     result.expected = vec![];
-    crate::check::remote::summary((result, diagnostics), shrunk)
+    crate::check::remote::summary(Judged {
+        case: Verdict {
+            result,
+            diagnostics,
+        },
+        shrunk,
+    })
 }
 
 #[cfg(test)]
@@ -128,7 +134,14 @@ mod tests {
                     };
                     let mut case = case.clone();
                     let summary = judge_full(&puzzle, &run, &mut case, out);
-                    let ((remote, diags), shrunk) = read(summary).expect("reads back");
+                    let Judged {
+                        case:
+                            Verdict {
+                                result: remote,
+                                diagnostics: diags,
+                            },
+                        shrunk,
+                    } = read(summary).expect("reads back");
                     assert!(shrunk.is_none());
                     let at = format!("{} {}", puzzle.id, case.name);
                     assert_eq!(remote.passed, host.passed, "{at}");
@@ -158,7 +171,11 @@ mod tests {
                     }
                     assert!(remote.output.is_empty() && remote.expected.is_empty());
                     let human = |r: CaseResult, d: Vec<Diagnostic>| {
-                        crate::report::human(&check::Outcome::of_gpu(puzzle.id, vec![r], d))
+                        let view = crate::report::View {
+                            runner: "runner".into(),
+                            rerun: None,
+                        };
+                        crate::report::human(&check::Outcome::of_gpu(puzzle.id, vec![r], d), &view)
                     };
                     assert_eq!(human(remote, diags), human(host, host_diags), "{at}");
                     compared += 1;

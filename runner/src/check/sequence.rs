@@ -13,11 +13,11 @@
 //! puzzle's.
 
 use crate::judge::judge;
-use crate::judge::outcome::{Backend, CaseResult, fold};
+use crate::judge::outcome::{Backend, CaseResult, Finding, Judged, NotRun, Verdict, fold};
 use spec::{Case, Diagnostic, Kind, Puzzle, RunOutput, Scale};
 
 /// Runs and judges a full case in the GPU worker (the bool: whether to cut it smaller).
-pub type Remote<'a> = &'a mut dyn FnMut(&Case, bool) -> crate::check::remote::Judged;
+pub type Remote<'a> = &'a mut dyn FnMut(&Case, bool) -> Judged;
 
 /// Runs `cases` on one backend, in order: judges each, cuts the first wrong one to its smallest
 /// failing size, and stops after a case that [`ends_the_run`], naming the cases it did not run
@@ -34,7 +34,14 @@ pub fn run_backend(
     for (n, case) in cases.iter().enumerate() {
         // Shrink the first wrong case only: one small failure is enough to read.
         let first_failure = !results.iter().any(|r| !r.passed);
-        let ((mut result, mut diags), smaller) = match remote.as_mut() {
+        let Judged {
+            case:
+                Verdict {
+                    mut result,
+                    diagnostics: mut diags,
+                },
+            shrunk,
+        } = match remote.as_mut() {
             // Judged where it ran, and cut smaller there (`remote`).
             Some(remote) if case.scale == Scale::Full => remote(case, first_failure),
             _ => {
@@ -46,16 +53,23 @@ pub fn run_backend(
                     && crate::check::shrink::shrinkable(case, &result, &diags))
                 .then(|| crate::check::shrink::shrink_failure(puzzle, case, backend, run))
                 .flatten();
-                ((result, diags), smaller)
+                Judged {
+                    case: Verdict {
+                        result,
+                        diagnostics: diags,
+                    },
+                    shrunk: smaller,
+                }
             }
         };
-        result.findings = diags
-            .iter()
-            .map(|d| format!("{}: {}", d.kind.name(), d.message))
-            .collect();
+        result.findings = diags.iter().map(Finding::of).collect();
         let lost = result.context_lost;
         results.push(result);
-        if let Some((smaller, more)) = smaller {
+        if let Some(Verdict {
+            result: smaller,
+            diagnostics: more,
+        }) = shrunk
+        {
             diags.extend(more);
             let shrunk_from = Some(case.name.clone());
             results.push(CaseResult {
@@ -82,7 +96,7 @@ pub fn run_backend(
             diagnostics.extend(diags.into_iter().map(|d| in_case(d, &case.name)));
             results.extend(
                 rest.iter()
-                    .map(|c| CaseResult::not_run(c, backend, why.clone())),
+                    .map(|c| CaseResult::not_run(c, backend, NotRun::After(why.clone()))),
             );
             break;
         }
@@ -183,7 +197,7 @@ mod tests {
         let not_run: Vec<&CaseResult> = results.iter().filter(|r| r.not_run.is_some()).collect();
         assert_eq!(not_run.len(), results.len() - 3);
         assert!(not_run.iter().all(|r| !r.passed));
-        let why = not_run[0].not_run.as_deref().unwrap();
+        let why = not_run[0].not_run.as_ref().map(NotRun::why).unwrap();
         assert!(
             why.contains(&format!("case {} trapped", results[2].name)),
             "{why}"
@@ -237,7 +251,8 @@ mod tests {
             ..small[0].clone()
         };
         let cases = [small[0].clone(), full];
-        let mut printing = CaseResult::not_run(&cases[0], Backend::Gpu, String::new());
+        let mut printing =
+            CaseResult::not_run(&cases[0], Backend::Gpu, NotRun::After(String::new()));
         printing.printed = vec![spec::job::Printed {
             block: None,
             thread: None,
@@ -251,7 +266,7 @@ mod tests {
             "{diags:?}"
         );
         assert_eq!(diags[1].message, "did not finish", "a small case's timeout");
-        let quiet = CaseResult::not_run(&cases[0], Backend::Gpu, String::new());
+        let quiet = CaseResult::not_run(&cases[0], Backend::Gpu, NotRun::After(String::new()));
         let mut diags = [timeout("full")];
         explain_printing_timeout(&mut diags, &[quiet], &cases);
         assert_eq!(diags[0].message, "did not finish", "nothing was printed");
@@ -274,7 +289,8 @@ mod tests {
         assert_eq!(ran, 3, "two passing cases, then the fault, then none");
         let why = results[3]
             .not_run
-            .as_deref()
+            .as_ref()
+            .map(NotRun::why)
             .expect("the fourth case did not run");
         assert!(
             why.contains(&format!("case {} faulted", results[2].name)),

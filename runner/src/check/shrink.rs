@@ -2,7 +2,7 @@
 //! one small failure (each puzzle's `shrink` gives the smaller cases to try).
 
 use crate::judge::judge;
-use crate::judge::outcome::{Backend, CaseResult};
+use crate::judge::outcome::{Backend, CaseResult, Verdict};
 use spec::{Case, Diagnostic, Kind, Puzzle, RunOutput};
 
 /// Whether a wrong case is cut smaller: only wrong values shrink usefully (an unwritten element is
@@ -22,13 +22,17 @@ pub fn shrink_failure(
     case: &Case,
     backend: Backend,
     run: &mut dyn FnMut(&Case) -> (RunOutput, Case),
-) -> Option<(CaseResult, Vec<Diagnostic>)> {
+) -> Option<Verdict> {
     let shrink = puzzle.shrink?;
     shrink(case)
         .iter()
         .map(|smaller| {
             let (out, ran) = run(smaller);
-            judge(puzzle, &ran, backend, out)
+            let (result, diagnostics) = judge(puzzle, &ran, backend, out);
+            Verdict {
+                result,
+                diagnostics,
+            }
         })
-        .find(|(r, _)| !r.passed)
+        .find(|v| !v.result.passed)
 }

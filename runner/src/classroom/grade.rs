@@ -26,7 +26,7 @@ use crate::check::{self, Backend, BackendChoice, CaseResult, Outcome};
 use crate::report::gradescope;
 use crate::report::gradescope::Scoring;
 use crate::workbook::{self, registry};
-use anyhow::{Context, anyhow};
+use anyhow::Context;
 use gpu::bench::Plan;
 use gpu::pool::Worker;
 use indicatif::ProgressBar;
@@ -116,15 +116,15 @@ struct Report<'a> {
 /// A submission refused before it was checked (a link, a file with other hard links): its row
 /// says why.
 #[derive(Debug)]
-struct Refused(String);
+struct Refusal(crate::classroom::private::Refused);
 
-impl std::fmt::Display for Refused {
+impl std::fmt::Display for Refusal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "refused: {}", self.0)
     }
 }
 
-impl std::error::Error for Refused {}
+impl std::error::Error for Refusal {}
 
 /// Checks `file` (shown as `shown`) from a private copy ([`crate::classroom::private`]); the copy is kept
 /// with the outcome for the GPU's second pass.
@@ -140,10 +140,10 @@ fn check_alone(
 ) {
     let private = match crate::classroom::private::copy(file) {
         Ok(Ok(private)) => private,
-        Ok(Err(why)) => return (Err(anyhow::Error::new(Refused(why))), None),
+        Ok(Err(why)) => return (Err(anyhow::Error::new(Refusal(why))), None),
         Err(e) => return (Err(e), None),
     };
-    let req = request(args, puzzle, &private.file, file);
+    let req = request(args, puzzle, &private.file);
     let outcome =
         check::evaluate(&req, gpu).map(|o| crate::classroom::private::renamed(o, &private, shown));
     (outcome, Some(private))
@@ -164,9 +164,7 @@ pub fn random_seed() -> u64 {
 pub fn run(args: Options) -> anyhow::Result<ExitCode> {
     toolchain::sandbox::fail_closed();
     let seed = args.seed.unwrap_or_else(random_seed);
-    let puzzle = registry::find(&args.puzzle)
-        .map_err(|e| anyhow!(e))?
-        .drawn(seed);
+    let puzzle = registry::find(&args.puzzle)?.drawn(seed);
     let out_dir = args.out.clone().unwrap_or_else(|| args.folder.clone());
     let same = |a: &Path, b: &Path| match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
         (Ok(a), Ok(b)) => a == b,
@@ -216,7 +214,7 @@ pub fn run(args: Options) -> anyhow::Result<ExitCode> {
             let Some(private) = &privates[i] else {
                 continue;
             };
-            let req = request(&args, puzzle, &private.file, &files[i]);
+            let req = request(&args, puzzle, &private.file);
             bar.set_message(format!(
                 "{} (full-scale cases)",
                 workbook::display(&files[i])
@@ -275,7 +273,7 @@ pub fn run(args: Options) -> anyhow::Result<ExitCode> {
                 bench_seconds,
                 ..row(name, &outcome, small_cases)
             },
-            Err(e) if e.is::<Refused>() => Row {
+            Err(e) if e.is::<Refusal>() => Row {
                 diagnostics: vec!["refused".into()],
                 ..unreadable(name, &e, small_cases)
             },
@@ -330,24 +328,14 @@ fn printing_last(graded: &[anyhow::Result<Outcome>]) -> [Vec<usize>; 2] {
     [quiet, printing]
 }
 
-/// How one submission is checked (its private copy `file`, submitted as `submitted`): its GPU
-/// full cases left for the second pass.
-fn request(args: &Options, puzzle: spec::Puzzle, file: &Path, submitted: &Path) -> check::Request {
+/// How one submission is checked (its private copy `file`): its GPU full cases left for the
+/// second pass.
+fn request(args: &Options, puzzle: spec::Puzzle, file: &Path) -> check::Request {
     check::Request {
         puzzle,
         file: file.to_path_buf(),
         backend: args.backend,
         gpu_limit: Duration::from_secs_f64(args.timeout.max(0.1)),
-        rerun: format!(
-            "{} check {} --kernel {}{}",
-            workbook::runner_command(),
-            puzzle.id,
-            workbook::display(submitted),
-            puzzle
-                .draw
-                .map(|s| format!(" --seed {s}"))
-                .unwrap_or_default()
-        ),
         only_case: None,
         full_later: true,
     }
@@ -495,12 +483,13 @@ fn quote(field: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::judge::outcome::NotRun;
 
     /// An outcome whose one GPU case printed `lines` lines.
     fn printing(lines: usize) -> anyhow::Result<Outcome> {
         let puzzle = registry::find("puzzle-04").expect("puzzle 04");
         let case = &(puzzle.cases)(spec::Scale::Small)[0];
-        let mut result = CaseResult::not_run(case, Backend::Gpu, String::new());
+        let mut result = CaseResult::not_run(case, Backend::Gpu, NotRun::After(String::new()));
         result.printed_more = lines as u64;
         Ok(Outcome::of_gpu(puzzle.id, vec![result], vec![]))
     }
@@ -510,7 +499,7 @@ mod tests {
         let graded = [
             printing(3),
             printing(0),
-            Err(anyhow!("unreadable")),
+            Err(anyhow::anyhow!("unreadable")),
             printing(1),
         ];
         let [quiet, printed] = printing_last(&graded);

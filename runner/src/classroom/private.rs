@@ -99,11 +99,21 @@ fn private_dir(base: &Path) -> anyhow::Result<PathBuf> {
     anyhow::bail!("cannot create a private folder in {}", base.display())
 }
 
+/// Why a submission is refused (a link, a file with other hard links, too many files beside it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refused(pub String);
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// Copies the submission `file` into a private folder (with its puzzle folder's files, for a
 /// workbook's kernel). `Ok(Err(why))` when the submission is refused.
-pub fn copy(file: &Path) -> anyhow::Result<Result<Private, String>> {
+pub fn copy(file: &Path) -> anyhow::Result<Result<Private, Refused>> {
     if let Some(why) = refusal(file) {
-        return Ok(Err(why));
+        return Ok(Err(Refused(why)));
     }
     let name = file
         .file_name()
@@ -127,10 +137,12 @@ pub fn copy(file: &Path) -> anyhow::Result<Result<Private, String>> {
             let shown = path.file_name().map(|n| n.to_string_lossy().into_owned());
             let shown = shown.unwrap_or_default();
             if let Some(why) = refusal(&path) {
-                return Ok(Err(format!("{shown}, beside the kernel: {why}")));
+                return Ok(Err(Refused(format!("{shown}, beside the kernel: {why}"))));
             }
             if files.len() >= MAX_FILES {
-                return Ok(Err(format!("its folder holds more than {MAX_FILES} files")));
+                return Ok(Err(Refused(format!(
+                    "its folder holds more than {MAX_FILES} files"
+                ))));
             }
             files.push((path, crate::classroom::grade_files::safe_component(&shown)));
         }

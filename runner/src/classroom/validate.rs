@@ -56,6 +56,10 @@ impl Check {
     }
 }
 
+/// What one check found wrong: what, then the fix.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem(pub String);
+
 /// The result of one check of one subject (a puzzle id, or `book`).
 #[derive(Clone, Debug)]
 pub struct Finding {
@@ -80,12 +84,12 @@ pub fn run(root: &Path, puzzles: &[Puzzle], mut step: impl FnMut(&str, Check)) -
         for check in &Check::ALL[..6] {
             step(p.id, *check);
             let failures = match check {
-                Check::Skeleton => skeleton(root, p).err().into_iter().collect(),
-                Check::Solution => solution(root, p).err().into_iter().collect(),
-                Check::Sync => in_sync(root, p).err().into_iter().collect(),
-                Check::Chapter => chapter(root, p).err().into_iter().collect(),
+                Check::Skeleton => skeleton(root, p).err().into_iter().map(|p| p.0).collect(),
+                Check::Solution => solution(root, p).err().into_iter().map(|p| p.0).collect(),
+                Check::Sync => in_sync(root, p).err().into_iter().map(|p| p.0).collect(),
+                Check::Chapter => chapter(root, p).err().into_iter().map(|p| p.0).collect(),
                 Check::Includes => includes(root, &p.chapter_file()),
-                _ => hints(p).err().into_iter().collect(),
+                _ => hints(p).err().into_iter().map(|p| p.0).collect(),
             };
             record(p.id, *check, failures);
         }
@@ -131,18 +135,17 @@ fn evaluate(
     p: &Puzzle,
     file: &str,
     backend: BackendChoice,
-) -> Result<Outcome, String> {
+) -> Result<Outcome, Problem> {
     let req = check::Request {
         puzzle: *p,
         file: root.join(file),
         backend,
         gpu_limit: Duration::from_secs(10),
-        rerun: String::new(),
         only_case: None,
         full_later: false,
     };
     GPU.with_borrow_mut(|gpu| check::evaluate(&req, gpu))
-        .map_err(|e| format!("{file}: {e:#}"))
+        .map_err(|e| Problem(format!("{file}: {e:#}")))
 }
 
 /// The diagnostics that mean a file never reached its cases.
@@ -163,40 +166,40 @@ fn does_not_build(o: &Outcome) -> Option<String> {
 }
 
 /// The skeleton compiles and fails on the simulator.
-pub fn skeleton(root: &Path, p: &Puzzle) -> Result<(), String> {
+pub fn skeleton(root: &Path, p: &Puzzle) -> Result<(), Problem> {
     let file = p.kernel_path();
     let outcome = evaluate(root, p, &file, BackendChoice::Sim)?;
     if let Some(why) = does_not_build(&outcome) {
-        return Err(format!(
+        return Err(Problem(format!(
             "{file} does not compile ({why}): fix the skeleton, then run `{}`",
             check_command(p, "")
-        ));
+        )));
     }
     if outcome.passed {
-        return Err(format!(
+        return Err(Problem(format!(
             "{file} passes every case, so the learner has nothing to do: cut the learner's part \
              out between `ANCHOR: solve` and `ANCHOR_END: solve`"
-        ));
+        )));
     }
     Ok(())
 }
 
 /// Every solution of the puzzle (the reference and any showpiece, see [`registry::SHOWPIECES`])
 /// passes every case on every backend here that can run it, with no diagnostic.
-pub fn solution(root: &Path, p: &Puzzle) -> Result<(), String> {
+pub fn solution(root: &Path, p: &Puzzle) -> Result<(), Problem> {
     let failures: Vec<String> = registry::solutions(p)
         .iter()
-        .filter_map(|s| one_solution(root, p, s).err())
+        .filter_map(|s| one_solution(root, p, s).err().map(|e| e.0))
         .collect();
     if failures.is_empty() {
         Ok(())
     } else {
-        Err(failures.join("; "))
+        Err(Problem(failures.join("; ")))
     }
 }
 
 /// One solution passes: on the simulator only where it needs a GPU other than this one's.
-fn one_solution(root: &Path, p: &Puzzle, s: &registry::Solution) -> Result<(), String> {
+fn one_solution(root: &Path, p: &Puzzle, s: &registry::Solution) -> Result<(), Problem> {
     let file = &s.file;
     let backend = match s.arch {
         Some(arch) if Some(arch.to_string()) != gpu_arch() => BackendChoice::Sim,
@@ -208,21 +211,25 @@ fn one_solution(root: &Path, p: &Puzzle, s: &registry::Solution) -> Result<(), S
     }
     let rerun = check_command(p, &format!(" {}", s.option()));
     if let Some(why) = does_not_build(&outcome) {
-        return Err(format!("{file} does not compile ({why}): run `{rerun}`"));
+        return Err(Problem(format!(
+            "{file} does not compile ({why}): run `{rerun}`"
+        )));
     }
     if let Some(case) = outcome.cases.iter().find(|c| !c.passed) {
-        return Err(format!(
+        return Err(Problem(format!(
             "{file} fails case {} on {}: run `{rerun}`",
             case.name,
             case.backend.name()
-        ));
+        )));
     }
     let why = outcome
         .diagnostics
         .first()
         .map(|d| format!("{}: {}", d.kind.name(), first_line(&d.message)))
         .unwrap_or_else(|| "no case ran".into());
-    Err(format!("{file} does not pass ({why}): run `{rerun}`"))
+    Err(Problem(format!(
+        "{file} does not pass ({why}): run `{rerun}`"
+    )))
 }
 
 /// The GPU's architecture (`sm_90`), where there is one.
@@ -235,30 +242,31 @@ fn gpu_arch() -> Option<String> {
 }
 
 /// The skeleton equals every solution outside the learner's regions.
-pub fn in_sync(root: &Path, p: &Puzzle) -> Result<(), String> {
+pub fn in_sync(root: &Path, p: &Puzzle) -> Result<(), Problem> {
     let sk = p.kernel_path();
-    let read = |f: &str| std::fs::read_to_string(root.join(f)).map_err(|e| format!("{f}: {e}"));
+    let read =
+        |f: &str| std::fs::read_to_string(root.join(f)).map_err(|e| Problem(format!("{f}: {e}")));
     let skeleton = read(&sk)?;
     for so in registry::solutions(p).into_iter().map(|s| s.file) {
-        compare(&skeleton, &read(&so)?).map_err(|d| d.describe(&sk, &so))?;
+        compare(&skeleton, &read(&so)?).map_err(|d| Problem(d.describe(&sk, &so)))?;
     }
     Ok(())
 }
 
 /// The chapter's file exists and SUMMARY.md lists it.
-pub fn chapter(root: &Path, p: &Puzzle) -> Result<(), String> {
+pub fn chapter(root: &Path, p: &Puzzle) -> Result<(), Problem> {
     let page = p.chapter_file();
     if !root.join("book/src").join(&page).is_file() {
-        return Err(format!(
+        return Err(Problem(format!(
             "book/src/{page} is missing: write the chapter and list it in book/src/SUMMARY.md"
-        ));
+        )));
     }
     let summary = std::fs::read_to_string(root.join("book/src/SUMMARY.md")).unwrap_or_default();
     if !summary.contains(&format!("]({page})")) {
-        return Err(format!(
+        return Err(Problem(format!(
             "book/src/SUMMARY.md does not list {page}: add `- [{}]({page})`",
             p.title
-        ));
+        )));
     }
     Ok(())
 }
@@ -282,14 +290,14 @@ pub fn includes(root: &Path, page: &str) -> Vec<String> {
 }
 
 /// At least two hints, none empty.
-pub fn hints(p: &Puzzle) -> Result<(), String> {
+pub fn hints(p: &Puzzle) -> Result<(), Problem> {
     let empty = p.hints.iter().filter(|h| h.trim().is_empty()).count();
     if p.hints.len() < 2 || empty > 0 {
-        return Err(format!(
+        return Err(Problem(format!(
             "puzzles/{}/src/lib.rs has {} hints ({empty} empty): give at least two staged hints, none empty",
             p.id,
             p.hints.len()
-        ));
+        )));
     }
     Ok(())
 }
@@ -350,6 +358,6 @@ mod tests {
         p.hints = &["only one"];
         assert!(hints(&p).is_err());
         p.hints = &["one", "  "];
-        assert!(hints(&p).unwrap_err().contains("1 empty"));
+        assert!(hints(&p).unwrap_err().0.contains("1 empty"));
     }
 }

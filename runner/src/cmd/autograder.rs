@@ -212,7 +212,6 @@ fn grade_one(
         file: private.file.clone(),
         backend: BackendChoice::Sim,
         gpu_limit: Duration::from_secs_f64(args.timeout.max(0.1)),
-        rerun: format!("runner check {}", puzzle.id),
         only_case: None,
         full_later: false,
     };

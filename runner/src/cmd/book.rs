@@ -19,7 +19,7 @@ pub struct Args {
 pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     let page = match &args.puzzle {
         Some(name) => {
-            let p = registry::find(name).map_err(|e| anyhow!(e))?;
+            let p = registry::find(name)?;
             format!("{}.html", p.id)
         }
         None => "index.html".to_string(),
@@ -42,7 +42,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
 }
 
 /// Hands `url` to the system's opener, without waiting for the browser.
-fn open(url: &str) -> Result<(), String> {
+fn open(url: &str) -> anyhow::Result<()> {
     let (program, args): (&str, Vec<&str>) = if cfg!(target_os = "macos") {
         ("open", vec![url])
     } else if cfg!(windows) {
@@ -56,5 +56,5 @@ fn open(url: &str) -> Result<(), String> {
         .stderr(Stdio::null())
         .spawn()
         .map(drop)
-        .map_err(|e| format!("{program}: {e}"))
+        .map_err(|e| anyhow!("{program}: {e}"))
 }

@@ -7,7 +7,7 @@
 use super::KernelChoice;
 use crate::check::{self, BackendChoice};
 use crate::report::gradescope::{self, Scoring};
-use crate::report::{self, json};
+use crate::report::{self, Rerun, View, json};
 use crate::workbook;
 use std::io::Write;
 use std::path::PathBuf;
@@ -65,7 +65,6 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
         file,
         backend: args.backend,
         gpu_limit: Duration::from_secs_f64(args.timeout.max(0.1)),
-        rerun: rerun(&args, puzzle.id),
         only_case: args.case.clone(),
         full_later: false,
     };
@@ -83,6 +82,10 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     };
     drop(evaluate);
     let reporting = gpu::trace::phase("report");
+    let view = View {
+        runner: workbook::runner_command(),
+        rerun: Some(rerun(&args, puzzle.id)),
+    };
     let report = if args.json {
         let style = json::Style {
             pretty: args.pretty,
@@ -96,9 +99,9 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
             let case = cases.iter().find(|c| c.name == name);
             case.and_then(|c| c.job.budget).or(puzzle.budget)
         };
-        report::stats(&outcome, &budget_of) + &report::human(&outcome)
+        report::stats(&outcome, &budget_of) + &report::human(&outcome, &view)
     } else {
-        report::human(&outcome)
+        report::human(&outcome, &view)
     };
     if let Some(path) = &args.gradescope {
         gradescope::write(path, args.scoring.results(&outcome))?;
@@ -121,32 +124,16 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
 /// `runner check ...` with the options given (`--root` and every option of `check` that changes
 /// what it runs or prints, except `--json`, which is for scripts), the puzzle by its id when none
 /// was typed.
-fn rerun(args: &Args, id: &str) -> String {
-    let mut cmd = format!(
-        "{} check {}",
-        workbook::runner_command(),
-        args.target.puzzle.as_deref().unwrap_or(id)
-    );
-    if let Some(option) = args.target.solution_option() {
-        cmd += &format!(" {option}");
+fn rerun(args: &Args, id: &str) -> Rerun {
+    Rerun {
+        runner: workbook::runner_command(),
+        puzzle: args.target.puzzle.clone().unwrap_or_else(|| id.to_string()),
+        solution: args.target.solution_option(),
+        kernel: args.target.kernel.clone(),
+        case: args.case.clone(),
+        backend: (args.backend != BackendChoice::Auto)
+            .then(|| format!("{:?}", args.backend).to_lowercase()),
+        stats: args.stats,
+        timeout: (args.timeout != DEFAULT_TIMEOUT).then_some(args.timeout),
     }
-    if let Some(file) = &args.target.kernel {
-        cmd += &format!(" --kernel {}", file.display());
-    }
-    if let Some(case) = &args.case {
-        cmd += &format!(" --case {case}");
-    }
-    if args.backend != BackendChoice::Auto {
-        cmd += &format!(
-            " --backend {}",
-            format!("{:?}", args.backend).to_lowercase()
-        );
-    }
-    if args.stats {
-        cmd += " --stats";
-    }
-    if args.timeout != DEFAULT_TIMEOUT {
-        cmd += &format!(" --timeout {}", args.timeout);
-    }
-    cmd
 }

@@ -1,5 +1,9 @@
 //! One module per subcommand, each with its `Args` (clap derive; doc comments are the help) and
 //! its `execute`, which returns the process's exit status.
+//!
+//! Each `execute` reads its arguments, calls into the subsystems (`check`, `report`, `show`,
+//! `bench`, `classroom`, `workbook`) and prints; what another subsystem needs lives there, not
+//! here. Nothing imports `cmd` but `main` (runner/tests/layers.rs holds it).
 
 pub mod autograder;
 pub mod bench;
@@ -57,7 +61,7 @@ impl KernelChoice {
             (Some(file), _) => workbook::resolve(file),
             (None, Some(label)) => {
                 let solution = registry::solution(&puzzle, Some(label));
-                root.join(solution.map_err(|e| anyhow::anyhow!(e))?.file)
+                root.join(solution?.file)
             }
             (None, None) => root.join(puzzle.kernel_path()),
         };
@@ -82,7 +86,7 @@ impl KernelChoice {
 /// not passed yet (the last one when all have): where a learner is.
 pub fn puzzle_or_current(name: Option<&str>) -> anyhow::Result<Puzzle> {
     if let Some(name) = name {
-        return registry::find(name).map_err(|e| anyhow::anyhow!(e));
+        return Ok(registry::find(name)?);
     }
     let state = workbook::State::load();
     let all = registry::all();

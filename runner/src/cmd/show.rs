@@ -37,16 +37,20 @@ pub struct Args {
     svg: Option<PathBuf>,
 }
 
-fn parse_block(s: &str) -> Result<[u32; 3], String> {
+fn parse_block(s: &str) -> anyhow::Result<[u32; 3]> {
     let parts: Vec<u32> = s
         .split(',')
-        .map(|p| p.trim().parse::<u32>().map_err(|e| format!("`{p}`: {e}")))
+        .map(|p| {
+            p.trim()
+                .parse::<u32>()
+                .map_err(|e| anyhow::anyhow!("`{p}`: {e}"))
+        })
         .collect::<Result<_, _>>()?;
     match parts[..] {
         [x] => Ok([x, 0, 0]),
         [x, y] => Ok([x, y, 0]),
         [x, y, z] => Ok([x, y, z]),
-        _ => Err("give the block as X, X,Y or X,Y,Z".into()),
+        _ => Err(anyhow::anyhow!("give the block as X, X,Y or X,Y,Z")),
     }
 }
 

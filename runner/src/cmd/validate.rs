@@ -8,7 +8,6 @@
 
 use crate::classroom::validate::{self, Check, Finding};
 use crate::workbook::{self, registry};
-use anyhow::anyhow;
 use colored::Colorize;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::process::ExitCode;
@@ -26,7 +25,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         args.puzzles
             .iter()
-            .map(|name| registry::find(name).map_err(|e| anyhow!(e)))
+            .map(|name| registry::find(name).map_err(anyhow::Error::from))
             .collect::<anyhow::Result<_>>()?
     };
     let root = workbook::root();

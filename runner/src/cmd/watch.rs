@@ -68,12 +68,15 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
             file: file.clone(),
             backend: args.backend,
             gpu_limit: Duration::from_secs_f64(args.timeout.max(0.1)),
-            rerun: String::new(),
             only_case: None,
             full_later: false,
         };
         let outcome = check::evaluate(&req, &mut gpu)?;
-        say(&report::human(&outcome));
+        let view = report::View {
+            runner: workbook::runner_command(),
+            rerun: None,
+        };
+        say(&report::human(&outcome, &view));
         if !outcome.passed {
             say(&format!(
                 "Watching {shown}: save it to check again (Ctrl-C stops).\n"

@@ -6,6 +6,9 @@
 //! tolerance, each naming the first indices and the threads that own them. A backend's own
 //! diagnostics (a fault, a race) make the case fail even when every value is right. 2D outputs
 //! (puzzles 09 and 10) are named by row and column and their padding judged bit for bit (`grid`).
+//!
+//! Also what a check found, as data (`outcome`), and a wrong case's diff as text (`diff`).
+//! May import `workbook` only: never `check`, `report` or anything above.
 
 pub mod diff;
 pub mod grid;
@@ -103,79 +106,13 @@ pub fn judge_with(
     // An output and a reference of different lengths, with nothing else said, is the runner's
     // fault (a damaged reference file, say), never a silent failure of the learner's.
     if !complete && diagnostics.is_empty() && !output.is_empty() && !case.expected.is_empty() {
-        diagnostics.push(Diagnostic::new(
-            Kind::InternalError,
-            format!(
-                "the run gave {} output elements where case {}'s reference has {}: a bug of the \
-                 runner, not of your kernel (deleting {} makes the runner compute its references \
-                 again)",
-                output.len(),
-                case.name,
-                case.expected.len(),
-                spec::cache_dir().join("references").display()
-            ),
-        ));
+        diagnostics.push(size_mismatch(case, output.len()));
     }
-    let launched_ok = diagnostics.is_empty();
-    if complete && !mismatches.is_empty() && launched_ok {
-        let located = |mut d: Diagnostic, i: usize| match owner(case, i) {
-            Some((block, Some(thread))) => d.in_thread(block, thread),
-            Some((block, None)) => {
-                d.block = Some(block);
-                d
-            }
-            None => d,
-        };
-        let unwritten = &mismatches.first_unwritten;
-        if let Some(&first) = unwritten.first() {
-            let d = Diagnostic::new(
-                Kind::UnwrittenOutput,
-                format!(
-                    "{} of {} output elements are still NaN after the launch: {}; \
-                     either no thread wrote them (check the guard and that every output \
-                     index is covered), or they were only updated (`+=`, `atomicAdd`) from \
-                     the NaN the runner leaves in outputs (it does not zero them)",
-                    mismatches.unwritten,
-                    output.len(),
-                    listing(case, unwritten, mismatches.unwritten, |_| String::new()),
-                ),
-            );
-            diagnostics.push(located(d, first));
-        }
-        let wrong = &mismatches.first_wrong;
-        if let Some(&first) = wrong.first() {
-            let values =
-                |i: usize| format!(" yours {:.6}, expected {:.6}", output[i], case.expected[i]);
-            let mut message = format!(
-                "{} of {} elements differ: {}",
-                mismatches.wrong,
-                pitch.map_or(output.len(), |p| p.rows * p.cols),
-                listing(case, wrong, mismatches.wrong, values)
-            );
-            if let Some(why) = grid::guess(case, &output, wrong, &puzzle.tolerance) {
-                message += &format!("; {why}");
-            }
-            let d = Diagnostic::new(Kind::WrongOutput, message);
-            diagnostics.push(located(d, first));
-        }
+    if complete && !mismatches.is_empty() && diagnostics.is_empty() {
+        diagnostics.extend(value_diagnostics(puzzle, case, &output, &mismatches));
     }
-    // The simulator names the thread that wrote into the padding; elsewhere the judge finds it.
-    if let Some(p) = pitch.filter(|_| complete)
-        && !diagnostics.iter().any(|d| d.kind == Kind::PaddingWritten)
-        && let Some(d) = grid::padding_written(p, &output)
-    {
-        diagnostics.push(d);
-    }
-    // A padding write that is the whole output packed at output_cols says why, not where.
-    if let Some(p) = pitch.filter(|_| complete)
-        && grid::rows_packed(p, &output)
-    {
-        for d in diagnostics
-            .iter_mut()
-            .filter(|d| d.kind == Kind::PaddingWritten)
-        {
-            d.message = grid::packed_sentence(p);
-        }
+    if let Some(p) = pitch.filter(|_| complete) {
+        padding_diagnostics(p, &output, &mut diagnostics);
     }
     let passed = complete && mismatches.is_empty() && diagnostics.is_empty();
     let result = CaseResult {
@@ -204,6 +141,96 @@ pub fn judge_with(
         context_lost: out.context_lost,
     };
     (result, diagnostics)
+}
+
+/// The runner's own fault: a run of `outputs` elements where the reference has another count.
+fn size_mismatch(case: &Case, outputs: usize) -> Diagnostic {
+    Diagnostic::new(
+        Kind::InternalError,
+        format!(
+            "the run gave {} output elements where case {}'s reference has {}: a bug of the \
+             runner, not of your kernel (deleting {} makes the runner compute its references \
+             again)",
+            outputs,
+            case.name,
+            case.expected.len(),
+            spec::cache_dir().join("references").display()
+        ),
+    )
+}
+
+/// What the values of a complete output earned: `unwritten_output` for the elements still NaN,
+/// `wrong_output` for the rest outside the tolerance, each at the thread that owns its first.
+fn value_diagnostics(
+    puzzle: &Puzzle,
+    case: &Case,
+    output: &[f32],
+    mismatches: &Mismatches,
+) -> Vec<Diagnostic> {
+    let pitch = case.job.output_pitch();
+    let mut found = vec![];
+    let located = |mut d: Diagnostic, i: usize| match owner(case, i) {
+        Some((block, Some(thread))) => d.in_thread(block, thread),
+        Some((block, None)) => {
+            d.block = Some(block);
+            d
+        }
+        None => d,
+    };
+    let unwritten = &mismatches.first_unwritten;
+    if let Some(&first) = unwritten.first() {
+        let d = Diagnostic::new(
+            Kind::UnwrittenOutput,
+            format!(
+                "{} of {} output elements are still NaN after the launch: {}; \
+                 either no thread wrote them (check the guard and that every output \
+                 index is covered), or they were only updated (`+=`, `atomicAdd`) from \
+                 the NaN the runner leaves in outputs (it does not zero them)",
+                mismatches.unwritten,
+                output.len(),
+                listing(case, unwritten, mismatches.unwritten, |_| String::new()),
+            ),
+        );
+        found.push(located(d, first));
+    }
+    let wrong = &mismatches.first_wrong;
+    if let Some(&first) = wrong.first() {
+        let values =
+            |i: usize| format!(" yours {:.6}, expected {:.6}", output[i], case.expected[i]);
+        let mut message = format!(
+            "{} of {} elements differ: {}",
+            mismatches.wrong,
+            pitch.map_or(output.len(), |p| p.rows * p.cols),
+            listing(case, wrong, mismatches.wrong, values)
+        );
+        if let Some(why) = grid::guess(case, output, wrong, &puzzle.tolerance) {
+            message += &format!("; {why}");
+        }
+        let d = Diagnostic::new(Kind::WrongOutput, message);
+        found.push(located(d, first));
+    }
+    found
+}
+
+/// A 2D output's padding, judged bit for bit: where the simulator did not name the thread that
+/// wrote into it, the judge finds it; a padding write that is the whole output packed at
+/// `output_cols` says why, not where.
+fn padding_diagnostics(p: spec::job::Pitch, output: &[f32], diagnostics: &mut Vec<Diagnostic>) {
+    // The simulator names the thread that wrote into the padding; elsewhere the judge finds it.
+    if !diagnostics.iter().any(|d| d.kind == Kind::PaddingWritten)
+        && let Some(d) = grid::padding_written(p, output)
+    {
+        diagnostics.push(d);
+    }
+    // A padding write that is the whole output packed at output_cols says why, not where.
+    if grid::rows_packed(p, output) {
+        for d in diagnostics
+            .iter_mut()
+            .filter(|d| d.kind == Kind::PaddingWritten)
+        {
+            d.message = grid::packed_sentence(p);
+        }
+    }
 }
 
 /// The first few of `indices` (the first of `total`), each with `detail` and the thread that owns

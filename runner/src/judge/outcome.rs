@@ -71,11 +71,11 @@ pub struct CaseResult {
     /// This case's own diagnostics (`kind: message`), before repeats across cases are folded
     /// into one (for per-case reports such as Gradescope's tests).
     #[serde(skip)]
-    pub findings: Vec<String>,
+    pub findings: Vec<Finding>,
     /// Why the case never ran (a timeout in an earlier case ended the backend's run): it counts
     /// as a failed case, so a kernel that hangs on case 3 of 12 scores 2 of 12, not 2 of 3.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub not_run: Option<String>,
+    pub not_run: Option<NotRun>,
     /// The diff of a wrong full-scale case, drawn by the GPU worker that judged it (its arrays
     /// stay there; see `remote`).
     #[serde(skip)]
@@ -93,7 +93,7 @@ impl CaseResult {
     }
 
     /// A case that never ran on `backend`, failed with `why`.
-    pub fn not_run(case: &Case, backend: Backend, why: String) -> CaseResult {
+    pub fn not_run(case: &Case, backend: Backend, why: NotRun) -> CaseResult {
         CaseResult {
             name: case.name.clone(),
             backend,
@@ -111,10 +111,80 @@ impl CaseResult {
             shrunk_from: None,
             printed: vec![],
             printed_more: 0,
-            findings: vec![format!("not run: {why}")],
+            findings: vec![Finding::NotRun(why.clone())],
             not_run: Some(why),
             context_lost: false,
             diff: None,
+        }
+    }
+}
+
+/// Why a case never ran; it counts as failed all the same.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum NotRun {
+    /// An earlier case ended the backend's run (a timeout, a trap, a lost context): says which.
+    After(String),
+    /// A GPU full case left for `grade`'s second pass (`check::later`).
+    Waiting,
+}
+
+impl NotRun {
+    /// Why, as the reports say it.
+    pub fn why(&self) -> &str {
+        match self {
+            NotRun::After(why) => why,
+            NotRun::Waiting => WAITING,
+        }
+    }
+}
+
+/// One of a case's own findings, before repeats across cases are folded (Gradescope's per-case
+/// tests list them).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Finding {
+    NotRun(NotRun),
+    /// A diagnostic of this case: its kind and message.
+    Diagnostic(Kind, String),
+}
+
+impl Finding {
+    pub fn of(d: &Diagnostic) -> Finding {
+        Finding::Diagnostic(d.kind, d.message.clone())
+    }
+}
+
+impl std::fmt::Display for Finding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Finding::NotRun(n) => write!(f, "not run: {}", n.why()),
+            Finding::Diagnostic(kind, message) => write!(f, "{}: {message}", kind.name()),
+        }
+    }
+}
+
+/// One case judged: its result and the diagnostics it earned.
+#[derive(Clone, Debug)]
+pub struct Verdict {
+    pub result: CaseResult,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// A judged case, and, when it was cut smaller, the smallest size that still failed.
+#[derive(Clone, Debug)]
+pub struct Judged {
+    pub case: Verdict,
+    pub shrunk: Option<Verdict>,
+}
+
+impl Judged {
+    /// A judged case that was not cut smaller.
+    pub fn alone(result: CaseResult, diagnostics: Vec<Diagnostic>) -> Judged {
+        Judged {
+            case: Verdict {
+                result,
+                diagnostics,
+            },
+            shrunk: None,
         }
     }
 }
@@ -140,9 +210,6 @@ pub struct Outcome {
     /// Lines for people: what ran where, what was skipped and why.
     #[serde(skip)]
     pub notes: Vec<String>,
-    /// The command that checks this file again.
-    #[serde(skip)]
-    pub rerun: String,
     /// The GPU's full-scale cases, left for later (`grade`'s second pass, `later`).
     #[serde(skip)]
     pub later: Option<Later>,
@@ -265,7 +332,6 @@ impl Outcome {
             backend_agreement: None,
             full_case: None,
             notes: vec![],
-            rerun: String::new(),
             later: None,
         }
     }
@@ -273,12 +339,12 @@ impl Outcome {
 
 /// A full case's stand-in result while it waits for the second pass.
 pub fn waiting(case: &Case) -> CaseResult {
-    CaseResult::not_run(case, Backend::Gpu, WAITING.into())
+    CaseResult::not_run(case, Backend::Gpu, NotRun::Waiting)
 }
 
 /// Whether `r` is a full case's stand-in ([`waiting`]).
 pub fn is_waiting(r: &CaseResult) -> bool {
-    r.backend == Backend::Gpu && r.not_run.as_deref() == Some(WAITING)
+    r.backend == Backend::Gpu && r.not_run == Some(NotRun::Waiting)
 }
 
 #[cfg(test)]
@@ -289,7 +355,7 @@ mod tests {
         CaseResult {
             passed,
             not_run: None,
-            ..CaseResult::not_run(case, Backend::Gpu, String::new())
+            ..CaseResult::not_run(case, Backend::Gpu, NotRun::After(String::new()))
         }
     }
 

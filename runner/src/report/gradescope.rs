@@ -19,7 +19,6 @@
 //! an autograder grades several puzzles of one submission into one `results.json`.
 
 use crate::judge::outcome::Outcome;
-use crate::workbook;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -253,12 +252,26 @@ pub fn write(path: &Path, results: Results) -> anyhow::Result<()> {
     std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
 }
 
-/// `f` with colored output off: text for a file, not a terminal.
-pub fn plain<T>(f: impl FnOnce() -> T) -> T {
-    colored::control::set_override(false);
-    let t = f();
-    colored::control::unset_override();
-    t
+/// `text` without its colours (ANSI SGR sequences): text for a file, not a terminal. The text
+/// is made as it would be for the terminal and cleaned here, so the process's colour setting is
+/// neither read nor changed (submissions are graded on several threads at once).
+pub fn plain(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' && chars.peek() == Some(&'[') {
+            // `ESC [`, parameters, then one final byte in `@..=~`.
+            chars.next();
+            for f in chars.by_ref() {
+                if ('@'..='~').contains(&f) {
+                    break;
+                }
+            }
+            continue;
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// How a check scores in Gradescope's results.
@@ -281,11 +294,11 @@ impl Scoring {
     /// Gradescope's results for `outcome`. The report is the student's: the commands it names
     /// are the ones they run in their own copy (`runner check puzzle-NN`), not the grader's.
     pub fn results(&self, outcome: &Outcome) -> Results {
-        let theirs = Outcome {
-            rerun: format!("runner check {}", outcome.puzzle),
-            ..outcome.clone()
+        let view = super::View {
+            runner: "runner".into(),
+            rerun: Some(super::Rerun::of("runner", &outcome.puzzle)),
         };
-        let report = workbook::as_student(|| plain(|| super::human(&theirs)));
+        let report = plain(&super::human(outcome, &view));
         results(outcome, &report, self.points, self.visibility)
     }
 }
@@ -305,5 +318,12 @@ mod tests {
         assert_eq!(rounded(s.iter().sum()), 10.0);
         assert_eq!(shares(10.0, 3), [3.34, 3.33, 3.33]);
         assert_eq!(rounded(29.999999999999986), 30.0);
+    }
+
+    #[test]
+    fn plain_takes_the_colours_out_and_leaves_the_text() {
+        let coloured = "\x1b[1;32m✓\x1b[0m \x1b[1mpuzzle-01\x1b[0m passed [3]\n";
+        assert_eq!(plain(coloured), "✓ puzzle-01 passed [3]\n");
+        assert_eq!(plain("no colour, [1;2]"), "no colour, [1;2]");
     }
 }

@@ -4,7 +4,8 @@
 //! a diff of expected against yours around the first mismatch (values lined up), the diagnostics
 //! at their file and line, then the hint command and the chapter.
 
-use crate::judge::outcome::{Backend, CaseResult, Outcome, QuickTiming, fold};
+use super::rerun::Rerun;
+use crate::judge::outcome::{Backend, CaseResult, NotRun, Outcome, QuickTiming, fold};
 use crate::workbook::registry;
 use colored::Colorize;
 use spec::Kind;
@@ -23,17 +24,22 @@ fn quick_timing(t: &QuickTiming, puzzle: &str) -> String {
     )
 }
 
-pub fn human(outcome: &Outcome) -> String {
+/// Whom a report is for: how the commands it suggests start, and the check to run again. The
+/// caller says it (`cmd` from the command line, Gradescope for a student's own copy); the report
+/// reads no process-wide state for it.
+#[derive(Clone, Debug, Default)]
+pub struct View {
+    /// `runner`, or `runner --root DIR` where the reader gave one: every suggested command keeps it.
+    pub runner: String,
+    /// The check to run again (`Fix it, then run: ...`); none where the caller runs it itself
+    /// (`watch`). The `draw it:` commands start from it, or from the puzzle alone.
+    pub rerun: Option<Rerun>,
+}
+
+/// The report of `outcome` for people, as `view` says: the notes and warnings, what the kernel
+/// printed, then the pass (and what is next) or the failure, its diagnostics and what to do.
+pub fn human(outcome: &Outcome, view: &View) -> String {
     let mut out = String::new();
-    // `runner`, with the `--root` the learner gave: every command suggested below keeps it.
-    let runner = crate::workbook::runner_command();
-    let backends: Vec<&str> = outcome.backends.iter().map(|b| b.name()).collect();
-    let backends = if backends.is_empty() {
-        "none".to_string()
-    } else {
-        backends.join(" + ")
-    };
-    let passed = outcome.cases.iter().filter(|c| c.passed).count();
     for note in &outcome.notes {
         out += &format!("{}\n", note.dimmed());
     }
@@ -48,25 +54,49 @@ pub fn human(outcome: &Outcome) -> String {
     }
     out += &printed(outcome);
     if outcome.passed {
-        out += &format!(
-            "{} {} passed ({passed}/{} cases, {backends})\n",
-            "✓".green().bold(),
-            outcome.puzzle.bold(),
-            outcome.cases.len()
-        );
-        if let Some(t) = &outcome.full_case {
-            out += &quick_timing(t, &outcome.puzzle);
-        }
-        match registry::next(&outcome.puzzle) {
-            Some(next) => out += &format!("Next: {runner} check {}\n", next.id),
-            // `runner bench` times on a GPU, so it is offered only where one ran the cases.
-            None if outcome.backends.contains(&Backend::Gpu) => {
-                out += &format!("That was the last puzzle: measure it with {runner} bench.\n")
-            }
-            None => out += "That was the last puzzle.\n",
-        }
-        return out;
+        return out + &passed_lines(outcome, view);
     }
+    out += &failure(outcome);
+    out += &diagnostic_lines(outcome, view);
+    out + &what_next(outcome, view)
+}
+
+/// The pass: the ✓ line, the GPU's glance at the time, and the next puzzle.
+fn passed_lines(outcome: &Outcome, view: &View) -> String {
+    let runner = &view.runner;
+    let backends: Vec<&str> = outcome.backends.iter().map(|b| b.name()).collect();
+    let backends = if backends.is_empty() {
+        "none".to_string()
+    } else {
+        backends.join(" + ")
+    };
+    let passed = outcome.cases.iter().filter(|c| c.passed).count();
+    let mut out = String::new();
+    out += &format!(
+        "{} {} passed ({passed}/{} cases, {backends})\n",
+        "✓".green().bold(),
+        outcome.puzzle.bold(),
+        outcome.cases.len()
+    );
+    if let Some(t) = &outcome.full_case {
+        out += &quick_timing(t, &outcome.puzzle);
+    }
+    match registry::next(&outcome.puzzle) {
+        Some(next) => out += &format!("Next: {runner} check {}\n", next.id),
+        // `runner bench` times on a GPU, so it is offered only where one ran the cases.
+        None if outcome.backends.contains(&Backend::Gpu) => {
+            out += &format!("That was the last puzzle: measure it with {runner} bench.\n")
+        }
+        None => out += "That was the last puzzle.\n",
+    }
+    out
+}
+
+/// The failure: the first failing case (the others, and those a timeout kept from running) and
+/// the diff of the easiest to read; or, where no case ran, why.
+fn failure(outcome: &Outcome) -> String {
+    let passed = outcome.cases.iter().filter(|c| c.passed).count();
+    let mut out = String::new();
     let failing: Vec<&CaseResult> = outcome.cases.iter().filter(|c| !c.passed).collect();
     match failing.first() {
         Some(first) => {
@@ -87,7 +117,10 @@ pub fn human(outcome: &Outcome) -> String {
                 out += &format!("  also failed: {}\n", others.join(", "));
             }
             // Cases a timeout kept from running count as failed: the total stays the puzzle's.
-            if let Some(why) = not_run.first().and_then(|c| c.not_run.as_ref()) {
+            if let Some(why) = not_run
+                .first()
+                .and_then(|c| c.not_run.as_ref().map(NotRun::why))
+            {
                 let names: Vec<&str> = not_run.iter().map(|c| c.name.as_str()).collect();
                 out += &format!(
                     "  not run ({why}), so failed: {}\n  {passed} of {} cases passed\n",
@@ -132,6 +165,14 @@ pub fn human(outcome: &Outcome) -> String {
             );
         }
     }
+    out
+}
+
+/// Each diagnostic at its file, line, block, thread and case, with the command that draws it
+/// where a picture helps.
+fn diagnostic_lines(outcome: &Outcome, view: &View) -> String {
+    let runner = &view.runner;
+    let mut out = String::new();
     for d in &outcome.diagnostics {
         out += &format!("{}: {}\n", d.kind.name().red().bold(), d.message);
         let mut at = vec![];
@@ -160,16 +201,26 @@ pub fn human(outcome: &Outcome) -> String {
         if let (true, Some(b), Some(case)) = (drawn, d.block, &d.case)
             && !case.contains(" (")
         {
-            let show = super::rerun::command(&outcome.rerun, case, b);
+            let show = match &view.rerun {
+                Some(rerun) => rerun.show(case, b),
+                None => Rerun::of(runner, &outcome.puzzle).show(case, b),
+            };
             out += &format!("  draw it: {show}\n");
         }
     }
+    out
+}
+
+/// What to read and run next: the kinds' page, the check again, the hint and the chapter.
+fn what_next(outcome: &Outcome, view: &View) -> String {
+    let runner = &view.runner;
+    let mut out = String::new();
     let teaching = |k: Kind| !matches!(k, Kind::WrongOutput | Kind::UnwrittenOutput);
     if outcome.diagnostics.iter().any(|d| teaching(d.kind)) {
         out += "What each kind means: book/src/introduction.md#the-diagnostic-kinds\n";
     }
-    if !outcome.rerun.is_empty() {
-        out += &format!("Fix it, then run: {}\n", outcome.rerun);
+    if let Some(rerun) = &view.rerun {
+        out += &format!("Fix it, then run: {rerun}\n");
     }
     out += &format!("Hint: {runner} hint {}\n", outcome.puzzle);
     out += &format!(

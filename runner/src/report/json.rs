@@ -10,7 +10,7 @@
 //! 8192 x 8192 case made gigabytes of JSON, minutes to print and to read). `root` is the workbook's folder, absolute.
 
 use crate::judge::outcome::Agreement;
-use crate::judge::outcome::{Backend, CaseResult, Outcome};
+use crate::judge::outcome::{Backend, CaseResult, NotRun, Outcome};
 use serde::Serialize;
 use spec::{Arg, Case, Diagnostic, Puzzle, Scale};
 use std::collections::BTreeMap;
@@ -96,7 +96,7 @@ pub fn render(outcome: &Outcome, puzzle: &Puzzle, style: Style) -> String {
                 shrunk_from: c.shrunk_from.as_deref(),
                 printed: &c.printed,
                 printed_more: c.printed_more,
-                not_run: c.not_run.as_deref(),
+                not_run: c.not_run.as_ref().map(NotRun::why),
             }
         })
         .collect();

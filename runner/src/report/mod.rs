@@ -9,4 +9,5 @@ pub mod human;
 pub mod json;
 pub mod rerun;
 
-pub use human::{human, stats};
+pub use human::{View, human, stats};
+pub use rerun::Rerun;

@@ -8,6 +8,9 @@
 //! under `runner/tests/fixtures/`. Progress (solved puzzles, hints
 //! already shown, a hash of each kernel that passed) lives in `.workbook-state.json` at the root,
 //! ignored by git; a missing or unreadable state file is an empty state, never an error.
+//!
+//! Also the puzzles (`registry`), reading a source file (`source_text`) and installing NVRTC
+//! (`install`). Imports nothing of the runner: every other subsystem may import it.
 
 pub mod install;
 pub mod registry;
@@ -17,7 +20,6 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 /// `--root`: the folder, and the argument as typed (repeated in the commands we suggest).
 static ROOT: OnceLock<(PathBuf, String)> = OnceLock::new();
@@ -36,24 +38,10 @@ pub fn set_root(dir: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Set while a report is written for a student to read elsewhere (Gradescope's feedback): the
-/// commands it suggests are the ones they run in their own copy, without the grader's `--root`.
-static STUDENT_VIEW: AtomicBool = AtomicBool::new(false);
-
-/// `f`'s suggested commands as a student types them in their own copy of the workbook.
-pub fn as_student<T>(f: impl FnOnce() -> T) -> T {
-    STUDENT_VIEW.store(true, Ordering::Relaxed);
-    let t = f();
-    STUDENT_VIEW.store(false, Ordering::Relaxed);
-    t
-}
-
 /// `runner`, with `--root DIR` when the root was given: the start of a command to suggest.
 pub fn runner_command() -> String {
     match ROOT.get() {
-        Some((_, typed)) if !STUDENT_VIEW.load(Ordering::Relaxed) => {
-            format!("runner --root {typed}")
-        }
+        Some((_, typed)) => format!("runner --root {typed}"),
         _ => "runner".to_string(),
     }
 }

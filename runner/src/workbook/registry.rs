@@ -96,7 +96,7 @@ pub fn solutions(p: &Puzzle) -> Vec<Solution> {
 
 /// The solution of `p` labelled `label` (the reference for none or an empty one). On failure, the
 /// message names the labels there are.
-pub fn solution(p: &Puzzle, label: Option<&str>) -> Result<Solution, String> {
+pub fn solution(p: &Puzzle, label: Option<&str>) -> Result<Solution, Unknown> {
     let label = label.filter(|l| !l.is_empty());
     let all = solutions(p);
     if let Some(s) = all.iter().find(|s| s.label == label) {
@@ -112,17 +112,17 @@ pub fn solution(p: &Puzzle, label: Option<&str>) -> Result<Solution, String> {
             format!("{} ({adds})", s.option())
         })
         .collect();
-    Err(format!(
+    Err(Unknown(format!(
         "{} has no solution labelled `{}`; its solutions: {}",
         p.id,
         label.unwrap_or_default(),
         others.join("; ")
-    ))
+    )))
 }
 
 /// The puzzle named `name`; accepts `puzzle-05`, `puzzle-5`, `05` and `5`. On failure, the
 /// message says which puzzles exist, and for a misspelt name (not a number) suggests the closest.
-pub fn find(name: &str) -> Result<Puzzle, String> {
+pub fn find(name: &str) -> Result<Puzzle, Unknown> {
     let puzzles = all();
     let lower = name.trim().to_lowercase();
     let number = lower
@@ -144,11 +144,23 @@ pub fn find(name: &str) -> Result<Puzzle, String> {
         .map(|(_, id)| format!("did you mean {id}? "))
         .unwrap_or_default();
     let (first, last) = (puzzles[0].id, puzzles[puzzles.len() - 1].id);
-    Err(format!(
+    Err(Unknown(format!(
         "no puzzle named `{name}`; {closest}the puzzles are {first} to {last} (`{} list` shows them)",
         crate::workbook::runner_command()
-    ))
+    )))
 }
+
+/// A puzzle or solution name the registry does not know; the message names the ones it does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unknown(pub String);
+
+impl std::fmt::Display for Unknown {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Unknown {}
 
 /// The puzzle after `id`, if any.
 pub fn next(id: &str) -> Option<Puzzle> {
@@ -322,7 +334,7 @@ mod tests {
         assert_eq!(all[0].file, "solutions/puzzle-11.cu");
         assert!(all.iter().any(|s| s.label == Some("hopper")));
         assert_eq!(solution(&p, Some("")).unwrap(), all[0]);
-        let err = solution(&p, Some("ampere")).unwrap_err();
+        let err = solution(&p, Some("ampere")).unwrap_err().0;
         assert!(
             err.contains("--solution=hopper") && err.contains("`ampere`"),
             "{err}"
@@ -337,13 +349,18 @@ mod tests {
         assert_eq!(find("puzzle-03").unwrap().id, "puzzle-03");
         assert_eq!(find("puzzle-1").unwrap().id, "puzzle-01");
         assert_eq!(find("Puzzle-7").unwrap().id, "puzzle-07");
-        let err = find("puzzle-0l").unwrap_err();
+        let err = find("puzzle-0l").unwrap_err().0;
         assert!(err.contains("did you mean puzzle-01"), "{err}");
-        assert!(find("nothing-like-it").unwrap_err().contains("runner list"));
+        assert!(
+            find("nothing-like-it")
+                .unwrap_err()
+                .0
+                .contains("runner list")
+        );
         // A number past the last puzzle is not a typo of puzzle-01: say which puzzles exist.
         let last = all().last().unwrap().id;
         for name in ["99", "puzzle-99", "puzzle-0"] {
-            let err = find(name).unwrap_err();
+            let err = find(name).unwrap_err().0;
             assert!(!err.contains("did you mean"), "{err}");
             assert!(
                 err.contains(&format!("the puzzles are puzzle-01 to {last}")),
