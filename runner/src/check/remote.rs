@@ -3,50 +3,92 @@
 //! result without its arrays, hundreds of megabytes; the diagnostics; the diff's text; the
 //! shrunk case whole, it is small). The report and `--json` read it as they read a case judged
 //! here. The worker's side, the judge it is lent, is `resident`.
-use crate::judge::outcome::{Backend, CaseResult, Judged, Verdict};
+use crate::judge::outcome::{Backend, CaseResult, Judged, NotRun, Verdict};
 use gpu::pool::Worker;
 use gpu::resident::FullRun;
 use gpu::worker;
 use serde::{Deserialize, Serialize};
 use spec::{Case, Diagnostic, Puzzle, RunOutput};
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::time::Duration;
 
-/// A judged case on the wire: the result's fields the report reads but `--json` leaves out travel
-/// beside it.
+/// A judged case on the wire: every field of its [`CaseResult`] the report reads, and its
+/// diagnostics. The caller sets the two it leaves out: `context_lost` from the worker's reply,
+/// `findings` from the diagnostics (`sequence`). [`Wire::back`] names every field of the result,
+/// so a field added to `CaseResult` is placed there or left out on purpose.
 #[derive(Serialize, Deserialize)]
 struct Wire {
-    result: CaseResult,
+    name: String,
+    backend: Backend,
+    passed: bool,
+    max_abs_err: Option<f64>,
+    params: HashMap<String, i32>,
+    seconds: f64,
+    instructions: Option<u64>,
+    stats: Option<spec::job::AccessStats>,
+    output: Vec<f32>,
+    expected: Vec<f64>,
     first_mismatch: Option<usize>,
     pitch: Option<spec::job::Pitch>,
     nhwc: Option<[usize; 3]>,
+    shrunk_from: Option<String>,
+    printed: Vec<spec::job::Printed>,
+    printed_more: u64,
+    not_run: Option<NotRun>,
     diff: Option<String>,
     diagnostics: Vec<Diagnostic>,
 }
 
 impl Wire {
-    fn new(
-        Verdict {
-            result,
-            diagnostics,
-        }: Verdict,
-    ) -> Wire {
+    fn new(verdict: Verdict) -> Wire {
+        let r = verdict.result;
         Wire {
-            first_mismatch: result.first_mismatch,
-            pitch: result.pitch,
-            nhwc: result.nhwc,
-            diff: result.diff.clone(),
-            result,
-            diagnostics,
+            name: r.name,
+            backend: r.backend,
+            passed: r.passed,
+            max_abs_err: r.max_abs_err,
+            params: r.params,
+            seconds: r.seconds,
+            instructions: r.instructions,
+            stats: r.stats,
+            output: r.output,
+            expected: r.expected,
+            first_mismatch: r.first_mismatch,
+            pitch: r.pitch,
+            nhwc: r.nhwc,
+            shrunk_from: r.shrunk_from,
+            printed: r.printed,
+            printed_more: r.printed_more,
+            not_run: r.not_run,
+            diff: r.diff,
+            diagnostics: verdict.diagnostics,
         }
     }
 
     fn back(self) -> Verdict {
-        let mut result = self.result;
-        result.first_mismatch = self.first_mismatch;
-        result.pitch = self.pitch;
-        result.nhwc = self.nhwc;
-        result.diff = self.diff;
+        let result = CaseResult {
+            name: self.name,
+            backend: self.backend,
+            passed: self.passed,
+            max_abs_err: self.max_abs_err,
+            params: self.params,
+            seconds: self.seconds,
+            instructions: self.instructions,
+            stats: self.stats,
+            output: self.output,
+            expected: self.expected,
+            first_mismatch: self.first_mismatch,
+            pitch: self.pitch,
+            nhwc: self.nhwc,
+            shrunk_from: self.shrunk_from,
+            printed: self.printed,
+            printed_more: self.printed_more,
+            findings: vec![],
+            not_run: self.not_run,
+            diff: self.diff,
+            context_lost: false,
+        };
         Verdict {
             result,
             diagnostics: self.diagnostics,

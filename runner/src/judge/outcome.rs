@@ -32,8 +32,10 @@ impl Backend {
     }
 }
 
-/// One case on one backend, as `--json` reports it.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+/// One case on one backend: everything the reports read. Plain data; its serialized views are
+/// at the edges (`report::json::CaseView` for `--json`, `check::remote::Wire` for the GPU
+/// worker's summary).
+#[derive(Clone, Debug)]
 pub struct CaseResult {
     pub name: String,
     pub backend: Backend,
@@ -42,47 +44,35 @@ pub struct CaseResult {
     pub max_abs_err: Option<f64>,
     pub params: HashMap<String, i32>,
     pub seconds: f64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions: Option<u64>,
     /// The most global reads and writes any one thread made (simulator only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stats: Option<spec::job::AccessStats>,
     pub output: Vec<f32>,
     pub expected: Vec<f64>,
     /// The first element outside the puzzle's tolerance (or still NaN), for the report's diff.
-    #[serde(skip)]
     pub first_mismatch: Option<usize>,
     /// Rows, columns and stride of a 2D output (whose report names rows and columns).
-    #[serde(skip)]
     pub pitch: Option<spec::job::Pitch>,
     /// Rows, columns and channels of each image of an NHWC output (puzzle 11), whose report
     /// names each element by (image, row, column, channel).
-    #[serde(skip)]
     pub nhwc: Option<[usize; 3]>,
     /// For a shrunk case: the case it was cut from.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shrunk_from: Option<String>,
     /// What the kernel's `printf` calls printed (the simulator names the thread of each).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub printed: Vec<spec::job::Printed>,
     /// Entries printed past the ones kept.
-    #[serde(default, skip_serializing_if = "spec::job::is_zero")]
     pub printed_more: u64,
     /// This case's own diagnostics (`kind: message`), before repeats across cases are folded
     /// into one (for per-case reports such as Gradescope's tests).
-    #[serde(skip)]
     pub findings: Vec<Finding>,
     /// Why the case never ran (a timeout in an earlier case ended the backend's run): it counts
     /// as a failed case, so a kernel that hangs on case 3 of 12 scores 2 of 12, not 2 of 3.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub not_run: Option<NotRun>,
     /// The diff of a wrong full-scale case, drawn by the GPU worker that judged it (its arrays
     /// stay there; see `remote`).
-    #[serde(skip)]
     pub diff: Option<String>,
     /// The run ended the backend's context (`RunOutput::context_lost`): on the GPU no further
     /// case runs after it (`sequence`).
-    #[serde(skip)]
     pub context_lost: bool,
 }
 
@@ -190,7 +180,7 @@ impl Judged {
 }
 
 /// Everything one check found.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug)]
 pub struct Outcome {
     pub puzzle: String,
     pub file: String,
@@ -199,19 +189,14 @@ pub struct Outcome {
     pub cases: Vec<CaseResult>,
     pub diagnostics: Vec<Diagnostic>,
     /// NVRTC's warnings about the kernel (it compiled; they do not fail it).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<toolchain::warnings::Warning>,
     /// Where both backends ran a case: do their outputs agree bit for bit?
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub backend_agreement: Option<Agreement>,
     /// The full-scale case's time from this check's one launch on the GPU, when it passed there.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub full_case: Option<QuickTiming>,
     /// Lines for people: what ran where, what was skipped and why.
-    #[serde(skip)]
     pub notes: Vec<String>,
     /// The GPU's full-scale cases, left for later (`grade`'s second pass, `later`).
-    #[serde(skip)]
     pub later: Option<Later>,
 }
 
