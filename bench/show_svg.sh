@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Renders `runner show --svg` pictures in headless Chromium (Debian's `chromium`) and checks each
 # rendered: a PNG of the SVG's own size that is not blank. Not needed by CI (runner/tests/it/show.rs
-# checks the SVG's structure); run it after changing runner/src/svg.rs:
+# checks the SVG's structure); run it after changing runner/src/show/svg.rs:
 #   bash bench/show_svg.sh [OUT_DIR]      (default /tmp/show-svg)
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -5,34 +5,14 @@
 //! reported with the file, what happened and the next command; `anyhow` errors reach `main` only
 //! for usage problems and are printed with their context.
 
-mod book;
-mod class_report;
+mod bench;
+mod check;
+mod classroom;
 mod cmd;
-mod drift;
-mod engine;
-mod figures;
-mod gradescope;
-mod grid;
-mod install;
-mod json;
 mod judge;
-mod later;
-mod outcome;
-mod picture;
-mod prerun;
-mod private;
 mod profile;
-mod registry;
-mod remote;
 mod report;
-mod resident;
-mod scan;
-mod sequence;
-mod shrink;
-mod source_text;
-mod svg;
-mod touches;
-mod validate;
+mod show;
 mod workbook;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -146,8 +126,8 @@ fn main() -> ExitCode {
         Command::Gradescope(args) => cmd::autograder::execute(args),
         Command::Fuzz(args) => cmd::fuzz::execute(args),
         Command::GpuWorker { socket, ahead } => match socket {
-            Some(path) => gpu::worker::serve_socket(&path, resident::HOOKS, ahead),
-            None => gpu::worker::serve(resident::HOOKS),
+            Some(path) => gpu::worker::serve_socket(&path, check::resident::HOOKS, ahead),
+            None => gpu::worker::serve(check::resident::HOOKS),
         }
         .map(|()| ExitCode::SUCCESS)
         .map_err(Into::into),

@@ -17,10 +17,11 @@
 //! keeps from students; the visibility applies to the tests and to the top-level output alike
 //! (`gradescope::write`). Nothing is printed but one line: the score.
 
-use super::check::Scoring;
-use crate::engine::{self, BackendChoice};
-use crate::gradescope::{self, Visibility};
-use crate::{private, registry};
+use crate::check::{self, BackendChoice};
+use crate::classroom::private;
+use crate::report::gradescope::Scoring;
+use crate::report::gradescope::{self, Visibility};
+use crate::workbook::registry;
 use anyhow::{Context, anyhow};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -140,12 +141,14 @@ fn find(all: &[Candidate], puzzle: &str) -> Option<PathBuf> {
 pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     toolchain::sandbox::fail_closed();
     let conf = read_conf(&args.conf)?;
-    let seed = args.seed.unwrap_or_else(super::grade::random_seed);
+    let seed = args
+        .seed
+        .unwrap_or_else(crate::classroom::grade::random_seed);
     let protection = toolchain::sandbox::protection();
     let _ = std::fs::remove_file(&args.results);
     let mut all = vec![];
     files(&args.submission, 0, &mut all);
-    let mut worker = engine::gpu_worker();
+    let mut worker = check::gpu_worker();
     for (id, points) in &conf {
         let scoring = Scoring {
             points: *points,
@@ -204,16 +207,15 @@ fn grade_one(
             return Ok(scoring.not_checked(puzzle.id, &format!("{shown} was refused: {why}")));
         }
     };
-    let req = engine::Request {
+    let req = check::Request {
         puzzle,
         file: private.file.clone(),
         backend: BackendChoice::Sim,
         gpu_limit: Duration::from_secs_f64(args.timeout.max(0.1)),
-        rerun: format!("runner check {}", puzzle.id),
         only_case: None,
         full_later: false,
     };
-    match engine::evaluate(&req, worker) {
+    match check::evaluate(&req, worker) {
         Ok(outcome) => Ok(scoring.results(&private::renamed(outcome, &private, &shown))),
         Err(e) => Ok(scoring.not_checked(puzzle.id, &format!("{shown}: {e:#}"))),
     }

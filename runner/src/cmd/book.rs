@@ -2,7 +2,8 @@
 //! the address of the puzzle's chapter (or of the book's first page); `--open` opens it with the
 //! system's opener when there is one. The learner needs no separate mdBook install.
 
-use crate::{book, registry, workbook};
+use crate::classroom::book;
+use crate::workbook::{self, registry};
 use anyhow::anyhow;
 use std::process::{Command, ExitCode, Stdio};
 
@@ -18,7 +19,7 @@ pub struct Args {
 pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     let page = match &args.puzzle {
         Some(name) => {
-            let p = registry::find(name).map_err(|e| anyhow!(e))?;
+            let p = registry::find(name)?;
             format!("{}.html", p.id)
         }
         None => "index.html".to_string(),
@@ -41,7 +42,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
 }
 
 /// Hands `url` to the system's opener, without waiting for the browser.
-fn open(url: &str) -> Result<(), String> {
+fn open(url: &str) -> anyhow::Result<()> {
     let (program, args): (&str, Vec<&str>) = if cfg!(target_os = "macos") {
         ("open", vec![url])
     } else if cfg!(windows) {
@@ -55,5 +56,5 @@ fn open(url: &str) -> Result<(), String> {
         .stderr(Stdio::null())
         .spawn()
         .map(drop)
-        .map_err(|e| format!("{program}: {e}"))
+        .map_err(|e| anyhow!("{program}: {e}"))
 }

@@ -5,9 +5,10 @@
 //! the puzzle solved for `runner list`.
 
 use super::KernelChoice;
-use crate::engine::{self, BackendChoice};
-use crate::gradescope::{self, Visibility};
-use crate::{json, report, workbook};
+use crate::check::{self, BackendChoice};
+use crate::report::gradescope::{self, Scoring};
+use crate::report::{self, Rerun, View, json};
+use crate::workbook;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -53,52 +54,22 @@ pub struct Args {
     scoring: Scoring,
 }
 
-/// How a check scores in Gradescope's results.
-#[derive(Debug, clap::Args)]
-pub struct Scoring {
-    /// The puzzle's points in Gradescope's results, shared equally among its cases.
-    #[arg(long, default_value_t = 10.0, value_name = "POINTS")]
-    pub points: f64,
-    /// Who sees each test's result in Gradescope, and when.
-    #[arg(long, value_enum, default_value_t = Visibility::Visible)]
-    pub visibility: Visibility,
-}
-
-impl Scoring {
-    /// The results of a file that could not be checked at all (missing, unreadable).
-    pub fn not_checked(&self, puzzle: &str, why: &str) -> gradescope::Results {
-        gradescope::failed(puzzle, "submitted", why, self.points, self.visibility)
-    }
-
-    /// Gradescope's results for `outcome`. The report is the student's: the commands it names
-    /// are the ones they run in their own copy (`runner check puzzle-NN`), not the grader's.
-    pub fn results(&self, outcome: &engine::Outcome) -> gradescope::Results {
-        let theirs = engine::Outcome {
-            rerun: format!("runner check {}", outcome.puzzle),
-            ..outcome.clone()
-        };
-        let report = workbook::as_student(|| gradescope::plain(|| report::human(&theirs)));
-        gradescope::results(outcome, &report, self.points, self.visibility)
-    }
-}
-
 pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     let (puzzle, file) = args.target.resolve()?;
     let puzzle = args.seed.map_or(puzzle, |seed| puzzle.drawn(seed));
     let own_file = args.target.is_own();
     // The text checked, recorded with a pass (a save during the check must not count as passing).
     let text = std::fs::read(&file).unwrap_or_default();
-    let req = engine::Request {
+    let req = check::Request {
         puzzle,
         file,
         backend: args.backend,
         gpu_limit: Duration::from_secs_f64(args.timeout.max(0.1)),
-        rerun: rerun(&args, puzzle.id),
         only_case: args.case.clone(),
         full_later: false,
     };
     let evaluate = gpu::trace::phase("evaluate (every phase above)");
-    let outcome = match engine::evaluate(&req, &mut engine::gpu_worker()) {
+    let outcome = match check::evaluate(&req, &mut check::gpu_worker()) {
         Ok(outcome) => outcome,
         Err(e) => {
             // An autograder still gets its results: the file it could not check scores nothing.
@@ -111,6 +82,10 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     };
     drop(evaluate);
     let reporting = gpu::trace::phase("report");
+    let view = View {
+        runner: workbook::runner_command(),
+        rerun: Some(rerun(&args, puzzle.id)),
+    };
     let report = if args.json {
         let style = json::Style {
             pretty: args.pretty,
@@ -124,9 +99,9 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
             let case = cases.iter().find(|c| c.name == name);
             case.and_then(|c| c.job.budget).or(puzzle.budget)
         };
-        report::stats(&outcome, &budget_of) + &report::human(&outcome)
+        report::stats(&outcome, &budget_of) + &report::human(&outcome, &view)
     } else {
-        report::human(&outcome)
+        report::human(&outcome, &view)
     };
     if let Some(path) = &args.gradescope {
         gradescope::write(path, args.scoring.results(&outcome))?;
@@ -149,32 +124,16 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
 /// `runner check ...` with the options given (`--root` and every option of `check` that changes
 /// what it runs or prints, except `--json`, which is for scripts), the puzzle by its id when none
 /// was typed.
-fn rerun(args: &Args, id: &str) -> String {
-    let mut cmd = format!(
-        "{} check {}",
-        workbook::runner_command(),
-        args.target.puzzle.as_deref().unwrap_or(id)
-    );
-    if let Some(option) = args.target.solution_option() {
-        cmd += &format!(" {option}");
+fn rerun(args: &Args, id: &str) -> Rerun {
+    Rerun {
+        runner: workbook::runner_command(),
+        puzzle: args.target.puzzle.clone().unwrap_or_else(|| id.to_string()),
+        solution: args.target.solution_option(),
+        kernel: args.target.kernel.clone(),
+        case: args.case.clone(),
+        backend: (args.backend != BackendChoice::Auto)
+            .then(|| format!("{:?}", args.backend).to_lowercase()),
+        stats: args.stats,
+        timeout: (args.timeout != DEFAULT_TIMEOUT).then_some(args.timeout),
     }
-    if let Some(file) = &args.target.kernel {
-        cmd += &format!(" --kernel {}", file.display());
-    }
-    if let Some(case) = &args.case {
-        cmd += &format!(" --case {case}");
-    }
-    if args.backend != BackendChoice::Auto {
-        cmd += &format!(
-            " --backend {}",
-            format!("{:?}", args.backend).to_lowercase()
-        );
-    }
-    if args.stats {
-        cmd += " --stats";
-    }
-    if args.timeout != DEFAULT_TIMEOUT {
-        cmd += &format!(" --timeout {}", args.timeout);
-    }
-    cmd
 }

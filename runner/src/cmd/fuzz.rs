@@ -12,7 +12,7 @@
 //! seed at its end), so a run stopped early, by a time limit on a device machine, keeps what it
 //! found. Exit status 0 when every kernel passed, 1 otherwise.
 
-use crate::engine;
+use crate::check;
 use fuzz::{self, Case, Recorded};
 use gpu::pool::Worker;
 use gpu::worker::{KernelRun, Request};
@@ -70,7 +70,7 @@ enum Other<'a> {
 
 /// What became of one seed (`None` when it passed), and the GPU's record of it if it ran there.
 fn one(case: &Case, other: Other<'_>) -> (Option<String>, Option<Recorded>) {
-    let ptx = match engine::ptx(&case.code, "fuzz.cu", &[]) {
+    let ptx = match check::ptx(&case.code, "fuzz.cu", &[]) {
         Ok(ptx) => ptx,
         Err(d) => return (Some(format!("does not compile: {d}")), None),
     };
@@ -111,7 +111,7 @@ fn read_records(path: &PathBuf) -> anyhow::Result<BTreeMap<u64, Recorded>> {
 }
 
 pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
-    crate::install::ensure_nvrtc().map_err(|d| anyhow::anyhow!("{d}"))?;
+    crate::workbook::install::ensure_nvrtc().map_err(|d| anyhow::anyhow!("{d}"))?;
     let both = args.backend == Backends::Both && args.against.is_none();
     let jobs = args
         .jobs
@@ -141,7 +141,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     std::thread::scope(|s| {
         for _ in 0..jobs {
             s.spawn(|| {
-                let mut worker = both.then(engine::gpu_worker);
+                let mut worker = both.then(check::gpu_worker);
                 if let Some(w) = worker.as_mut() {
                     let name = w.device().ok().flatten().map(|d| d.name);
                     device.lock().expect("lock").get_or_insert(name);

@@ -2,7 +2,7 @@
 //! ones this learner has solved. A solved puzzle whose kernel was edited after it passed is not
 //! marked solved: the line says when it last passed and how to check it again.
 
-use crate::registry;
+use crate::workbook::registry;
 use crate::workbook::{self, State};
 use colored::Colorize;
 use std::process::ExitCode;

@@ -1,24 +1,25 @@
 //! One module per subcommand, each with its `Args` (clap derive; doc comments are the help) and
 //! its `execute`, which returns the process's exit status.
+//!
+//! Each `execute` reads its arguments, calls into the subsystems (`check`, `report`, `show`,
+//! `bench`, `classroom`, `workbook`) and prints; what another subsystem needs lives there, not
+//! here. Nothing imports `cmd` but `main` (runner/tests/layers.rs holds it).
 
 pub mod autograder;
 pub mod bench;
-pub mod bench2d;
 pub mod book;
 pub mod check;
 pub mod fuzz;
 pub mod grade;
-pub mod grade_files;
 pub mod hint;
 pub mod list;
 pub mod profile;
 pub mod release;
 pub mod show;
-pub mod timing;
 pub mod validate;
 pub mod watch;
 
-use crate::{registry, workbook};
+use crate::workbook::{self, registry};
 use spec::Puzzle;
 use std::path::PathBuf;
 
@@ -60,7 +61,7 @@ impl KernelChoice {
             (Some(file), _) => workbook::resolve(file),
             (None, Some(label)) => {
                 let solution = registry::solution(&puzzle, Some(label));
-                root.join(solution.map_err(|e| anyhow::anyhow!(e))?.file)
+                root.join(solution?.file)
             }
             (None, None) => root.join(puzzle.kernel_path()),
         };
@@ -85,7 +86,7 @@ impl KernelChoice {
 /// not passed yet (the last one when all have): where a learner is.
 pub fn puzzle_or_current(name: Option<&str>) -> anyhow::Result<Puzzle> {
     if let Some(name) = name {
-        return registry::find(name).map_err(|e| anyhow::anyhow!(e));
+        return Ok(registry::find(name)?);
     }
     let state = workbook::State::load();
     let all = registry::all();

@@ -12,8 +12,8 @@
 //! arguments, makes one call and prints.
 
 use super::KernelChoice;
-use crate::install;
 use crate::profile::{profiled, text};
+use crate::workbook::install;
 use spec::{Case, Puzzle, Scale};
 use std::process::ExitCode;
 
@@ -34,7 +34,7 @@ pub struct Args {
 pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     let (puzzle, path) = args.target.resolve()?;
     let file = crate::workbook::display(&path);
-    let (code, warning) = crate::source_text::read(&path, &file)?;
+    let (code, warning) = crate::workbook::source_text::read(&path, &file)?;
     warning.iter().for_each(|w| eprintln!("{w}"));
     if let Err(d) = install::ensure_nvrtc() {
         println!("{}: {}", d.kind.name(), d.message);

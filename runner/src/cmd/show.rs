@@ -9,9 +9,11 @@
 //! not compile or run at all, 2 for a usage error.
 
 use super::KernelChoice;
-use crate::engine::{self, Backend};
-use crate::touches::{Extent, Recorder};
-use crate::{install, judge, picture, svg};
+use crate::check::{self, Backend};
+use crate::judge;
+use crate::show::touches::{Extent, Recorder};
+use crate::show::{picture, svg};
+use crate::workbook::install;
 use spec::{Arg, Case, Diagnostic, Puzzle, RunOutput, Scale};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -35,16 +37,20 @@ pub struct Args {
     svg: Option<PathBuf>,
 }
 
-fn parse_block(s: &str) -> Result<[u32; 3], String> {
+fn parse_block(s: &str) -> anyhow::Result<[u32; 3]> {
     let parts: Vec<u32> = s
         .split(',')
-        .map(|p| p.trim().parse::<u32>().map_err(|e| format!("`{p}`: {e}")))
+        .map(|p| {
+            p.trim()
+                .parse::<u32>()
+                .map_err(|e| anyhow::anyhow!("`{p}`: {e}"))
+        })
         .collect::<Result<_, _>>()?;
     match parts[..] {
         [x] => Ok([x, 0, 0]),
         [x, y] => Ok([x, y, 0]),
         [x, y, z] => Ok([x, y, z]),
-        _ => Err("give the block as X, X,Y or X,Y,Z".into()),
+        _ => Err(anyhow::anyhow!("give the block as X, X,Y or X,Y,Z")),
     }
 }
 
@@ -57,9 +63,9 @@ struct Ran {
 }
 
 fn run(puzzle: &Puzzle, code: &str, file: &str, case: &Case) -> Result<Ran, Diagnostic> {
-    let case = engine::with_declared_launch(puzzle, code, file, case)?;
-    let ptx = engine::ptx(code, file, &case.macros)?;
-    let opts = engine::sim_options(code, &case.macros);
+    let case = check::with_declared_launch(puzzle, code, file, case)?;
+    let ptx = check::ptx(code, file, &case.macros)?;
+    let opts = check::sim_options(code, &case.macros);
     let out: RunOutput = sim::run_with(&ptx, &case.job, &opts);
     let (result, diagnostics) = judge::judge(puzzle, &case, Backend::Sim, out);
     Ok(Ran {
@@ -73,7 +79,7 @@ fn run(puzzle: &Puzzle, code: &str, file: &str, case: &Case) -> Result<Ran, Diag
 pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     let (puzzle, path) = args.target.resolve()?;
     let file = crate::workbook::display(&path);
-    let (code, warning) = crate::source_text::read(&path, &file)?;
+    let (code, warning) = crate::workbook::source_text::read(&path, &file)?;
     warning.iter().for_each(|w| eprintln!("{w}"));
     let cases = (puzzle.cases)(Scale::Small);
     let fail = |d: Diagnostic| {
@@ -126,7 +132,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     // of one block would not happen here).
     // The learner's declarations too, so that shared arrays are drawn and marked by their
     // declared elements (`sab[1]` of a `float2` array is its 8 bytes, `sb[1][0][2]`).
-    let opts = engine::sim_options(&code, &ran.case.macros);
+    let opts = check::sim_options(&code, &ran.case.macros);
     sim::run_observed(&ran.ptx, job, &opts, &mut rec);
     let touches = rec.touches;
     if let Some(name) = &args.buffer
@@ -223,48 +229,4 @@ fn lengths(job: &spec::Job) -> Vec<Extent> {
             Arg::I32 { .. } => None,
         })
         .collect()
-}
-
-/// The `runner show` command that draws a diagnostic found by `rerun` (a `runner check` command
-/// line) in case `case` at block `block`.
-pub fn command(rerun: &str, case: &str, block: [u32; 3]) -> String {
-    // The runner as typed (`runner`, or `runner --root DIR`), then the check's own arguments.
-    let (runner, rest) = rerun.split_once(" check ").unwrap_or(("runner", rerun));
-    let mut words = rest.split_whitespace();
-    let mut kept = vec![];
-    while let Some(w) = words.next() {
-        if w == "--case" || w == "--backend" {
-            words.next();
-        } else {
-            kept.push(w);
-        }
-    }
-    let at = match block {
-        [x, 0, 0] => x.to_string(),
-        [x, y, 0] => format!("{x},{y}"),
-        [x, y, z] => format!("{x},{y},{z}"),
-    };
-    format!(
-        "{runner} show {} --case {case} --block {at}",
-        kept.join(" ")
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::command;
-
-    #[test]
-    fn the_drawing_command_keeps_the_root_before_show() {
-        let rerun =
-            "runner --root ../wb check puzzle-11 --kernel k.cu --case edge-1x1 --backend sim";
-        assert_eq!(
-            command(rerun, "edge-1x1", [3, 1, 0]),
-            "runner --root ../wb show puzzle-11 --kernel k.cu --case edge-1x1 --block 3,1"
-        );
-        assert_eq!(
-            command("runner check puzzle-02", "example", [0, 0, 0]),
-            "runner show puzzle-02 --case example --block 0"
-        );
-    }
 }

@@ -1,14 +1,13 @@
 //! `runner validate [puzzle...]`: the instructor's one command. Every solution passes, every
 //! skeleton fails, skeleton and solution agree outside the learner's part, the book's links resolve
-//! and the book builds (the checks are `crate::validate`). A progress bar on stderr while it runs
+//! and the book builds (the checks are `crate::classroom::validate`). A progress bar on stderr while it runs
 //! (hidden when stderr is not a terminal), then a table of puzzle by check, then one line per
 //! failure with its fix, and, without a GPU, what it did not run (the GPU and full-scale cases).
 //! Exit status 0 when everything is in order, 1 otherwise. In a student's copy (no `solutions/`)
 //! it says that it is for instructors.
 
-use crate::validate::{self, Check, Finding};
-use crate::{registry, workbook};
-use anyhow::anyhow;
+use crate::classroom::validate::{self, Check, Finding};
+use crate::workbook::{self, registry};
 use colored::Colorize;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::process::ExitCode;
@@ -26,7 +25,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     } else {
         args.puzzles
             .iter()
-            .map(|name| registry::find(name).map_err(|e| anyhow!(e)))
+            .map(|name| registry::find(name).map_err(anyhow::Error::from))
             .collect::<anyhow::Result<_>>()?
     };
     let root = workbook::root();

@@ -9,8 +9,9 @@
 //! not on a cleared screen) and its file becomes the watched one; after the last puzzle it exits.
 //! The report leaves out "Fix it, then run": watching is that already.
 
-use crate::engine::{self, BackendChoice};
-use crate::{registry, report, workbook};
+use crate::check::{self, BackendChoice};
+use crate::report;
+use crate::workbook::{self, registry};
 use anyhow::Context;
 use notify::{RecursiveMode, Watcher};
 use std::io::{IsTerminal, Write};
@@ -42,7 +43,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     // Clear the screen before a check, except the first and the one right after a pass.
     let mut clear = false;
     // One warm worker for the whole session: a save is checked without a new CUDA context.
-    let mut gpu = engine::gpu_worker();
+    let mut gpu = check::gpu_worker();
     loop {
         let file = workbook::root().join(puzzle.kernel_path());
         let folder = file.parent().map(Path::to_path_buf).unwrap_or_default();
@@ -62,17 +63,20 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
             say("\x1b[2J\x1b[H");
         }
         clear = true;
-        let req = engine::Request {
+        let req = check::Request {
             puzzle,
             file: file.clone(),
             backend: args.backend,
             gpu_limit: Duration::from_secs_f64(args.timeout.max(0.1)),
-            rerun: String::new(),
             only_case: None,
             full_later: false,
         };
-        let outcome = engine::evaluate(&req, &mut gpu)?;
-        say(&report::human(&outcome));
+        let outcome = check::evaluate(&req, &mut gpu)?;
+        let view = report::View {
+            runner: workbook::runner_command(),
+            rerun: None,
+        };
+        say(&report::human(&outcome, &view));
         if !outcome.passed {
             say(&format!(
                 "Watching {shown}: save it to check again (Ctrl-C stops).\n"

@@ -11,7 +11,7 @@ mod registers;
 mod sample;
 pub mod text;
 
-use crate::engine;
+use crate::check;
 use ::profile::{Critical, H100, Occupancy, Prediction, Profiler};
 use load::Traffic;
 use sim::SimOptions;
@@ -52,10 +52,10 @@ pub fn profiled<'a>(
 ) -> Result<Profiled<'a>, spec::Diagnostic> {
     let sampled = case.scale == Scale::Full;
     let case = match puzzle.declared_launch {
-        Some(_) => Cow::Owned(engine::with_declared_launch(puzzle, code, file, case)?),
+        Some(_) => Cow::Owned(check::with_declared_launch(puzzle, code, file, case)?),
         None => Cow::Borrowed(case),
     };
-    let ptx = engine::ptx(code, file, &case.macros)?;
+    let ptx = check::ptx(code, file, &case.macros)?;
     let job = &case.job;
     let gpu = H100;
     let plan = sample::plan(

@@ -580,3 +580,208 @@ fn the_link_rule_reads_paths_and_skips_anchors_and_web_addresses() {
         "see [a](lab/HISTORY.md), [b](book/src/x.md#part), [c](https://example.org/y), [d](#here)";
     assert_eq!(link_targets(text), ["lab/HISTORY.md", "book/src/x.md"]);
 }
+
+/// The subsystems of `runner/src`, each with the top-level modules that make it up and the
+/// subsystems it may import. The order is one way: workbook, then judge, check, profile (the
+/// runner's side of the `profile` crate), report, show and bench, classroom, and cmd at the top,
+/// which nothing imports (`main` aside). Tests (`#[cfg(test)]` and after) are not held to it.
+const RUNNER_SUBSYSTEMS: &[(&str, &[&str], &[&str])] = &[
+    ("workbook", &["workbook"], &[]),
+    ("judge", &["judge"], &["workbook"]),
+    ("check", &["check"], &["judge", "workbook"]),
+    ("profile", &["profile"], &["check", "judge", "workbook"]),
+    ("report", &["report"], &["judge", "workbook"]),
+    ("show", &["show"], &["check", "judge", "workbook"]),
+    ("bench", &["bench"], &["check", "judge", "workbook"]),
+    (
+        "classroom",
+        &["classroom"],
+        &["bench", "report", "check", "judge", "profile", "workbook"],
+    ),
+    (
+        "cmd",
+        &["cmd"],
+        &[
+            "classroom",
+            "bench",
+            "show",
+            "report",
+            "check",
+            "judge",
+            "profile",
+            "workbook",
+        ],
+    ),
+];
+
+/// The subsystem of top-level module `top`.
+fn subsystem_of(top: &str) -> Option<&'static str> {
+    RUNNER_SUBSYSTEMS
+        .iter()
+        .find(|(_, tops, _)| tops.contains(&top))
+        .map(|(name, _, _)| *name)
+}
+
+/// Every import in the `.rs` files under `src` that goes against [`RUNNER_SUBSYSTEMS`], as
+/// `file:line: what`; a file in no subsystem is one too. Paths from `crate::` (with
+/// `crate::{a, b::c}` groups over several lines) and `super::` chains that climb out of a
+/// subsystem count; tests (`#[cfg(test)]` and after) and comments do not.
+fn runner_layer_violations(src: &Path) -> Vec<String> {
+    let mut files = vec![];
+    rust_files(src, &mut files);
+    files.sort();
+    let mut found = vec![];
+    for path in files {
+        let rel = path
+            .strip_prefix(src)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        if rel == "main.rs" {
+            continue;
+        }
+        // The module's path: `check/mod.rs` is `check`, `check/remote.rs` is `check::remote`.
+        let mut module: Vec<String> = rel
+            .trim_end_matches(".rs")
+            .split('/')
+            .map(str::to_string)
+            .collect();
+        if module.last().is_some_and(|m| m == "mod") {
+            module.pop();
+        }
+        let Some(me) = subsystem_of(&module[0]) else {
+            found.push(format!("{rel}:1: in no subsystem of RUNNER_SUBSYSTEMS"));
+            continue;
+        };
+        let allowed = RUNNER_SUBSYSTEMS
+            .iter()
+            .find(|(name, _, _)| *name == me)
+            .map(|(_, _, ok)| *ok)
+            .unwrap_or(&[]);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        let lines: Vec<String> = code.lines().map(code_of).collect();
+        let joined = lines.join("\n");
+        let line_of = |at: usize| joined[..at].matches('\n').count() + 1;
+        let mut check = |at: usize, target: &str| {
+            let Some(other) = subsystem_of(target) else {
+                return;
+            };
+            if other != me && !allowed.contains(&other) {
+                found.push(format!(
+                    "{rel}:{}: {me} imports {other} (`{target}`); {me} may import {allowed:?}",
+                    line_of(at)
+                ));
+            }
+        };
+        let ident = |s: &str| -> String {
+            s.trim_start()
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect()
+        };
+        for (i, _) in joined.match_indices("crate::") {
+            if joined[..i].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
+                continue;
+            }
+            let rest = &joined[i + 7..];
+            match rest.strip_prefix('{') {
+                // `crate::{a, b::c}`: each item's first name (nested groups are not used here).
+                Some(group) => {
+                    let group = group.split('}').next().unwrap_or("");
+                    let mut at = i + "crate::{".len();
+                    for item in group.split(',') {
+                        // The item's own line.
+                        let lead = item.len() - item.trim_start().len();
+                        check(at + lead, &ident(item));
+                        at += item.len() + 1;
+                    }
+                }
+                None => check(i, &ident(rest)),
+            }
+        }
+        // `super::super::x` from `check::remote` climbs to the root, then names `x`.
+        for (i, _) in joined.match_indices("super::") {
+            if joined[..i].ends_with("super::")
+                || joined[..i].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+            {
+                continue;
+            }
+            let mut rest = &joined[i..];
+            let mut ups = 0;
+            while let Some(r) = rest.strip_prefix("super::") {
+                ups += 1;
+                rest = r;
+            }
+            let is_dir_module = rel.ends_with("mod.rs");
+            let depth = module.len() - usize::from(!is_dir_module);
+            if ups >= depth {
+                check(i, &ident(rest));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn runners_subsystems_import_one_way() {
+    let src = root().join("runner/src");
+    let found = runner_layer_violations(&src);
+    assert!(
+        found.is_empty(),
+        "imports against the order:\n{}",
+        found.join("\n")
+    );
+    // Every subsystem with a folder has one.
+    for sub in [
+        "workbook",
+        "judge",
+        "check",
+        "report",
+        "show",
+        "bench",
+        "classroom",
+        "cmd",
+    ] {
+        assert!(
+            src.join(sub).join("mod.rs").is_file(),
+            "runner/src/{sub}/mod.rs"
+        );
+    }
+}
+
+#[test]
+fn the_subsystem_rule_finds_an_import_against_the_order() {
+    let dir = std::env::temp_dir().join(format!("layers-runner-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for sub in ["judge", "check", "report", "cmd"] {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+    }
+    let write = |path: &str, text: &str| std::fs::write(dir.join(path), text).unwrap();
+    write("main.rs", "mod cmd;\nmod judge;\n");
+    // judge may import workbook only: check (line 2) and report (line 4, in a group) are upward.
+    write(
+        "judge/mod.rs",
+        "//! The judge.\nuse crate::check::Request;\nuse crate::{\n    workbook,\n    report::human,\n};\n",
+    );
+    // A `super::super::` chain out of check into cmd, and a comment that names cmd.
+    write(
+        "check/remote.rs",
+        "// crate::cmd::x is only named here\nfn f() {\n    super::super::cmd::run();\n}\n",
+    );
+    // Allowed: report imports judge; a test may import anything.
+    write(
+        "report/mod.rs",
+        "use crate::judge::outcome::Outcome;\n#[cfg(test)]\nmod tests {\n    use crate::cmd;\n}\n",
+    );
+    write("cmd/mod.rs", "use crate::report;\n");
+    write("stray.rs", "\n");
+    let found = runner_layer_violations(&dir);
+    let _ = std::fs::remove_dir_all(&dir);
+    let has = |prefix: &str| found.iter().any(|f| f.starts_with(prefix));
+    assert!(has("judge/mod.rs:2: judge imports check"), "{found:#?}");
+    assert!(has("judge/mod.rs:5: judge imports report"), "{found:#?}");
+    assert!(has("check/remote.rs:3: check imports cmd"), "{found:#?}");
+    assert!(has("stray.rs:1: in no subsystem"), "{found:#?}");
+    assert_eq!(found.len(), 4, "{found:#?}");
+}

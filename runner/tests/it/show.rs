@@ -296,3 +296,64 @@ fn the_books_picture_is_what_show_draws_now() {
         "book/src/img/puzzle-03-show.svg is stale: run `runner show puzzle-03 --solution --case example-2 --block 0 --svg book/src/img/puzzle-03-show.svg`"
     );
 }
+
+/// `check`'s commands as data, not a line parsed back: with `--kernel` in a folder whose name holds
+/// a space and the word `check`, and with `--stats` and `--timeout` (which `show` does not take),
+/// the `Fix it` line names the file as one shell word, and the `draw it:` line, split as a shell
+/// splits it, runs `show` on that file and draws the race.
+#[test]
+fn a_kernel_path_with_a_space_reaches_the_fix_and_draw_commands_whole() {
+    let dir = std::env::temp_dir().join(format!("my check {}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let kernel = dir.join("k 1.cu");
+    let broken = "kernels/conformance/tests/fixtures/broken/p03_missing_barrier.cu";
+    std::fs::copy(common::repo().join(broken), &kernel).unwrap();
+    let path = kernel
+        .to_str()
+        .expect("a UTF-8 temporary folder")
+        .to_string();
+    let check = Command::new(common::runner())
+        .current_dir(common::repo())
+        .args([
+            "check",
+            "puzzle-03",
+            "--backend",
+            "sim",
+            "--stats",
+            "--timeout",
+            "5",
+        ])
+        .args(["--kernel", &path])
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("runner runs");
+    let report = String::from_utf8_lossy(&check.stdout).to_string();
+    let quoted = format!("'{path}'");
+    assert!(
+        report.contains(&format!(
+            "Fix it, then run: runner check puzzle-03 --kernel {quoted} --backend sim --stats --timeout 5\n"
+        )),
+        "{report}"
+    );
+    let draw = report
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("draw it: runner show "))
+        .unwrap_or_else(|| panic!("no draw line in:\n{report}"));
+    assert_eq!(
+        draw,
+        format!("puzzle-03 --kernel {quoted} --case example-1 --block 0")
+    );
+    // Split as a shell splits it: the quoted path is one word.
+    let mut args: Vec<String> = vec![];
+    for (i, part) in draw.split('\'').enumerate() {
+        if i % 2 == 1 {
+            args.push(part.to_string());
+        } else {
+            args.extend(part.split_whitespace().map(str::to_string));
+        }
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (pic, _) = show(&args);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(pic.contains("! sb[0]: race"), "{pic}");
+}
