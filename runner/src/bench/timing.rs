@@ -14,6 +14,13 @@ use spec::{Case, Puzzle, Scale};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// How `grade` times a passing submission: as `runner bench` does, with fewer runs.
+pub const GRADE_PLAN: Plan = Plan {
+    warmup: 5,
+    runs: 20,
+    rotate_bytes: 256 << 20,
+};
+
 /// Whether `puzzle`'s kernels compute on tensor cores (puzzle 11's implicit GEMM, puzzle 12's
 /// puzzle 08 contract): their floor is the tensor cores' tf32 rate, not the FP32 units'.
 pub fn on_tensor_cores(puzzle: &Puzzle) -> bool {

@@ -21,13 +21,14 @@
 //! outside the output folder: a submission's Gradescope file is named by its safe, unique output
 //! name (`grade_files`), and CSV cells that a spreadsheet would read as a formula are escaped.
 
+use super::row::Row;
+use crate::bench::timing::GRADE_PLAN;
 use crate::check::later;
 use crate::check::{self, Backend, BackendChoice, CaseResult, Outcome};
 use crate::report::gradescope;
 use crate::report::gradescope::Scoring;
 use crate::workbook::{self, registry};
 use anyhow::Context;
-use gpu::bench::Plan;
 use gpu::pool::Worker;
 use indicatif::ProgressBar;
 use serde::Serialize;
@@ -75,30 +76,6 @@ pub struct Options {
 pub enum Format {
     Gradescope,
 }
-
-/// One submission's grade: a row of the table, of grade.csv and of grade.json.
-#[derive(Debug, Serialize)]
-pub struct Row {
-    /// The file's path relative to the folder (`alice/kernel.cu` for a file in a subfolder).
-    pub file: String,
-    pub passed: bool,
-    pub cases_passed: usize,
-    pub cases_total: usize,
-    /// The kinds of its diagnostics, each once, in the order they came.
-    pub diagnostics: Vec<String>,
-    /// The first diagnostic's message.
-    pub message: Option<String>,
-    /// Median seconds on the full case, timed as `runner bench` times it; only for a submission
-    /// that passed on a GPU (empty without one).
-    pub bench_seconds: Option<f64>,
-}
-
-/// How `grade` times a passing submission: as `runner bench` does, with fewer runs.
-pub const GRADE_PLAN: Plan = Plan {
-    warmup: 5,
-    runs: 20,
-    rotate_bytes: 256 << 20,
-};
 
 #[derive(Debug, Serialize)]
 struct Report<'a> {
@@ -149,21 +126,10 @@ fn check_alone(
     (outcome, Some(private))
 }
 
-/// A seed no one can guess ahead: the standard library's per-process random keys, the time and
-/// the process id, hashed.
-pub fn random_seed() -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
-    h.write_u128(now.map_or(0, |d| d.as_nanos()));
-    h.write_u32(std::process::id());
-    h.finish()
-}
-
 /// Grades every submission of `args.folder`, prints the table and writes the files.
 pub fn run(args: Options) -> anyhow::Result<ExitCode> {
     toolchain::sandbox::fail_closed();
-    let seed = args.seed.unwrap_or_else(random_seed);
+    let seed = args.seed.unwrap_or_else(super::private::random_seed);
     let puzzle = registry::find(&args.puzzle)?.drawn(seed);
     let out_dir = args.out.clone().unwrap_or_else(|| args.folder.clone());
     let same = |a: &Path, b: &Path| match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {

@@ -11,4 +11,5 @@ pub mod figures;
 pub mod grade;
 pub mod grade_files;
 pub mod private;
+pub mod row;
 pub mod validate;

@@ -80,10 +80,7 @@ fn in_puzzle_folder(file: &Path) -> bool {
 fn private_dir(base: &Path) -> anyhow::Result<PathBuf> {
     use anyhow::Context;
     for _ in 0..16 {
-        let dir = base.join(format!(
-            "runner-submission-{:016x}",
-            crate::classroom::grade::random_seed()
-        ));
+        let dir = base.join(format!("runner-submission-{:016x}", random_seed()));
         let mut builder = std::fs::DirBuilder::new();
         #[cfg(unix)]
         {
@@ -173,6 +170,17 @@ pub fn renamed(mut outcome: Outcome, private: &Private, shown: &str) -> Outcome 
         d.file = d.file.as_deref().map(fix);
     }
     outcome
+}
+
+/// A seed no one can guess ahead: the standard library's per-process random keys, the time and
+/// the process id, hashed.
+pub fn random_seed() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+    h.write_u128(now.map_or(0, |d| d.as_nanos()));
+    h.write_u32(std::process::id());
+    h.finish()
 }
 
 #[cfg(test)]

@@ -143,7 +143,7 @@ pub fn execute(args: Args) -> anyhow::Result<ExitCode> {
     let conf = read_conf(&args.conf)?;
     let seed = args
         .seed
-        .unwrap_or_else(crate::classroom::grade::random_seed);
+        .unwrap_or_else(crate::classroom::private::random_seed);
     let protection = toolchain::sandbox::protection();
     let _ = std::fs::remove_file(&args.results);
     let mut all = vec![];

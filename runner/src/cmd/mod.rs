@@ -3,7 +3,7 @@
 //!
 //! Each `execute` reads its arguments, calls into the subsystems (`check`, `report`, `show`,
 //! `bench`, `classroom`, `workbook`) and prints; what another subsystem needs lives there, not
-//! here. Nothing imports `cmd` but `main` (runner/tests/layers.rs holds it).
+//! here. Nothing imports `cmd` but `main` (runner/tests/it/layers.rs holds it).
 
 pub mod autograder;
 pub mod bench;

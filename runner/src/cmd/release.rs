@@ -25,13 +25,14 @@ pub struct Args {
 const TOP_FILES: [&str; 3] = ["Cargo.toml", "Cargo.lock", ".gitignore"];
 
 /// Folders copied whole, below the root (what a build of the runner and the book need).
-const FOLDERS: [&str; 9] = [
+const FOLDERS: [&str; 10] = [
     "kernels/ptx",
     "kernels/spec",
     "kernels/sim",
     "kernels/toolchain",
     "kernels/gpu",
     "kernels/fuzz",
+    "kernels/profile",
     "runner/src",
     "puzzles",
     "book",

@@ -231,7 +231,7 @@ fn prediction(p: &Prediction) -> String {
         String::new()
     };
     format!(
-        "predicted on an {}: {}, {} (issue {}{latency}, shared {}, constant {}, memory {}{tensor}{queued}); the model and its sources: runner/src/model.rs\n",
+        "predicted on an {}: {}, {} (issue {}{latency}, shared {}, constant {}, memory {}{tensor}{queued}); the model and its sources: kernels/profile/src/model.rs\n",
         gpu.name,
         us(p.seconds()),
         p.bound(),

@@ -81,6 +81,22 @@ fn the_students_copy_has_every_skeleton_and_no_solution() {
     ] {
         assert!(dir.join(must).is_file(), "{must}");
     }
+    // Every crate the copy's manifests name by path is in it (a crate added to the workspace
+    // and not to the copy's folders would leave the students a runner that does not build).
+    for manifest in ["Cargo.toml", "runner/Cargo.toml"] {
+        let text = std::fs::read_to_string(dir.join(manifest)).unwrap();
+        let base = dir.join(manifest).parent().unwrap().to_path_buf();
+        for path in text
+            .split("path = \"")
+            .skip(1)
+            .filter_map(|rest| rest.split('"').next())
+        {
+            assert!(
+                base.join(path).join("Cargo.toml").is_file(),
+                "{manifest} names {path}, which the students' copy does not hold"
+            );
+        }
+    }
     let texts: Vec<(PathBuf, String)> = files_under(&dir)
         .into_iter()
         .map(|p| {

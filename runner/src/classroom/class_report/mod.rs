@@ -22,7 +22,7 @@ mod speed;
 pub mod steps;
 
 use crate::check::Outcome;
-use crate::classroom::grade::Row;
+use crate::classroom::row::Row;
 pub use aggregate::{Class, Context, aggregate};
 use anyhow::Context as _;
 use serde::Serialize;

@@ -171,7 +171,7 @@ fn measured(puzzle: &Puzzle, case: &Case, solution: Option<&Path>) -> SpeedFrame
             puzzle,
             case,
             path,
-            crate::classroom::grade::GRADE_PLAN,
+            crate::bench::timing::GRADE_PLAN,
         )
     });
     let floor = device
